@@ -1,0 +1,26 @@
+/* The w4a16 dialect: one op, w4a16.fused_matmul, defined in IRDL (dialect/w4a16.irdl.mlir). */
+#ifndef W4A16_DIALECT_H
+#define W4A16_DIALECT_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define W4A16_FUSED_MATMUL_OP "w4a16.fused_matmul"
+
+/* Loads the IRDL definition into ctx (idempotent). Fails only if the embedded definition is broken. */
+MlirLogicalResult w4a16LoadDialect(MlirContext ctx);
+
+/* Checks what IRDL cannot: shapes and element types of every w4a16 op under root, emitting a located
+ * error for each violation through the context's diagnostic handlers. */
+MlirLogicalResult w4a16VerifyOps(MlirOperation root);
+
+bool w4a16IsFusedMatmul(MlirOperation op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

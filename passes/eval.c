@@ -1,0 +1,402 @@
+/* Scalar interpreter for linalg bodies and arith/math ops; see eval.h. */
+#include "eval.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { kEvalBudget = 200000, kBodyCache = 64 };
+
+Scalar floatScalar(double f) { return (Scalar){.f = f}; }
+
+static uint64_t mask(uint64_t bits, int width) {
+  return width >= 64 ? bits : bits & ((UINT64_C(1) << width) - 1);
+}
+Scalar intScalar(uint64_t bits, int width) { return (Scalar){.bits = mask(bits, width), .width = width}; }
+
+int64_t scalarSigned(Scalar s) {
+  if (s.width >= 64 || s.width == 0)
+    return (int64_t)s.bits;
+  uint64_t sign = UINT64_C(1) << (s.width - 1);
+  return (int64_t)((s.bits ^ sign) - sign);
+}
+
+void probeInit(Probe *probe, bool (*seeThrough)(Probe *, MlirOperation),
+               Scalar (*leafValue)(Probe *, MlirValue, const int64_t *), void *user) {
+  memset(probe, 0, sizeof *probe);
+  probe->seeThrough = seeThrough;
+  probe->leafValue = leafValue;
+  probe->user = user;
+  probe->budget = kEvalBudget;
+}
+
+void probeReset(Probe *probe) {
+  probe->numReads = 0;
+  probe->error = NULL;
+}
+
+static Scalar fail(Probe *probe, const char *why) {
+  if (!probe->error)
+    probe->error = why;
+  return floatScalar(0);
+}
+
+static void touch(Probe *probe, MlirOperation op) {
+  for (int i = 0; i < probe->numTouched; ++i)
+    if (opEq(probe->touched[i], op))
+      return;
+  if (probe->numTouched < kMaxTouched)
+    probe->touched[probe->numTouched++] = op;
+}
+
+/* --- scalar semantics of arith/math ops ------------------------------------------------------- */
+
+static bool nameIs(const char *name, const char *want) { return strcmp(name, want) == 0; }
+
+static bool cmpf(int64_t predicate, double a, double b) {
+  bool unordered = isnan(a) || isnan(b);
+  switch (predicate) {
+  case 0: return false;
+  case 1: return !unordered && a == b;
+  case 2: return !unordered && a > b;
+  case 3: return !unordered && a >= b;
+  case 4: return !unordered && a < b;
+  case 5: return !unordered && a <= b;
+  case 6: return !unordered && a != b;
+  case 7: return !unordered;
+  case 8: return unordered || a == b;
+  case 9: return unordered || a > b;
+  case 10: return unordered || a >= b;
+  case 11: return unordered || a < b;
+  case 12: return unordered || a <= b;
+  case 13: return unordered || a != b;
+  case 14: return unordered;
+  default: return true;
+  }
+}
+
+static bool cmpi(int64_t predicate, Scalar a, Scalar b) {
+  int64_t sa = scalarSigned(a), sb = scalarSigned(b);
+  switch (predicate) {
+  case 0: return a.bits == b.bits;
+  case 1: return a.bits != b.bits;
+  case 2: return sa < sb;
+  case 3: return sa <= sb;
+  case 4: return sa > sb;
+  case 5: return sa >= sb;
+  case 6: return a.bits < b.bits;
+  case 7: return a.bits <= b.bits;
+  case 8: return a.bits > b.bits;
+  default: return a.bits >= b.bits;
+  }
+}
+
+static int64_t predicateOf(MlirOperation op) {
+  MlirAttribute p = attr(op, "predicate");
+  return mlirAttributeIsNull(p) ? -1 : mlirIntegerAttrGetValueInt(p);
+}
+
+static bool constantScalar(MlirAttribute a, MlirType type, Scalar *out) {
+  if (mlirAttributeIsADenseElements(a)) {
+    if (!mlirDenseElementsAttrIsSplat(a))
+      return false;
+    a = mlirDenseElementsAttrGetSplatValue(a);
+  }
+  if (mlirAttributeIsAFloat(a)) {
+    *out = floatScalar(mlirFloatAttrGetValueDouble(a));
+    return true;
+  }
+  if (mlirAttributeIsAInteger(a)) {
+    int width = intWidth(mlirAttributeGetType(a));
+    *out = intScalar((uint64_t)mlirIntegerAttrGetValueInt(a), width ? width : intWidth(type));
+    return true;
+  }
+  if (mlirAttributeIsABool(a)) {
+    *out = intScalar(mlirBoolAttrGetValue(a), 1);
+    return true;
+  }
+  return false;
+}
+
+/* Applies a scalar arith/math op to already evaluated operands. */
+static Scalar applyOp(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
+  char name[64];
+  opName(op, name, sizeof name);
+  int w = intWidth(resultType);
+  if (nameIs(name, "arith.constant")) {
+    Scalar s;
+    if (constantScalar(attr(op, "value"), resultType, &s))
+      return s;
+    return fail(probe, "non-splat constant");
+  }
+  if (n == 1) {
+    double a = x[0].f;
+    if (nameIs(name, "arith.negf")) return floatScalar(-a);
+    if (nameIs(name, "arith.extf") || nameIs(name, "arith.truncf")) return floatScalar(a);
+    if (nameIs(name, "math.exp")) return floatScalar(exp(a));
+    if (nameIs(name, "math.exp2")) return floatScalar(exp2(a));
+    if (nameIs(name, "math.expm1")) return floatScalar(expm1(a));
+    if (nameIs(name, "math.log")) return floatScalar(log(a));
+    if (nameIs(name, "math.log1p")) return floatScalar(log1p(a));
+    if (nameIs(name, "math.log2")) return floatScalar(log2(a));
+    if (nameIs(name, "math.tanh")) return floatScalar(tanh(a));
+    if (nameIs(name, "math.sqrt")) return floatScalar(sqrt(a));
+    if (nameIs(name, "math.rsqrt")) return floatScalar(1.0 / sqrt(a));
+    if (nameIs(name, "math.absf")) return floatScalar(fabs(a));
+    if (nameIs(name, "math.erf")) return floatScalar(erf(a));
+    if (nameIs(name, "math.sin")) return floatScalar(sin(a));
+    if (nameIs(name, "math.cos")) return floatScalar(cos(a));
+    if (nameIs(name, "math.floor")) return floatScalar(floor(a));
+    if (nameIs(name, "math.ceil")) return floatScalar(ceil(a));
+    if (nameIs(name, "arith.uitofp")) return floatScalar((double)x[0].bits);
+    if (nameIs(name, "arith.sitofp")) return floatScalar((double)scalarSigned(x[0]));
+    if (nameIs(name, "arith.fptoui") || nameIs(name, "arith.fptosi")) return intScalar((uint64_t)(int64_t)a, w);
+    if (nameIs(name, "arith.extui") || nameIs(name, "arith.index_castui") || nameIs(name, "arith.trunci"))
+      return intScalar(x[0].bits, w);
+    if (nameIs(name, "arith.extsi") || nameIs(name, "arith.index_cast"))
+      return intScalar((uint64_t)scalarSigned(x[0]), w);
+  }
+  if (n == 2) {
+    double a = x[0].f, b = x[1].f;
+    Scalar p = x[0], q = x[1];
+    if (nameIs(name, "arith.addf")) return floatScalar(a + b);
+    if (nameIs(name, "arith.subf")) return floatScalar(a - b);
+    if (nameIs(name, "arith.mulf")) return floatScalar(a * b);
+    if (nameIs(name, "arith.divf")) return floatScalar(a / b);
+    if (nameIs(name, "arith.remf")) return floatScalar(fmod(a, b));
+    if (nameIs(name, "arith.maximumf") || nameIs(name, "arith.maxnumf")) return floatScalar(fmax(a, b));
+    if (nameIs(name, "arith.minimumf") || nameIs(name, "arith.minnumf")) return floatScalar(fmin(a, b));
+    if (nameIs(name, "math.powf")) return floatScalar(pow(a, b));
+    if (nameIs(name, "math.fpowi")) return floatScalar(pow(a, (double)scalarSigned(q)));
+    if (nameIs(name, "math.copysign")) return floatScalar(copysign(a, b));
+    if (nameIs(name, "arith.cmpf")) return intScalar(cmpf(predicateOf(op), a, b), 1);
+    if (nameIs(name, "arith.cmpi")) return intScalar(cmpi(predicateOf(op), p, q), 1);
+    if (nameIs(name, "arith.addi")) return intScalar(p.bits + q.bits, w);
+    if (nameIs(name, "arith.subi")) return intScalar(p.bits - q.bits, w);
+    if (nameIs(name, "arith.muli")) return intScalar(p.bits * q.bits, w);
+    if (nameIs(name, "arith.andi")) return intScalar(p.bits & q.bits, w);
+    if (nameIs(name, "arith.ori")) return intScalar(p.bits | q.bits, w);
+    if (nameIs(name, "arith.xori")) return intScalar(p.bits ^ q.bits, w);
+    if (nameIs(name, "arith.shli")) return intScalar(q.bits >= (uint64_t)w ? 0 : p.bits << q.bits, w);
+    if (nameIs(name, "arith.shrui")) return intScalar(q.bits >= (uint64_t)w ? 0 : p.bits >> q.bits, w);
+    if (nameIs(name, "arith.shrsi"))
+      return intScalar((uint64_t)(scalarSigned(p) >> (q.bits >= (uint64_t)w ? w - 1 : (int)q.bits)), w);
+    if (nameIs(name, "arith.maxsi")) return scalarSigned(p) >= scalarSigned(q) ? p : q;
+    if (nameIs(name, "arith.minsi")) return scalarSigned(p) <= scalarSigned(q) ? p : q;
+    if (nameIs(name, "arith.maxui")) return p.bits >= q.bits ? p : q;
+    if (nameIs(name, "arith.minui")) return p.bits <= q.bits ? p : q;
+    bool divide = nameIs(name, "arith.divui") || nameIs(name, "arith.divsi") || nameIs(name, "arith.remui") ||
+                  nameIs(name, "arith.remsi") || nameIs(name, "arith.floordivsi") || nameIs(name, "arith.ceildivsi");
+    if (divide && q.bits == 0)
+      return fail(probe, "division by zero");
+    if (nameIs(name, "arith.divui")) return intScalar(p.bits / q.bits, w);
+    if (nameIs(name, "arith.remui")) return intScalar(p.bits % q.bits, w);
+    if (nameIs(name, "arith.divsi")) return intScalar((uint64_t)(scalarSigned(p) / scalarSigned(q)), w);
+    if (nameIs(name, "arith.remsi")) return intScalar((uint64_t)(scalarSigned(p) % scalarSigned(q)), w);
+    if (nameIs(name, "arith.floordivsi")) {
+      int64_t a0 = scalarSigned(p), b0 = scalarSigned(q);
+      return intScalar((uint64_t)(a0 / b0 - ((a0 % b0 != 0) && ((a0 < 0) != (b0 < 0)))), w);
+    }
+    if (nameIs(name, "arith.ceildivsi")) {
+      int64_t a0 = scalarSigned(p), b0 = scalarSigned(q);
+      return intScalar((uint64_t)(a0 / b0 + ((a0 % b0 != 0) && ((a0 < 0) == (b0 < 0)))), w);
+    }
+  }
+  if (n == 3) {
+    if (nameIs(name, "arith.select")) return x[0].bits ? x[1] : x[2];
+    if (nameIs(name, "math.fma")) return floatScalar(x[0].f * x[1].f + x[2].f);
+  }
+  return fail(probe, "unsupported op in an elementwise computation");
+}
+
+/* --- values outside any body: scalar constants and arith ops on them -------------------------- */
+
+static Scalar evalScalar(Probe *probe, MlirValue v, int depth) {
+  MlirOperation p = producer(v);
+  if (mlirOperationIsNull(p) || depth > 32)
+    return fail(probe, "depends on a scalar known only at run time");
+  if (!opInDialect(p, "arith") && !opInDialect(p, "math"))
+    return fail(probe, "depends on a scalar known only at run time");
+  intptr_t n = mlirOperationGetNumOperands(p);
+  if (n > 3)
+    return fail(probe, "unsupported op in an elementwise computation");
+  Scalar x[3];
+  for (intptr_t i = 0; i < n; ++i)
+    x[i] = evalScalar(probe, mlirOperationGetOperand(p, i), depth + 1);
+  return applyOp(probe, p, x, n, mlirValueGetType(v));
+}
+
+/* --- bodies of linalg ops --------------------------------------------------------------------- */
+
+typedef struct BodyFrame {
+  Probe *probe;
+  const LinalgView *view;
+  const int64_t *iter;
+  MlirOperation cachedOp[kBodyCache];
+  Scalar cachedValue[kBodyCache];
+  int numCached;
+} BodyFrame;
+
+static Scalar evalInBody(BodyFrame *f, MlirValue v);
+
+static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
+  Probe *probe = f->probe;
+  if (opIs(op, "linalg.index")) {
+    int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));
+    return intScalar((uint64_t)f->iter[dim], 64);
+  }
+  if (opIs(op, "tensor.extract")) {
+    MlirValue tensor = mlirOperationGetOperand(op, 0);
+    int64_t idx[kMaxRank];
+    intptr_t n = mlirOperationGetNumOperands(op) - 1;
+    if (n > kMaxRank)
+      return fail(probe, "tensor.extract of too high a rank");
+    for (intptr_t i = 0; i < n; ++i)
+      idx[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i + 1)).bits;
+    for (intptr_t i = 0; i < n; ++i)
+      if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
+        return fail(probe, "tensor.extract out of bounds");
+    return probeElement(probe, tensor, idx);
+  }
+  if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) != 0 ||
+      (!opInDialect(op, "arith") && !opInDialect(op, "math")))
+    return fail(probe, "unsupported op in an elementwise computation");
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (n > 3)
+    return fail(probe, "unsupported op in an elementwise computation");
+  Scalar x[3];
+  for (intptr_t i = 0; i < n; ++i)
+    x[i] = evalInBody(f, mlirOperationGetOperand(op, i));
+  return applyOp(probe, op, x, n, mlirValueGetType(v));
+}
+
+static Scalar evalInBody(BodyFrame *f, MlirValue v) {
+  Probe *probe = f->probe;
+  if (probe->error || --probe->budget < 0)
+    return fail(probe, "expression too large to analyse");
+  if (mlirValueIsABlockArgument(v)) {
+    if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), f->view->body))
+      return fail(probe, "depends on a value of an enclosing region");
+    int a = (int)mlirBlockArgumentGetArgNumber(v);
+    MlirValue operand = mlirOperationGetOperand(f->view->op, a);
+    if (!isRankedTensor(operand))
+      return evalScalar(probe, operand, 0);
+    int64_t idx[kMaxRank];
+    evalAffineMap(f->view->maps[a], f->iter, idx);
+    return probeElement(probe, operand, idx);
+  }
+  MlirOperation op = producer(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(op), f->view->body))
+    return evalScalar(probe, v, 0);
+  for (int i = 0; i < f->numCached; ++i)
+    if (opEq(f->cachedOp[i], op))
+      return f->cachedValue[i];
+  Scalar s = evalBodyOp(f, op, v);
+  if (f->numCached < kBodyCache) {
+    f->cachedOp[f->numCached] = op;
+    f->cachedValue[f->numCached++] = s;
+  }
+  return s;
+}
+
+/* --- tensors ------------------------------------------------------------------------------------ */
+
+static bool isArithOnTensors(MlirOperation op) {
+  if ((!opInDialect(op, "arith") && !opInDialect(op, "math")) || mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirValue result = mlirOperationGetResult(op, 0);
+  if (!isRankedTensor(result))
+    return false;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (!isRankedTensor(mlirOperationGetOperand(op, i)))
+      return false;
+  return true;
+}
+
+static bool isSplatConstant(MlirOperation op) {
+  if (!opIs(op, "arith.constant"))
+    return false;
+  MlirAttribute value = attr(op, "value");
+  return mlirAttributeIsADenseElements(value) && mlirDenseElementsAttrIsSplat(value);
+}
+
+bool isViewProducer(MlirOperation op) {
+  LinalgView view;
+  if (opIs(op, "linalg.fill") || isSplatConstant(op) || opIs(op, "tensor.expand_shape") ||
+      opIs(op, "tensor.collapse_shape"))
+    return true;
+  if (isArithOnTensors(op) && (opIs(op, "arith.extf") || opIs(op, "arith.truncf")))
+    return true;
+  return linalgView(op, &view) && linalgIsView(&view);
+}
+
+bool isElementwiseProducer(MlirOperation op) {
+  LinalgView view;
+  if (isArithOnTensors(op))
+    return true;
+  return !opIs(op, "linalg.fill") && linalgView(op, &view) && linalgIsElementwise(&view);
+}
+
+static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const int64_t *idx, Scalar *out) {
+  if (opIs(op, "linalg.fill")) {
+    *out = evalScalar(probe, mlirOperationGetOperand(op, 0), 0);
+    return true;
+  }
+  if (opIs(op, "arith.constant"))
+    return isSplatConstant(op) && constantScalar(attr(op, "value"), elementTypeOf(mlirOperationGetResult(op, 0)), out);
+  if (opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape")) {
+    int64_t src[kMaxRank];
+    if (rankOf(mlirOperationGetOperand(op, 0)) > kMaxRank || !reshapeResultToSource(op, idx, src))
+      return false;
+    *out = probeElement(probe, mlirOperationGetOperand(op, 0), src);
+    return true;
+  }
+  if (isArithOnTensors(op)) {
+    intptr_t n = mlirOperationGetNumOperands(op);
+    Scalar x[3];
+    if (n > 3)
+      return false;
+    for (intptr_t i = 0; i < n; ++i)
+      x[i] = probeElement(probe, mlirOperationGetOperand(op, i), idx);
+    *out = applyOp(probe, op, x, n, elementTypeOf(mlirOperationGetResult(op, 0)));
+    return true;
+  }
+  LinalgView view;
+  if (!linalgView(op, &view) || !linalgIsElementwise(&view))
+    return false;
+  BodyFrame frame = {.probe = probe, .view = &view};
+  int64_t iter[kMaxRank];
+  invertPermutation(view.maps[view.numInputs + result], idx, iter);
+  frame.iter = iter;
+  MlirOperation yield = mlirBlockGetTerminator(view.body);
+  if (mlirOperationGetNumOperands(yield) <= result)
+    return false;
+  *out = evalInBody(&frame, mlirOperationGetOperand(yield, result));
+  return true;
+}
+
+Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx) {
+  if (probe->error || --probe->budget < 0)
+    return fail(probe, "expression too large to analyse");
+  MlirOperation p = producer(tensor);
+  if (!mlirOperationIsNull(p) && probe->seeThrough(probe, p)) {
+    Scalar out;
+    if (evalProducer(probe, p, resultIndex(tensor), idx, &out)) {
+      touch(probe, p);
+      return out;
+    }
+  }
+  if (probe->numReads < kMaxLeafReads) {
+    LeafRead *r = &probe->reads[probe->numReads++];
+    r->tensor = tensor;
+    r->rank = rankOf(tensor) < 0 ? 0 : rankOf(tensor);
+    if (r->rank > kMaxRank)
+      return fail(probe, "tensor of too high a rank");
+    memcpy(r->idx, idx, sizeof(int64_t) * (size_t)r->rank);
+  } else {
+    return fail(probe, "reads too many tensors");
+  }
+  return probe->leafValue(probe, tensor, idx);
+}

@@ -1,0 +1,59 @@
+/* A scalar interpreter for the bodies of linalg ops and the arith/math ops around them.
+ *
+ * The matchers recognise a chain by what it computes, not by how it is spelled: they evaluate one
+ * element of a tensor (e.g. the dequantised weight at (k, n)) with synthetic values at the "leaf"
+ * tensors, record which leaf elements were read, and compare the result with the formula of SPEC §1.
+ * Every frontend spelling of the same arithmetic therefore matches, and any other arithmetic does not. */
+#ifndef W4A16_EVAL_H
+#define W4A16_EVAL_H
+
+#include "ir_query.h"
+
+typedef struct Scalar {
+  double f;      /* float value (floats are evaluated exactly, in double) */
+  uint64_t bits; /* integer value, masked to width */
+  int width;     /* integer width; 0 for floats */
+} Scalar;
+
+enum { kMaxLeafReads = 16, kMaxTouched = 64 };
+
+typedef struct LeafRead {
+  MlirValue tensor;
+  int rank;
+  int64_t idx[kMaxRank];
+} LeafRead;
+
+typedef struct Probe Probe;
+struct Probe {
+  /* Which producers to evaluate through; every other tensor is a leaf. */
+  bool (*seeThrough)(Probe *probe, MlirOperation producer);
+  /* Value of leaf `tensor` at idx (synthetic data chosen by the matcher). */
+  Scalar (*leafValue)(Probe *probe, MlirValue tensor, const int64_t *idx);
+  void *user;
+
+  LeafRead reads[kMaxLeafReads];
+  int numReads;
+  MlirOperation touched[kMaxTouched]; /* producers evaluated through: erasure candidates */
+  int numTouched;
+  const char *error; /* first unsupported construct, NULL if none */
+  long budget;       /* remaining op evaluations; guards against huge expressions */
+};
+
+void probeInit(Probe *probe, bool (*seeThrough)(Probe *, MlirOperation),
+               Scalar (*leafValue)(Probe *, MlirValue, const int64_t *), void *user);
+/* Clears the recorded reads and error before evaluating another element. */
+void probeReset(Probe *probe);
+/* Element idx of tensor, evaluated through producers the probe sees through. */
+Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx);
+
+Scalar floatScalar(double f);
+Scalar intScalar(uint64_t bits, int width);
+int64_t scalarSigned(Scalar s);
+
+/* Producers every matcher may evaluate through: fills, splat constants, reshapes, and linalg ops that
+ * only broadcast, transpose, copy or cast one input. */
+bool isViewProducer(MlirOperation op);
+/* Producers computing one element per element: elementwise linalg ops and arith/math ops on tensors. */
+bool isElementwiseProducer(MlirOperation op);
+
+#endif

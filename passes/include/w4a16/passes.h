@@ -1,0 +1,41 @@
+/* w4a16 passes, to add to any MlirOpPassManager. Each add-function creates a fresh external pass. */
+#ifndef W4A16_PASSES_H
+#define W4A16_PASSES_H
+
+#include "mlir-c/Pass.h"
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct W4a16FuseOptions {
+  /* Report, for every matmul fed by a dequantised weight, "fused as ..." or the first reason it was
+   * not, as located remarks written to explain_stream (stderr if NULL). */
+  bool explain;
+  FILE *explain_stream;
+} W4a16FuseOptions;
+
+/* Registers the w4a16 dialect and the dialects the passes create ops of (linalg, tensor, arith, ...)
+ * in ctx. Call once per context before parsing IR that uses them. */
+void w4a16RegisterDialects(MlirContext ctx);
+
+/* w4a16-fuse: rewrites dequant -> matmul -> bias -> activation -> residual chains into one
+ * w4a16.fused_matmul each. Runs on any op (normally builtin.module). */
+MlirPass w4a16CreateFusePass(W4a16FuseOptions options);
+void w4a16AddFusePass(MlirOpPassManager pm, W4a16FuseOptions options);
+
+/* w4a16-verify: runs the C verifier of the w4a16 ops (w4a16VerifyOps) as a pass. */
+MlirPass w4a16CreateVerifyPass(void);
+
+/* Names and one-line descriptions of the passes above, for --help texts. */
+typedef struct W4a16PassInfo {
+  const char *argument;
+  const char *description;
+} W4a16PassInfo;
+const W4a16PassInfo *w4a16PassInfos(size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

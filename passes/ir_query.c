@@ -1,0 +1,272 @@
+/* Shared IR queries; see ir_query.h. */
+#include "ir_query.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* --- ops and values --------------------------------------------------------------------------- */
+
+bool opIs(MlirOperation op, const char *name) {
+  if (mlirOperationIsNull(op))
+    return false;
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
+}
+
+bool opInDialect(MlirOperation op, const char *dialect) {
+  if (mlirOperationIsNull(op))
+    return false;
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(dialect);
+  return s.length > n && memcmp(s.data, dialect, n) == 0 && s.data[n] == '.';
+}
+
+MlirOperation producer(MlirValue v) {
+  if (mlirValueIsNull(v) || !mlirValueIsAOpResult(v))
+    return (MlirOperation){NULL};
+  return mlirOpResultGetOwner(v);
+}
+
+intptr_t userCount(MlirValue v) {
+  intptr_t n = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    ++n;
+  return n;
+}
+
+intptr_t resultIndex(MlirValue v) { return mlirValueIsAOpResult(v) ? mlirOpResultGetResultNumber(v) : 0; }
+bool valueEq(MlirValue a, MlirValue b) { return mlirValueEqual(a, b); }
+bool opEq(MlirOperation a, MlirOperation b) { return mlirOperationEqual(a, b); }
+
+MlirAttribute attr(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+const char *opName(MlirOperation op, char *buf, size_t size) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(buf, size, "%.*s", (int)s.length, s.data);
+  return buf;
+}
+
+/* --- types ------------------------------------------------------------------------------------ */
+
+bool isRankedTensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }
+int rankOf(MlirValue v) { return isRankedTensor(v) ? (int)mlirShapedTypeGetRank(mlirValueGetType(v)) : -1; }
+
+int64_t dimOf(MlirValue v, int i) {
+  if (!isRankedTensor(v) || i >= rankOf(v))
+    return -1;
+  int64_t d = mlirShapedTypeGetDimSize(mlirValueGetType(v), i);
+  return mlirShapedTypeIsDynamicSize(d) ? -1 : d;
+}
+
+int64_t numElements(MlirValue v) {
+  int64_t n = 1;
+  for (int i = 0, r = rankOf(v); i < r; ++i) {
+    if (dimOf(v, i) < 0)
+      return -1;
+    n *= dimOf(v, i);
+  }
+  return n;
+}
+
+MlirType elementTypeOf(MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  return mlirTypeIsAShaped(t) ? mlirShapedTypeGetElementType(t) : t;
+}
+
+bool isF16(MlirType t) { return mlirTypeIsAF16(t); }
+bool isF32(MlirType t) { return mlirTypeIsAF32(t); }
+bool isFloat(MlirType t) { return mlirTypeIsAFloat(t); }
+int intWidth(MlirType t) {
+  if (mlirTypeIsAIndex(t))
+    return 64;
+  return mlirTypeIsAInteger(t) ? (int)mlirIntegerTypeGetWidth(t) : 0;
+}
+
+typedef struct Sink {
+  char *buf;
+  size_t size, used;
+} Sink;
+
+static void sinkWrite(MlirStringRef s, void *userData) {
+  Sink *sink = userData;
+  if (sink->used + 1 >= sink->size)
+    return;
+  size_t n = s.length < sink->size - 1 - sink->used ? s.length : sink->size - 1 - sink->used;
+  memcpy(sink->buf + sink->used, s.data, n);
+  sink->used += n;
+  sink->buf[sink->used] = 0;
+}
+
+const char *typeName(MlirType t, char *buf, size_t size) {
+  Sink sink = {buf, size, 0};
+  buf[0] = 0;
+  mlirTypePrint(t, sinkWrite, &sink);
+  return buf;
+}
+
+/* --- affine maps ------------------------------------------------------------------------------ */
+
+static int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims) {
+  if (mlirAffineExprIsADim(e))
+    return dims[mlirAffineDimExprGetPosition(e)];
+  if (mlirAffineExprIsAConstant(e))
+    return mlirAffineConstantExprGetValue(e);
+  if (!mlirAffineExprIsABinary(e))
+    return 0; /* symbols: linalg maps have none */
+  int64_t l = evalAffineExpr(mlirAffineBinaryOpExprGetLHS(e), dims);
+  int64_t r = evalAffineExpr(mlirAffineBinaryOpExprGetRHS(e), dims);
+  if (mlirAffineExprIsAAdd(e))
+    return l + r;
+  if (mlirAffineExprIsAMul(e))
+    return l * r;
+  if (r == 0)
+    return 0;
+  if (mlirAffineExprIsAMod(e))
+    return l - floorDiv(l, r) * r;
+  if (mlirAffineExprIsAFloorDiv(e))
+    return floorDiv(l, r);
+  return -floorDiv(-l, r); /* ceildiv */
+}
+
+void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out) {
+  for (intptr_t i = 0, n = mlirAffineMapGetNumResults(map); i < n; ++i)
+    out[i] = evalAffineExpr(mlirAffineMapGetResult(map, i), dims);
+}
+
+bool invertPermutation(MlirAffineMap map, const int64_t *results, int64_t *dims) {
+  if (!mlirAffineMapIsPermutation(map))
+    return false;
+  for (intptr_t i = 0, n = mlirAffineMapGetNumResults(map); i < n; ++i)
+    dims[mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, i))] = results[i];
+  return true;
+}
+
+/* --- linalg structured ops -------------------------------------------------------------------- */
+
+bool linalgView(MlirOperation op, LinalgView *view) {
+  if (!opInDialect(op, "linalg"))
+    return false;
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return false;
+  intptr_t numMaps = mlirArrayAttrGetNumElements(maps);
+  intptr_t numResults = mlirOperationGetNumResults(op);
+  /* Tensor semantics only: one init per result, every operand has a map. */
+  if (numMaps != mlirOperationGetNumOperands(op) || numMaps > kMaxLinalgOperands || numResults == 0 ||
+      numResults > numMaps || mlirOperationGetNumRegions(op) != 1)
+    return false;
+  memset(view, 0, sizeof *view);
+  view->op = op;
+  view->numInits = (int)numResults;
+  view->numInputs = (int)(numMaps - numResults);
+  for (intptr_t i = 0; i < numMaps; ++i) {
+    MlirAttribute m = mlirArrayAttrGetElement(maps, i);
+    if (!mlirAttributeIsAAffineMap(m))
+      return false;
+    view->maps[i] = mlirAffineMapAttrGetValue(m);
+    if (!isRankedTensor(mlirOperationGetOperand(op, i)) && mlirAffineMapGetNumResults(view->maps[i]) != 0)
+      return false;
+  }
+  view->numLoops = (int)mlirAffineMapGetNumDims(view->maps[0]);
+  if (view->numLoops > kMaxRank)
+    return false;
+  for (int d = 0; d < view->numLoops; ++d)
+    view->loopRange[d] = -1;
+  /* A loop's range is the size of any operand dim it indexes directly. */
+  for (intptr_t i = 0; i < numMaps; ++i)
+    for (intptr_t r = 0, n = mlirAffineMapGetNumResults(view->maps[i]); r < n; ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(view->maps[i], r);
+      if (mlirAffineExprIsADim(e) && view->loopRange[mlirAffineDimExprGetPosition(e)] < 0)
+        view->loopRange[mlirAffineDimExprGetPosition(e)] = dimOf(mlirOperationGetOperand(op, i), (int)r);
+    }
+  MlirRegion region = mlirOperationGetRegion(op, 0);
+  view->body = mlirRegionGetFirstBlock(region);
+  return !mlirBlockIsNull(view->body);
+}
+
+MlirValue linalgInput(const LinalgView *view, int i) { return mlirOperationGetOperand(view->op, i); }
+MlirValue linalgInit(const LinalgView *view, int i) { return mlirOperationGetOperand(view->op, view->numInputs + i); }
+
+bool linalgIsElementwise(const LinalgView *view) {
+  for (int i = 0; i < view->numInits; ++i)
+    if (!mlirAffineMapIsPermutation(view->maps[view->numInputs + i]))
+      return false;
+  return true;
+}
+
+static bool isCastOp(MlirOperation op) {
+  return opIs(op, "arith.extf") || opIs(op, "arith.truncf");
+}
+
+bool linalgIsView(const LinalgView *view) {
+  if (view->numInits != 1 || !linalgIsElementwise(view))
+    return false;
+  MlirOperation yield = mlirBlockGetTerminator(view->body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirValue v = mlirOperationGetOperand(yield, 0);
+  while (isCastOp(producer(v)))
+    v = mlirOperationGetOperand(producer(v), 0);
+  return mlirValueIsABlockArgument(v) && mlirBlockArgumentGetArgNumber(v) < view->numInputs;
+}
+
+/* --- reshapes --------------------------------------------------------------------------------- */
+
+/* Within one reassociation group, linearise an index over `from` dims and split it over `to` dims. */
+bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int64_t *sourceIdx) {
+  bool expand = opIs(reshape, "tensor.expand_shape");
+  if (!expand && !opIs(reshape, "tensor.collapse_shape"))
+    return false;
+  MlirValue src = mlirOperationGetOperand(reshape, 0), res = mlirOperationGetResult(reshape, 0);
+  MlirAttribute groups = attr(reshape, "reassociation");
+  if (mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups))
+    return false;
+  /* The grouped side is the larger-rank one: the result of expand, the source of collapse. */
+  MlirValue grouped = expand ? res : src;
+  const int64_t *groupedIdx = expand ? resultIdx : NULL;
+  int64_t groupedOut[kMaxRank];
+  for (intptr_t g = 0, ng = mlirArrayAttrGetNumElements(groups); g < ng; ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    intptr_t n = mlirArrayAttrGetNumElements(group);
+    if (n == 0)
+      return false;
+    int first = (int)mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0));
+    if (expand) { /* many result dims -> one source dim */
+      int64_t linear = 0;
+      for (intptr_t j = 0; j < n; ++j) {
+        int d = first + (int)j;
+        int64_t size = n == 1 ? 1 : dimOf(grouped, d);
+        if (size < 0)
+          return false;
+        linear = linear * size + groupedIdx[d];
+      }
+      sourceIdx[g] = linear;
+    } else { /* one result dim -> many source dims */
+      int64_t linear = resultIdx[g];
+      for (intptr_t j = n - 1; j >= 0; --j) {
+        int d = first + (int)j;
+        if (n == 1) {
+          groupedOut[d] = linear;
+          break;
+        }
+        int64_t size = dimOf(grouped, d);
+        if (size <= 0)
+          return false;
+        groupedOut[d] = linear % size;
+        linear /= size;
+      }
+    }
+  }
+  if (!expand)
+    memcpy(sourceIdx, groupedOut, sizeof(int64_t) * (size_t)rankOf(src));
+  return true;
+}

@@ -1,0 +1,69 @@
+/* Small IR queries shared by every matcher: op identity, tensor shapes, users, and a uniform view of
+ * linalg structured ops (named or generic) as "inputs read through indexing maps + a scalar body". */
+#ifndef W4A16_IR_QUERY_H
+#define W4A16_IR_QUERY_H
+
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { kMaxRank = 6, kMaxLinalgOperands = 8 };
+
+/* --- ops and values --------------------------------------------------------------------------- */
+bool opIs(MlirOperation op, const char *name);
+bool opInDialect(MlirOperation op, const char *dialect); /* "arith", "math", "linalg", "tensor" */
+/* The op defining v, or a null op for block arguments. */
+MlirOperation producer(MlirValue v);
+intptr_t userCount(MlirValue v);
+/* Index of v among its defining op's results (0 for block arguments). */
+intptr_t resultIndex(MlirValue v);
+bool valueEq(MlirValue a, MlirValue b);
+bool opEq(MlirOperation a, MlirOperation b);
+MlirAttribute attr(MlirOperation op, const char *name);
+/* Prints op or value into buf (truncated), for remarks. */
+const char *opName(MlirOperation op, char *buf, size_t size);
+
+/* --- types ------------------------------------------------------------------------------------ */
+bool isRankedTensor(MlirValue v);
+int rankOf(MlirValue v);
+/* Static size of dim i, or -1 when dynamic or not a ranked tensor. */
+int64_t dimOf(MlirValue v, int i);
+/* Product of static dims, or -1 if any is dynamic. */
+int64_t numElements(MlirValue v);
+MlirType elementTypeOf(MlirValue v); /* the value's own type when it is not shaped */
+bool isF16(MlirType t);
+bool isF32(MlirType t);
+bool isFloat(MlirType t);
+int intWidth(MlirType t); /* integer or index (64) width, 0 for other types */
+const char *typeName(MlirType t, char *buf, size_t size);
+
+/* --- affine maps ------------------------------------------------------------------------------ */
+int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims);
+void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out);
+/* For a permutation map, dims such that map(dims) == results. */
+bool invertPermutation(MlirAffineMap map, const int64_t *results, int64_t *dims);
+
+/* --- linalg structured ops -------------------------------------------------------------------- */
+typedef struct LinalgView {
+  MlirOperation op;
+  int numInputs, numInits, numLoops;
+  MlirAffineMap maps[kMaxLinalgOperands]; /* inputs then inits */
+  int64_t loopRange[kMaxRank];            /* static loop bounds, -1 when dynamic */
+  MlirBlock body;
+} LinalgView;
+
+/* Fills view for a linalg structured op on tensors (generic, named, broadcast, transpose, fill ...). */
+bool linalgView(MlirOperation op, LinalgView *view);
+MlirValue linalgInput(const LinalgView *view, int i);
+MlirValue linalgInit(const LinalgView *view, int i);
+/* Every init map is a permutation: each loop writes a distinct element, so no loop reduces. */
+bool linalgIsElementwise(const LinalgView *view);
+/* The body yields (a float/int cast of) one input block argument: a broadcast, transpose or copy. */
+bool linalgIsView(const LinalgView *view);
+
+/* tensor.expand_shape / tensor.collapse_shape: maps an index of the result to one of the source. */
+bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int64_t *sourceIdx);
+
+#endif

@@ -1,0 +1,74 @@
+/* The W4A16 chain, as three matchers that each describe one part of what it computes:
+ *
+ *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x an (M, K) f16 tensor      (match_matmul.c)
+ *   dequant:  Wd[k, n] = (code(k, n) - 8) * scale(k / 128, n)                           (match_dequant.c)
+ *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
+ *                                                                                        (match_epilogue.c)
+ * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any
+ * spelling of the same arithmetic matches. A failed match leaves a reason for --w4a16-explain. */
+#ifndef W4A16_MATCH_H
+#define W4A16_MATCH_H
+
+#include "eval.h"
+
+enum { kGroupSize = 128, kZeroPoint = 8, kMaxChainOps = 24 };
+
+typedef struct Reason {
+  char text[256];
+  MlirOperation at; /* where the reason applies; null = the matmul */
+} Reason;
+
+void setReason(Reason *why, MlirOperation at, const char *fmt, ...);
+
+/* A set of ops found while matching: the chain's ops and the producers it evaluated through. */
+typedef struct OpSet {
+  MlirOperation ops[128];
+  int count;
+} OpSet;
+void opSetAdd(OpSet *set, MlirOperation op);
+bool opSetHas(const OpSet *set, MlirOperation op);
+
+typedef struct MatmulMatch {
+  LinalgView view;
+  int xInput, weightInput;
+  int dimM, dimN, dimKOuter, dimKInner; /* dimKOuter < 0 when K is one loop */
+  int64_t K, N, kInner;                 /* kInner: range of the inner K loop (K when one loop) */
+  MlirValue x;                          /* the (M, K) f16 tensor */
+  MlirValue result;
+  OpSet producers; /* x-side casts/reshapes and the zero init, evaluated through */
+} MatmulMatch;
+
+typedef struct DequantMatch {
+  MlirValue codes, scales;
+  const char *weightLayout, *scalesLayout;
+  int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
+  OpSet producers;
+} DequantMatch;
+
+typedef struct EpilogueMatch {
+  MlirValue end;          /* the chain's last value (y itself for an empty epilogue) */
+  const char *activation; /* "none", "silu", "gelu_tanh" */
+  MlirValue bias, residual;
+  OpSet ops;              /* epilogue ops and side views evaluated through */
+  bool hasBias, hasResidual;
+  Reason stop;            /* why the chain did not extend further (text empty if nothing followed) */
+} EpilogueMatch;
+
+/* Returns false with an empty reason when op is not a contraction fed by integer codes (nothing to
+ * report), false with a reason when it is but cannot be fused. */
+bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
+/* Element indices of the matmul's weight operand holding Wd[k, n]. */
+void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx);
+bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why);
+bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why);
+
+/* Probe policy of the dequantisation: evaluate through every elementwise op and view, so the leaves
+ * are the stored codes and scales. */
+bool dequantSeeThrough(Probe *probe, MlirOperation op);
+
+/* Deterministic pseudo-random numbers for synthetic leaf data and sample points. */
+uint64_t mix64(uint64_t x);
+/* Row-major linear index of idx in the (static) shape of tensor. */
+int64_t linearIndex(MlirValue tensor, const int64_t *idx);
+
+#endif

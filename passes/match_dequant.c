@@ -1,0 +1,292 @@
+/* The dequantisation of the chain: Wd[k, n] = (code(k, n) - 8) * scale(k / 128, n).
+ *
+ * The matmul's weight operand is evaluated at sample (k, n) through every elementwise op and view,
+ * down to the stored codes (an integer tensor) and scales (a float tensor), filled with synthetic
+ * data. The element positions read and the value computed then tell the layouts, the group size, the
+ * zero point and whether codes are unsigned -- whatever IR spelled them. */
+#include "match.h"
+
+#include <math.h>
+#include <string.h>
+
+bool dequantSeeThrough(Probe *probe, MlirOperation op) {
+  (void)probe;
+  return isViewProducer(op) || isElementwiseProducer(op);
+}
+
+typedef struct Synthetic {
+  MlirValue slots[kMaxLeafReads];
+  int numSlots;
+} Synthetic;
+
+/* Codes in containers of up to 8 bits are 0..15; wider integers (packed words) are random bits;
+ * floats are k/1024 in [1, 2), exactly representable in f16 so products stay exact in double. */
+static Scalar syntheticLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
+  Synthetic *data = probe->user;
+  int slot = 0;
+  while (slot < data->numSlots && !valueEq(data->slots[slot], tensor))
+    ++slot;
+  if (slot == data->numSlots && data->numSlots < kMaxLeafReads)
+    data->slots[data->numSlots++] = tensor;
+  uint64_t h = mix64(0x5eed0000u + (uint64_t)slot);
+  for (int i = 0, r = rankOf(tensor); i < r; ++i)
+    h = mix64(h ^ (uint64_t)idx[i]);
+  int width = intWidth(elementTypeOf(tensor));
+  if (width > 0)
+    return intScalar(width <= 8 ? h % 16 : h, width);
+  return floatScalar(1.0 + (double)(h % 1024) / 1024.0);
+}
+
+typedef struct Sample {
+  int64_t k, n;
+  double value, scale;
+  uint64_t codeWord; /* the stored element: a code, or a packed word */
+  const LeafRead *codeRead, *scaleRead;
+  LeafRead reads[2];
+} Sample;
+
+typedef struct DequantProbe {
+  const MatmulMatch *mm;
+  Probe probe;
+  Synthetic data;
+  DequantMatch *dq;
+} DequantProbe;
+
+static bool evalSample(DequantProbe *p, int64_t k, int64_t n, Sample *s, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  int64_t idx[kMaxRank];
+  matmulWeightIndex(mm, k, n, idx);
+  probeReset(&p->probe);
+  s->k = k, s->n = n;
+  s->value = probeElement(&p->probe, linalgInput(&mm->view, mm->weightInput), idx).f;
+  if (p->probe.error) {
+    setReason(why, mm->view.op, "dequantisation: %s", p->probe.error);
+    return false;
+  }
+  int ints = 0, floats = 0;
+  for (int i = 0; i < p->probe.numReads; ++i) {
+    LeafRead *r = &p->probe.reads[i];
+    bool repeated = false; /* the same element read twice counts once */
+    for (int j = 0; j < i; ++j)
+      repeated |= valueEq(p->probe.reads[j].tensor, r->tensor) &&
+                  memcmp(p->probe.reads[j].idx, r->idx, sizeof(int64_t) * (size_t)r->rank) == 0;
+    if (repeated)
+      continue;
+    if (intWidth(elementTypeOf(r->tensor)) > 0) {
+      s->reads[0] = *r;
+      ++ints;
+    } else {
+      s->reads[1] = *r;
+      ++floats;
+    }
+  }
+  if (ints != 1) {
+    setReason(why, mm->view.op, "weight element computed from %d integer tensor reads, expected 1", ints);
+    return false;
+  }
+  if (floats != 1) {
+    setReason(why, mm->view.op,
+              floats == 0 ? "no scale: weight element reads no float tensor"
+                          : "weight element reads %d float tensors (zero point must be the constant 8)",
+              floats);
+    return false;
+  }
+  s->codeRead = &s->reads[0], s->scaleRead = &s->reads[1];
+  if (mlirValueIsNull(p->dq->codes))
+    p->dq->codes = s->codeRead->tensor, p->dq->scales = s->scaleRead->tensor;
+  if (!valueEq(p->dq->codes, s->codeRead->tensor) || !valueEq(p->dq->scales, s->scaleRead->tensor)) {
+    setReason(why, mm->view.op, "weight elements read codes or scales from different tensors");
+    return false;
+  }
+  s->codeWord = syntheticLeaf(&p->probe, s->codeRead->tensor, s->codeRead->idx).bits;
+  s->scale = syntheticLeaf(&p->probe, s->scaleRead->tensor, s->scaleRead->idx).f;
+  return true;
+}
+
+/* Number of leading dims of tensor whose sizes multiply to `rows` (-1 if none). */
+static int splitFor(MlirValue tensor, int64_t rows) {
+  int64_t product = 1;
+  for (int i = 0, r = rankOf(tensor); i <= r; ++i) {
+    if (product == rows)
+      return i;
+    if (i < r)
+      product *= dimOf(tensor, i) < 0 ? -1 : dimOf(tensor, i);
+  }
+  return -1;
+}
+
+static int64_t codeAt(const DequantMatch *dq, const Sample *s) {
+  if (strcmp(dq->weightLayout, "packed_k8_n") == 0)
+    return (int64_t)((s->codeWord >> (4 * (s->k % 8))) & 15);
+  return (int64_t)(s->codeWord & 15);
+}
+
+/* Where code(k, n) is stored decides weight_layout; the packed form is SPEC §1's (K/8, N) i32. */
+static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+  MlirValue codes = dq->codes;
+  int width = intWidth(elementTypeOf(codes));
+  if (numElements(codes) < 0) {
+    setReason(why, mm->view.op, "quantised weight has a dynamic shape");
+    return false;
+  }
+  bool packed = width == 32, kn = true, nk = true;
+  for (int i = 0; i < count; ++i) {
+    const Sample *s = &samples[i];
+    int64_t linear = linearIndex(codes, s->codeRead->idx);
+    if (packed) {
+      kn &= linear == (s->k / 8) * mm->N + s->n;
+      nk = false;
+    } else {
+      kn &= linear == s->k * mm->N + s->n;
+      nk &= linear == s->n * mm->K + s->k;
+    }
+  }
+  if (packed && kn && rankOf(codes) == 2 && dimOf(codes, 0) == mm->K / 8) {
+    dq->weightLayout = "packed_k8_n", dq->codesSplit = 1;
+    return true;
+  }
+  if (!packed && width <= 8 && (kn || nk)) {
+    dq->weightLayout = kn ? "k_n" : "n_k";
+    dq->codesSplit = splitFor(codes, kn ? mm->K : mm->N);
+    return dq->codesSplit > 0;
+  }
+  char name[32];
+  setReason(why, mm->view.op,
+            packed ? "packed %s codes are not laid out as (K/8, N) words" : "%s codes are not laid out as (K, N) or (N, K)",
+            typeName(elementTypeOf(codes), name, sizeof name));
+  return false;
+}
+
+/* The K distance over which the scale index stays the same (0 if it never changes). */
+static int64_t observedGroupSize(DequantProbe *p, Reason *why) {
+  Sample first, s;
+  Reason ignore = {0};
+  if (!evalSample(p, 0, 0, &first, &ignore))
+    return -1;
+  int64_t firstIdx = linearIndex(p->dq->scales, first.scaleRead->idx);
+  (void)why;
+  for (int64_t k = 1; k < p->mm->K && k <= 4096; ++k) {
+    if (!evalSample(p, k, 0, &s, &ignore))
+      return -1;
+    if (linearIndex(p->dq->scales, s.scaleRead->idx) != firstIdx)
+      return k;
+  }
+  return 0;
+}
+
+static bool matchScalesLayout(DequantProbe *p, const Sample *samples, int count, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  DequantMatch *dq = p->dq;
+  MlirValue scales = dq->scales;
+  int64_t groups = mm->K / kGroupSize;
+  bool gn = true, ng = true, dependsOnK = false, dependsOnN = false;
+  for (int i = 0; i < count; ++i) {
+    const Sample *s = &samples[i];
+    int64_t linear = linearIndex(scales, s->scaleRead->idx);
+    gn &= linear == (s->k / kGroupSize) * mm->N + s->n;
+    ng &= linear == s->n * groups + s->k / kGroupSize;
+    for (int j = 0; j < count; ++j) {
+      int64_t other = linearIndex(scales, samples[j].scaleRead->idx);
+      dependsOnK |= samples[j].n == s->n && samples[j].k != s->k && other != linear;
+      dependsOnN |= samples[j].k == s->k && samples[j].n != s->n && other != linear;
+    }
+  }
+  if (numElements(scales) >= 0 && (gn || ng)) {
+    char name[32];
+    if (!isF16(elementTypeOf(scales))) {
+      setReason(why, mm->view.op, "scales are %s, expected f16", typeName(elementTypeOf(scales), name, sizeof name));
+      return false;
+    }
+    dq->scalesLayout = gn ? "g_n" : "n_g";
+    dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
+    return dq->scalesSplit > 0;
+  }
+  if (!dependsOnK) {
+    setReason(why, mm->view.op, "scale per column (one scale per output column, no K groups)");
+    return false;
+  }
+  if (!dependsOnN) {
+    setReason(why, mm->view.op, "scale per row (scale does not depend on the output column)");
+    return false;
+  }
+  int64_t group = observedGroupSize(p, why);
+  if (group > 0 && group != kGroupSize)
+    setReason(why, mm->view.op, "group size %lld, expected %d", (long long)group, kGroupSize);
+  else
+    setReason(why, mm->view.op, "scales are not laid out as (K/128, N) or (N, K/128)");
+  return false;
+}
+
+/* value == (code - 8) * scale at every sample; otherwise name the most likely mistake. */
+static bool matchArithmetic(const MatmulMatch *mm, const DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+  bool exact = true, sameZero = true, signedCodes = true, msbFirst = true;
+  double zero = 0;
+  for (int i = 0; i < count; ++i) {
+    const Sample *s = &samples[i];
+    int64_t code = codeAt(dq, s);
+    double q = s->value / s->scale, tolerance = 1e-9 * (1 + fabs(s->value));
+    exact &= fabs(s->value - (double)(code - kZeroPoint) * s->scale) <= tolerance;
+    double z = (double)code - q;
+    if (i == 0)
+      zero = z;
+    sameZero &= fabs(z - zero) <= 1e-6;
+    signedCodes &= fabs(q - (double)(code >= 8 ? code - 16 : code)) <= 1e-6;
+    int64_t msb = (int64_t)((s->codeWord >> (4 * (7 - s->k % 8))) & 15);
+    msbFirst &= strcmp(dq->weightLayout, "packed_k8_n") == 0 && fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
+  }
+  if (exact)
+    return true;
+  if (signedCodes)
+    setReason(why, mm->view.op, "signed i4 codes (two's complement) without the -8 offset; expected unsigned codes - 8");
+  else if (msbFirst)
+    setReason(why, mm->view.op, "nibbles unpacked most-significant first; expected least-significant first");
+  else if (sameZero && fabs(zero - round(zero)) < 1e-6)
+    setReason(why, mm->view.op, "zero point %lld, expected %d", (long long)llround(zero), kZeroPoint);
+  else if (sameZero)
+    setReason(why, mm->view.op, "zero point %g, expected %d", zero, kZeroPoint);
+  else
+    setReason(why, mm->view.op, "dequantisation computes something other than (code - 8) * scale");
+  return false;
+}
+
+bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
+  memset(dq, 0, sizeof *dq);
+  DequantProbe p = {.mm = mm, .dq = dq};
+  probeInit(&p.probe, dequantSeeThrough, syntheticLeaf, &p.data);
+
+  /* Edges of nibbles, words and groups, plus scattered points. */
+  int64_t ks[24], ns[8];
+  int numK = 0, numN = 0;
+  const int64_t kEdges[] = {0, 1, 2, 7, 8, 9, 15, 63, 64, 127, 128, 129, 255, 256, 383};
+  for (size_t i = 0; i < sizeof kEdges / sizeof kEdges[0]; ++i)
+    if (kEdges[i] < mm->K)
+      ks[numK++] = kEdges[i];
+  for (uint64_t i = 0; i < 5; ++i)
+    ks[numK++] = (int64_t)(mix64(i) % (uint64_t)mm->K);
+  ks[numK++] = mm->K - 1;
+  const int64_t nEdges[] = {0, 1, 7, 8, mm->N - 1};
+  for (size_t i = 0; i < sizeof nEdges / sizeof nEdges[0]; ++i)
+    if (nEdges[i] < mm->N)
+      ns[numN++] = nEdges[i];
+  ns[numN++] = (int64_t)(mix64(99) % (uint64_t)mm->N);
+
+  Sample samples[24 * 8];
+  int count = 0;
+  for (int i = 0; i < numK; ++i)
+    for (int j = 0; j < numN; ++j) {
+      if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
+        return false;
+    }
+  if (!matchCodesLayout(mm, dq, samples, count, why) || !matchScalesLayout(&p, samples, count, why) ||
+      !matchArithmetic(mm, dq, samples, count, why))
+    return false;
+
+  MlirValue weight = linalgInput(&mm->view, mm->weightInput);
+  if (userCount(weight) != 1) {
+    setReason(why, mm->view.op, "dequantised weight has %ld users", (long)userCount(weight));
+    return false;
+  }
+  for (int i = 0; i < p.probe.numTouched; ++i)
+    opSetAdd(&dq->producers, p.probe.touched[i]);
+  return true;
+}

@@ -1,0 +1,261 @@
+/* The epilogue of the chain: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n].
+ *
+ * Candidates are the elementwise ops downstream of the matmul result y, longest first. For each, the
+ * ops it depends on (back to y) form the chain; it is valid when no chain value escapes to another
+ * user and, evaluated at sample points, it computes the formula above: it is additive in the
+ * residual, depends on bias only through y + bias, and as a function of y alone it is the identity,
+ * silu or gelu_tanh. Spelling (one generic or several, named ops, f16 or f32, operand order) does not
+ * matter; only the arithmetic does. */
+#include "match.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct EpilogueProbe {
+  const MatmulMatch *mm;
+  const OpSet *chain;
+  Probe probe;
+  double y, bias, residual; /* values of the leaves at the element being evaluated */
+  bool randomSides;         /* classification run: every side leaf gets synthetic data */
+  MlirValue biasLeaf, residualLeaf;
+} EpilogueProbe;
+
+static bool seeThroughChain(Probe *probe, MlirOperation op) {
+  EpilogueProbe *p = probe->user;
+  if (opSetHas(p->chain, op))
+    return true;
+  /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
+  return isViewProducer(op) && !opIs(op, "tensor.expand_shape") && !opIs(op, "tensor.collapse_shape");
+}
+
+static Scalar chainLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
+  EpilogueProbe *p = probe->user;
+  if (valueEq(tensor, p->mm->result))
+    return floatScalar(p->y);
+  if (p->randomSides) {
+    uint64_t h = mix64((uint64_t)(uintptr_t)tensor.ptr);
+    for (int i = 0, r = rankOf(tensor); i < r; ++i)
+      h = mix64(h ^ (uint64_t)idx[i]);
+    return floatScalar((double)(h % 2048) / 1024.0 - 1.0);
+  }
+  if (valueEq(tensor, p->biasLeaf))
+    return floatScalar(p->bias);
+  if (valueEq(tensor, p->residualLeaf))
+    return floatScalar(p->residual);
+  return floatScalar(0);
+}
+
+static double evalAt(EpilogueProbe *p, MlirValue end, int64_t m, int64_t n, double y, double bias, double residual) {
+  int64_t idx[2] = {m, n};
+  p->y = y, p->bias = bias, p->residual = residual;
+  probeReset(&p->probe);
+  return probeElement(&p->probe, end, idx).f;
+}
+
+static double silu(double t) { return t / (1 + exp(-t)); }
+static double geluTanh(double t) { return 0.5 * t * (1 + tanh(0.7978845608028654 * (t + 0.044715 * t * t * t))); }
+static double geluErf(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
+static double relu(double t) { return t > 0 ? t : 0; }
+static double identity(double t) { return t; }
+
+static const double kProbeValues[] = {-7.5, -5, -3, -2, -1.25, -0.5, -0.1, 0.2, 0.75, 1.5, 2.5, 4, 6};
+
+/* Frontend constants may be rounded to f16, so activations match to 2e-3 relative, which still
+ * separates gelu_tanh from erf-gelu (10 % apart at -3). */
+static bool actIs(EpilogueProbe *p, MlirValue end, double (*f)(double)) {
+  for (size_t i = 0; i < sizeof kProbeValues / sizeof kProbeValues[0]; ++i) {
+    double t = kProbeValues[i], got = evalAt(p, end, 0, 0, t, 0, 0), want = f(t);
+    if (p->probe.error || !(fabs(got - want) <= 2e-3 * fabs(want) + 1e-6))
+      return false;
+  }
+  return true;
+}
+
+static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) {
+  return rankOf(v) == 2 && dimOf(v, 1) == mm->N && dimOf(v, 0) == dimOf(mm->result, 0);
+}
+
+/* Chain ops of candidate end: end and everything in `forward` it depends on. */
+static void chainOf(MlirOperation end, const OpSet *forward, OpSet *chain) {
+  chain->count = 0;
+  opSetAdd(chain, end);
+  for (int i = 0; i < chain->count; ++i)
+    for (intptr_t j = 0, n = mlirOperationGetNumOperands(chain->ops[i]); j < n; ++j) {
+      MlirOperation p = producer(mlirOperationGetOperand(chain->ops[i], j));
+      if (!mlirOperationIsNull(p) && opSetHas(forward, p))
+        opSetAdd(chain, p);
+    }
+}
+
+static bool usersInside(MlirValue v, const OpSet *chain) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+    if (!opSetHas(chain, mlirOpOperandGetOwner(u)))
+      return false;
+  return true;
+}
+
+static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet *chain, Reason *why) {
+  if (!usersInside(mm->result, chain)) {
+    setReason(why, mm->view.op, "matmul result has %ld users", (long)userCount(mm->result));
+    return false;
+  }
+  for (int i = 0; i < chain->count; ++i) {
+    MlirOperation op = chain->ops[i];
+    if (opEq(op, end))
+      continue;
+    MlirValue v = mlirOperationGetResult(op, 0);
+    if (!usersInside(v, chain)) {
+      char name[64];
+      setReason(why, op, "result of %s inside the chain has %ld users", opName(op, name, sizeof name), (long)userCount(v));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
+static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  int64_t lastM = dimOf(mm->result, 0) == 1 ? 0 : 1;
+  const int64_t points[][2] = {{0, 0}, {0, 1}, {lastM, mm->N - 1}, {lastM, mm->N / 2 + 1}};
+  p->randomSides = true;
+  for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
+    int64_t m = points[i][0], n = points[i][1] % mm->N;
+    evalAt(p, end, m, n, 0.37, 0, 0);
+    if (p->probe.error) {
+      setReason(why, endOp, "epilogue: %s", p->probe.error);
+      return false;
+    }
+    for (int r = 0; r < p->probe.numReads; ++r) {
+      const LeafRead *read = &p->probe.reads[r];
+      MlirValue t = read->tensor;
+      char type[48];
+      if (valueEq(t, mm->result)) {
+        if (read->idx[0] != m || read->idx[1] != n) {
+          setReason(why, endOp, "reads the matmul result at another element (transposed or shifted)");
+          return false;
+        }
+        continue;
+      }
+      bool isBias = numElements(t) == mm->N && linearIndex(t, read->idx) == n;
+      bool isResidual = sameShapeAsResult(mm, t) && read->idx[0] == m && read->idx[1] == n;
+      MlirValue *slot = isBias ? &p->biasLeaf : isResidual ? &p->residualLeaf : NULL;
+      if (!slot) {
+        setReason(why, endOp, "reads a %s tensor that is neither a bias (N) nor a residual (M, N)",
+                  typeName(mlirValueGetType(t), type, sizeof type));
+        return false;
+      }
+      if (!mlirValueIsNull(*slot) && !valueEq(*slot, t)) {
+        setReason(why, endOp, "adds more than one %s", isBias ? "bias" : "residual");
+        return false;
+      }
+      if (!isF16(elementTypeOf(t))) {
+        setReason(why, endOp, "%s is %s, expected f16", isBias ? "bias" : "residual",
+                  typeName(elementTypeOf(t), type, sizeof type));
+        return false;
+      }
+      *slot = t;
+    }
+  }
+  p->randomSides = false;
+  return true;
+}
+
+/* The arithmetic: additive residual, bias inside the activation, activation of a known kind. */
+static const char *matchFormula(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
+  for (size_t i = 0; i < sizeof kProbeValues / sizeof kProbeValues[0]; ++i) {
+    double t = kProbeValues[i], b = 0.625 - 0.125 * (double)i, r = 1.5 - 0.25 * (double)i;
+    double withResidual = evalAt(p, end, 0, 0, t, b, r), without = evalAt(p, end, 0, 0, t, b, 0);
+    if (!mlirValueIsNull(p->residualLeaf) && fabs(withResidual - without - r) > 1e-9 * (1 + fabs(withResidual))) {
+      setReason(why, endOp, "combines the matmul result with an (M, N) tensor other than by adding it last");
+      return NULL;
+    }
+    double shifted = evalAt(p, end, 0, 0, t + b, 0, 0);
+    if (!mlirValueIsNull(p->biasLeaf) && fabs(without - shifted) > 1e-9 * (1 + fabs(without))) {
+      setReason(why, endOp, "bias is not added to the matmul result before the activation");
+      return NULL;
+    }
+  }
+  if (actIs(p, end, identity))
+    return "none";
+  if (actIs(p, end, silu))
+    return "silu";
+  if (actIs(p, end, geluTanh))
+    return "gelu_tanh";
+  if (actIs(p, end, geluErf))
+    setReason(why, endOp, "activation is gelu with erf; only the tanh approximation is supported");
+  else if (actIs(p, end, relu))
+    setReason(why, endOp, "activation is relu; only silu and gelu_tanh are supported");
+  else
+    setReason(why, endOp, "computes something other than act(y + bias) + residual with act in {silu, gelu_tanh}");
+  return NULL;
+}
+
+static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {
+  chainOf(endOp, forward, &ep->ops);
+  if (!noValueEscapes(mm, endOp, &ep->ops, why))
+    return false;
+  EpilogueProbe p = {.mm = mm, .chain = &ep->ops};
+  probeInit(&p.probe, seeThroughChain, chainLeaf, &p);
+  MlirValue end = mlirOperationGetResult(endOp, 0);
+  if (!classifySides(&p, end, endOp, why))
+    return false;
+  const char *act = matchFormula(&p, end, endOp, why);
+  if (!act)
+    return false;
+  ep->end = end;
+  ep->activation = act;
+  ep->bias = p.biasLeaf, ep->hasBias = !mlirValueIsNull(p.biasLeaf);
+  ep->residual = p.residualLeaf, ep->hasResidual = !mlirValueIsNull(p.residualLeaf);
+  for (int i = 0; i < p.probe.numTouched; ++i)
+    opSetAdd(&ep->ops, p.probe.touched[i]);
+  return true;
+}
+
+/* Elementwise ops reachable from y through values of y's shape, in the matmul's block. */
+static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
+  MlirBlock block = mlirOperationGetBlock(mm->view.op);
+  MlirValue frontier[kMaxChainOps + 1];
+  int numFrontier = 0;
+  frontier[numFrontier++] = mm->result;
+  for (int i = 0; i < numFrontier; ++i)
+    for (MlirOpOperand u = mlirValueGetFirstUse(frontier[i]); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      if (opSetHas(forward, user) || forward->count >= kMaxChainOps || !mlirBlockEqual(mlirOperationGetBlock(user), block) ||
+          !isElementwiseProducer(user) || mlirOperationGetNumResults(user) != 1 ||
+          !sameShapeAsResult(mm, mlirOperationGetResult(user, 0)))
+        continue;
+      opSetAdd(forward, user);
+      frontier[numFrontier++] = mlirOperationGetResult(user, 0);
+    }
+}
+
+bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
+  memset(ep, 0, sizeof *ep);
+  OpSet forward = {.count = 0};
+  forwardSlice(mm, &forward);
+  /* Longest first: the candidate latest in the block. */
+  for (int i = 0; i < forward.count; ++i)
+    for (int j = i + 1; j < forward.count; ++j)
+      if (mlirOperationIsBeforeInBlock(forward.ops[i], forward.ops[j])) {
+        MlirOperation t = forward.ops[i];
+        forward.ops[i] = forward.ops[j], forward.ops[j] = t;
+      }
+  for (int i = 0; i < forward.count; ++i) {
+    if (!isF16(elementTypeOf(mlirOperationGetResult(forward.ops[i], 0))))
+      continue;
+    Reason candidateWhy = {0};
+    if (tryEnd(mm, forward.ops[i], &forward, ep, &candidateWhy))
+      return true;
+    if (!ep->stop.text[0])
+      ep->stop = candidateWhy;
+  }
+  ep->ops.count = 0;
+  if (!isF16(elementTypeOf(mm->result))) {
+    setReason(why, mm->view.op, "matmul result is f32 and never truncated to f16");
+    return false;
+  }
+  ep->end = mm->result;
+  ep->activation = "none";
+  return true;
+}

@@ -1,0 +1,29 @@
+/* Dialect registration and the pass catalogue for tools and embedding compilers. */
+#include "w4a16/dialect.h"
+#include "w4a16/passes.h"
+
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/Math.h"
+#include "mlir-c/Dialect/Tensor.h"
+
+void w4a16RegisterDialects(MlirContext ctx) {
+  MlirDialectHandle handles[] = {mlirGetDialectHandle__arith__(), mlirGetDialectHandle__func__(),
+                                 mlirGetDialectHandle__linalg__(), mlirGetDialectHandle__math__(),
+                                 mlirGetDialectHandle__tensor__()};
+  for (size_t i = 0; i < sizeof handles / sizeof handles[0]; ++i)
+    mlirDialectHandleRegisterDialect(handles[i], ctx);
+  w4a16LoadDialect(ctx);
+}
+
+static const W4a16PassInfo kPasses[] = {
+    {"w4a16-fuse", "Fuse dequant -> matmul -> bias -> silu|gelu_tanh -> residual chains into w4a16.fused_matmul"},
+    {"w4a16-explain", "Like w4a16-fuse, and report for every dequantised matmul what it was fused as or why not"},
+    {"w4a16-verify", "Check shapes and element types of w4a16 ops (what IRDL cannot express)"},
+};
+
+const W4a16PassInfo *w4a16PassInfos(size_t *count) {
+  *count = sizeof kPasses / sizeof kPasses[0];
+  return kPasses;
+}

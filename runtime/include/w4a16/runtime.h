@@ -1,0 +1,81 @@
+/* w4a16 runtime: out = act(x @ W + bias) + residual, W dequantised on the fly from int4 codes.
+ *
+ * Weight format (SPEC §1): qweight is (K/8, N) int32, word [k/8, n] holds codes k = 8*(k/8) .. +7,
+ * least-significant nibble first; W[k, n] = (code - 8) * scales[k / 128, n]. f16 values are passed
+ * as raw IEEE binary16 bits (uint16_t) so that this header needs no compiler f16 support.
+ *
+ * Usage: prepare a weight once into a plan (repack + kernel choice happen here), run it many times,
+ * destroy it. A plan may be run concurrently from several threads on different streams. */
+#ifndef W4A16_RUNTIME_H
+#define W4A16_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum w4a16_status {
+  W4A16_OK = 0,
+  W4A16_ERR_NULL_POINTER,      /* a required pointer is NULL */
+  W4A16_ERR_BAD_SHAPE,         /* M, K or N out of range (M = 0, K % 128 != 0, N % 8 != 0, ...) */
+  W4A16_ERR_MISALIGNED,        /* a pointer lacks the alignment the backend needs */
+  W4A16_ERR_BAD_ARGUMENT,      /* unknown activation, backend or group size */
+  W4A16_ERR_OUT_OF_MEMORY,
+  W4A16_ERR_NO_DEVICE,         /* CUDA backend asked for but not built in, or no GPU */
+  W4A16_ERR_CUDA               /* a CUDA call failed; the message names it */
+} w4a16_status;
+
+typedef enum w4a16_activation {
+  W4A16_ACT_NONE = 0,
+  W4A16_ACT_SILU = 1,
+  W4A16_ACT_GELU_TANH = 2
+} w4a16_activation;
+
+typedef enum w4a16_backend {
+  W4A16_BACKEND_CPU = 0,  /* all pointers are host pointers */
+  W4A16_BACKEND_CUDA = 1  /* all pointers are device pointers; runs on the given cudaStream_t */
+} w4a16_backend;
+
+typedef struct w4a16_plan w4a16_plan;
+
+/* Prepare a weight: validates the shape, repacks qweight/scales into the backend's layout (one copy
+ * each at most) and picks a kernel configuration. group_size must be 128. The caller's buffers are
+ * only read, and may be freed after this returns. */
+w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                               int64_t K, int64_t N, int64_t group_size, w4a16_plan **plan);
+
+/* out[M, N] = act(x[M, K] @ W + bias[N]) + residual[M, N]. bias and residual may be NULL.
+ * stream is a cudaStream_t for the CUDA backend (NULL = default stream) and ignored on the CPU.
+ * Never mutates its inputs; the result is bitwise reproducible. */
+w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                            const uint16_t *residual, w4a16_activation activation, uint16_t *out,
+                            void *stream);
+
+void w4a16_plan_destroy(w4a16_plan *plan);
+
+/* Human-readable message for the last failure on the calling thread ("" if none). */
+const char *w4a16_last_error(void);
+const char *w4a16_status_name(w4a16_status status);
+
+/* 1 if this build has the CUDA backend and a usable GPU is present. */
+int w4a16_cuda_available(void);
+
+/* --- Additions (issue #3); the functions above are the fixed interface. --- */
+
+/* Bytes of memory the plan holds on its backend (repacked weight + scales copy + any padding).
+ * Returns 0 for a NULL plan. */
+uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan);
+
+/* Temporary device memory one w4a16_plan_run call with this M allocates. Always 0 in this version:
+ * split-K partial sums are reduced on chip (see runtime/README.md), so runs need no workspace. */
+uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M);
+
+/* One-line description of the kernel configuration chosen for M (for logs and benchmarks).
+ * Writes at most len bytes including the terminating NUL; returns buf. */
+const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, int len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
