@@ -1,0 +1,281 @@
+/* w4a16 benchmark (issue #3): the runtime's kernel against a plain direct-W4 kernel and cuBLAS f16 GEMM on
+ * a dequantised weight + a separate epilogue kernel, for K x N in {8192x8192, 8192x28672, 28672x8192,
+ * 14336x4096} and M in {1,16,18,24,31,32,48,64}. Every call computes the full fused op:
+ * silu(x W + bias) + residual.
+ *
+ * Method: each figure is the median over 11 groups of 512 back-to-back calls (CUDA events around each
+ * group, after a warm-up), with the fastest and slowest group reported. L2-cold rotates the calls over
+ * enough distinct weight copies (separate plans, i.e. separate repacks) to exceed 4 x 60 MB of L2;
+ * L2-hot reuses one. The floor is SPEC §3's byte count over the HBM read bandwidth measured in the same run.
+ *
+ *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot]
+ *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
+ *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only) */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+#include "support.h"
+#include "w4a16/runtime.h"
+
+int bench_plain_w4(const int32_t *qw, const uint16_t *scales, const uint16_t *x, const uint16_t *bias,
+                   const uint16_t *residual, uint16_t *out, int M, int K, int N, int act, void *stream);
+int bench_dequant(const int32_t *qw, const uint16_t *scales, uint16_t *w, int K, int N);
+int bench_epilogue(const uint16_t *y, const uint16_t *bias, const uint16_t *residual, uint16_t *out, int M, int N,
+                   int act, void *stream);
+int bench_read(const void *p, size_t bytes, uint32_t *sink, int sms);
+
+#define CK(call)                                                                                     \
+  do {                                                                                               \
+    cudaError_t e_ = (call);                                                                         \
+    if (e_ != cudaSuccess) {                                                                         \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
+      exit(3);                                                                                       \
+    }                                                                                                \
+  } while (0)
+
+enum { GROUPS = 11, CALLS = 512, WARMUP = 48 };
+enum { IMPL_OURS, IMPL_PLAIN, IMPL_CUBLAS };
+static const char *IMPL_NAME[] = {"w4a16_tc_v1", "plain_direct_w4", "cublas_f16+epilogue"};
+static const double L2_ROTATE_BYTES = 4.0 * 60.0 * 1024 * 1024;
+
+typedef struct {
+  int K, N, M, R, Rc, hot, impl;
+  w4a16_plan **plans;        /* R plans = R distinct repacks */
+  int32_t **qw;              /* R copies of the GPTQ weight (plain baseline) */
+  uint16_t **sc;
+  uint16_t **w16;            /* Rc dequantised f16 copies (cuBLAS) */
+  uint16_t *x, *bias, *res, *out, *tmp;
+  cublasHandle_t cublas;
+  int bad;
+} ctx;
+
+static void one_call(ctx *c, int i) {
+  const int r = c->hot ? 0 : i % c->R;
+  if (c->impl == IMPL_OURS) {
+    c->bad |= w4a16_plan_run(c->plans[r], c->x, c->M, c->bias, c->res, W4A16_ACT_SILU, c->out, NULL) != W4A16_OK;
+  } else if (c->impl == IMPL_PLAIN) {
+    c->bad |= bench_plain_w4(c->qw[r], c->sc[r], c->x, c->bias, c->res, c->out, c->M, c->K, c->N, 1, NULL) != 0;
+  } else {
+    /* row-major out[M,N] = x[M,K] W[K,N]  ==  column-major out^T[N,M] = W^T[N,K] x^T[K,M] */
+    const int rc = c->hot ? 0 : i % c->Rc;
+    const float one = 1.f, zero = 0.f;
+    c->bad |= cublasGemmEx(c->cublas, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->w16[rc], CUDA_R_16F, c->N,
+                           c->x, CUDA_R_16F, c->K, &zero, c->tmp, CUDA_R_16F, c->N, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS;
+    c->bad |= bench_epilogue(c->tmp, c->bias, c->res, c->out, c->M, c->N, 1, NULL) != 0;
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void measure(ctx *c, double *med, double *mn, double *mx) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int i = 0; i < WARMUP; ++i) one_call(c, i);
+  double t[GROUPS];
+  int idx = WARMUP;
+  for (int g = 0; g < GROUPS; ++g) {
+    CK(cudaEventRecord(e0, NULL));
+    for (int i = 0; i < CALLS; ++i) one_call(c, idx++);
+    CK(cudaEventRecord(e1, NULL));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t[g] = ms * 1000.0 / CALLS;
+  }
+  CK(cudaGetLastError());
+  qsort(t, GROUPS, sizeof t[0], cmp_double);
+  *med = t[GROUPS / 2], *mn = t[0], *mx = t[GROUPS - 1];
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+}
+
+static double measure_read_bw(int sms) {
+  const size_t bytes = (size_t)4 << 30;
+  void *buf;
+  uint32_t *sink;
+  CK(cudaMalloc(&buf, bytes));
+  CK(cudaMalloc((void **)&sink, 4));
+  CK(cudaMemset(buf, 0x5a, bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  double t[GROUPS];
+  for (int i = 0; i < 20; ++i) bench_read(buf, bytes, sink, sms); /* also brings the clocks up */
+  for (int g = 0; g < GROUPS; ++g) {
+    CK(cudaEventRecord(e0, NULL));
+    for (int i = 0; i < 4; ++i) bench_read(buf, bytes, sink, sms);
+    CK(cudaEventRecord(e1, NULL));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t[g] = 4.0 * (double)bytes / (ms * 1e-3);
+  }
+  qsort(t, GROUPS, sizeof t[0], cmp_double);
+  CK(cudaFree(buf));
+  CK(cudaFree(sink));
+  return t[GROUPS / 2];
+}
+
+static void *dmalloc(size_t n) {
+  void *p;
+  CK(cudaMalloc(&p, n));
+  return p;
+}
+
+static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
+  double e = 0, r = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double x = w4a16_h2f(a[i]), y = w4a16_h2f(b[i]);
+    e += (x - y) * (x - y), r += y * y;
+  }
+  return r > 0 ? __builtin_sqrt(e / r) : __builtin_sqrt(e);
+}
+
+int main(int argc, char **argv) {
+  const char *csv_path = "bench.csv";
+  int quick = 0, baselines_hot = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+    else if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
+  }
+  struct cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const double bw = measure_read_bw(prop.multiProcessorCount);
+  printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
+         prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
+  FILE *csv = fopen(csv_path, "w");
+  if (!csv) return 2;
+  fprintf(csv, "K,N,M,impl,l2,median_us,min_us,max_us,max_over_min,floor_us,x_floor,read_bw_TBps,config\n");
+
+  static const int shapes[][2] = {{8192, 8192}, {8192, 28672}, {28672, 8192}, {14336, 4096}};
+  static const int Ms[] = {1, 16, 18, 24, 31, 32, 48, 64};
+  const int nshapes = quick ? 1 : 4, nm = 8;
+  cublasHandle_t cublas;
+  if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) return 2;
+
+  printf("\n%-12s %3s | %9s %9s %6s %6s | %9s %7s | %9s %7s | %s\n", "KxN", "M", "ours cold", "ours hot", "xfloor",
+         "disp", "plain", "speedup", "cuBLAS+ep", "speedup", "floor us");
+  for (int s = 0; s < nshapes; ++s) {
+    const int K = shapes[s][0], N = shapes[s][1], Mmax = 64;
+    const size_t qbytes = (size_t)K / 8 * N * 4, sbytes = (size_t)K / 128 * N * 2;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.K = K, c.N = N, c.cublas = cublas;
+    c.R = (int)(L2_ROTATE_BYTES / (double)(qbytes + sbytes)) + 2;
+    c.Rc = (int)(L2_ROTATE_BYTES / (double)((size_t)K * N * 2)) + 2;
+    /* host data: random codes (every nibble uniform), scales U(0.001, 0.03), x U(-2, 2) */
+    uint64_t seed = 42 + (uint64_t)s;
+    int32_t *hq = malloc(qbytes);
+    uint16_t *hs = malloc(sbytes), *hx = malloc((size_t)Mmax * K * 2), *hb = malloc((size_t)N * 2);
+    uint16_t *hr = malloc((size_t)Mmax * N * 2);
+    for (size_t i = 0; i < qbytes / 4; ++i) hq[i] = (int32_t)w4t_rand(&seed);
+    for (size_t i = 0; i < sbytes / 2; ++i) hs[i] = w4a16_f2h((float)w4t_uniform(&seed, 0.001, 0.03));
+    w4t_make_x(hx, Mmax, K, W4T_RANDOM, seed);
+    w4t_make_vec(hb, N, -1, 1, seed + 1);
+    w4t_make_vec(hr, (int64_t)Mmax * N, -1, 1, seed + 2);
+    c.plans = calloc((size_t)c.R, sizeof *c.plans);
+    c.qw = calloc((size_t)c.R, sizeof *c.qw);
+    c.sc = calloc((size_t)c.R, sizeof *c.sc);
+    c.w16 = calloc((size_t)c.Rc, sizeof *c.w16);
+    for (int r = 0; r < c.R; ++r) {
+      c.qw[r] = dmalloc(qbytes), c.sc[r] = dmalloc(sbytes);
+      CK(cudaMemcpy(c.qw[r], hq, qbytes, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(c.sc[r], hs, sbytes, cudaMemcpyHostToDevice));
+      if (w4a16_plan_create(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], K, N, 128, &c.plans[r]) != W4A16_OK) {
+        fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
+        return 2;
+      }
+    }
+    for (int r = 0; r < c.Rc; ++r) {
+      c.w16[r] = dmalloc((size_t)K * N * 2);
+      if (bench_dequant(c.qw[0], c.sc[0], c.w16[r], K, N)) return 2;
+    }
+    c.x = dmalloc((size_t)Mmax * K * 2), c.bias = dmalloc((size_t)N * 2), c.res = dmalloc((size_t)Mmax * N * 2);
+    c.out = dmalloc((size_t)Mmax * N * 2), c.tmp = dmalloc((size_t)Mmax * N * 2);
+    CK(cudaMemcpy(c.x, hx, (size_t)Mmax * K * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(c.bias, hb, (size_t)N * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(c.res, hr, (size_t)Mmax * N * 2, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+
+    /* The three implementations must agree before they are timed (M = 16, same weight copy). */
+    {
+      const size_t n = (size_t)16 * N;
+      uint16_t *o[3];
+      for (int impl = 0; impl < 3; ++impl) {
+        c.impl = impl, c.M = 16, c.hot = 1;
+        CK(cudaMemset(c.out, 0xff, n * 2));
+        one_call(&c, 0);
+        CK(cudaDeviceSynchronize());
+        o[impl] = malloc(n * 2);
+        CK(cudaMemcpy(o[impl], c.out, n * 2, cudaMemcpyDeviceToHost));
+      }
+      printf("%dx%d: rel-norm difference at M=16: plain vs ours %.2e, cuBLAS vs ours %.2e; copies rotated: %d "
+             "plans (%.0f MB), %d f16 weights (%.0f MB)\n",
+             K, N, rel_diff(o[1], o[0], n), rel_diff(o[2], o[0], n), c.R, c.R * (double)(qbytes + sbytes) / 1e6,
+             c.Rc, c.Rc * (double)K * N * 2 / 1e6);
+      for (int impl = 0; impl < 3; ++impl) free(o[impl]);
+    }
+    if (s == 0) { /* clocks up before the first timed figure */
+      c.impl = IMPL_OURS, c.M = 32, c.hot = 0;
+      for (int i = 0; i < 4000; ++i) one_call(&c, i);
+      CK(cudaDeviceSynchronize());
+    }
+
+    const int nM = quick ? 4 : nm;
+    static const int quickMs[] = {1, 16, 32, 64};
+    for (int mi = 0; mi < nM; ++mi) {
+      const int M = quick ? quickMs[mi] : Ms[mi];
+      const double floor_bytes = (double)K * N / 2 + (double)K / 128 * N * 2 + (double)M * K * 2 +
+                                 2.0 * M * N * 2 + (double)N * 2;
+      const double floor_us = floor_bytes / bw * 1e6;
+      double med[3][2] = {{0}}, mn[3][2] = {{0}}, mx[3][2] = {{0}};
+      char desc[200];
+      w4a16_plan_describe(c.plans[0], M, desc, sizeof desc);
+      for (int impl = 0; impl < 3; ++impl)
+        for (int hot = 0; hot < 2; ++hot) {
+          if (impl != IMPL_OURS && hot && !baselines_hot) continue;
+          c.impl = impl, c.M = M, c.hot = hot, c.bad = 0;
+          measure(&c, &med[impl][hot], &mn[impl][hot], &mx[impl][hot]);
+          if (c.bad) {
+            fprintf(stderr, "a call failed: %s %dx%d M=%d: %s\n", IMPL_NAME[impl], K, N, M, w4a16_last_error());
+            return 2;
+          }
+          fprintf(csv, "%d,%d,%d,%s,%s,%.3f,%.3f,%.3f,%.4f,%.3f,%.3f,%.4f,\"%s\"\n", K, N, M, IMPL_NAME[impl],
+                  hot ? "hot" : "cold", med[impl][hot], mn[impl][hot], mx[impl][hot], mx[impl][hot] / mn[impl][hot],
+                  floor_us, med[impl][hot] / floor_us, bw / 1e12, impl == IMPL_OURS ? desc : "");
+          fflush(csv);
+        }
+      char shape[24];
+      snprintf(shape, sizeof shape, "%dx%d", K, N);
+      printf("%-12s %3d | %9.1f %9.1f %6.2f %6.3f | %9.1f %6.2fx | %9.1f %6.2fx | %.1f\n", shape, M, med[0][0],
+             med[0][1], med[0][0] / floor_us, mx[0][0] / mn[0][0], med[1][0], med[1][0] / med[0][0], med[2][0],
+             med[2][0] / med[0][0], floor_us);
+      fflush(stdout);
+    }
+    for (int r = 0; r < c.R; ++r) {
+      w4a16_plan_destroy(c.plans[r]);
+      CK(cudaFree(c.qw[r]));
+      CK(cudaFree(c.sc[r]));
+    }
+    for (int r = 0; r < c.Rc; ++r) CK(cudaFree(c.w16[r]));
+    void *bufs[] = {c.x, c.bias, c.res, c.out, c.tmp};
+    for (int i = 0; i < 5; ++i) CK(cudaFree(bufs[i]));
+    free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr);
+  }
+  printf("(ours cold/hot: median us over %d groups of %d calls; xfloor and speedups use the L2-cold medians; "
+         "disp = slowest/fastest group, ours L2-cold)\n",
+         GROUPS, CALLS);
+  cublasDestroy(cublas);
+  fclose(csv);
+  return 0;
+}

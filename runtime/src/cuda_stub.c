@@ -1,0 +1,26 @@
+/* Built instead of cuda_backend.cu when CMake found no nvcc: the CUDA backend reports itself absent. */
+#include <stddef.h>
+
+#include "internal.h"
+
+w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
+                                    w4a16_cuda_plan **out) {
+  (void)qweight, (void)scales, (void)K, (void)N;
+  *out = NULL;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend (nvcc was not "
+                                         "found at configure time); use W4A16_BACKEND_CPU");
+}
+
+w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                                 const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream) {
+  (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)out, (void)stream;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
+}
+
+void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) { (void)p; }
+uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { (void)p; return 0; }
+void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
+  (void)p, (void)M;
+  if (len > 0) buf[0] = '\0';
+}
+int w4a16_cuda_available_impl(void) { return 0; }

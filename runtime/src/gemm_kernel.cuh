@@ -1,0 +1,320 @@
+// W4A16 fused GEMM, tensor-core kernel v1 (issue #3).
+//
+// out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
+//
+// Layout of the work (see runtime/README.md for the picture):
+//  * "Swap AB": mma.m16n8k16 computes C[16x8] += A[16x16] * B[16x8]. The weight is the A operand
+//    (16 output columns n x 16 k) and the activations are B (16 k x 8 tokens), so a token tile is only
+//    8 wide: M = 1..8 wastes at most 7/8 of a narrow operand instead of 15/16 of a 16-row tile.
+//  * The weight is repacked once (repack_kernel) so that one 32-bit word per lane is exactly that
+//    lane's A fragment for one mma (8 nibbles), and four consecutive k-steps of one lane sit in one
+//    16-byte vector: a warp reads 512 contiguous bytes per 64 k of a 16-column tile.
+//  * Scales are applied per group, not per weight: the mma sums (code-8)*x over one 128-k group into
+//    fresh f32 registers p, then acc = fma(p, scale, acc). (code-8) is exact in f16, so no weight is
+//    ever rounded, and it costs 4 FMAs per mma tile per group instead of a multiply per weight.
+//  * A CTA owns NCOLS = 32*WARPS output columns (each warp two 16-column tiles) for one range of
+//    K groups; the groups stream through a STAGES-deep cp.async pipeline (weights, the CTA's x slice,
+//    the group's scales) so that many 16-byte loads are in flight per SM.
+//  * Split-K without workspace: the `splits` CTAs that share a column tile form one thread-block
+//    cluster (sm_90). Each leaves its partial sums in its own shared memory; after a cluster barrier
+//    CTA r reduces the r-th slice of the tile by reading every peer's partials through distributed
+//    shared memory, always in split order 0,1,..,S-1, so the sum is bitwise reproducible and no global
+//    buffer exists that concurrent runs on other streams could share. The epilogue (bias, activation,
+//    residual, the single f16 rounding) runs on those registers and stores 16 bytes per thread.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+namespace w4a16 {
+
+constexpr int kXStride = 136;  // halves per staged x row: 128 + 8 pad, so the 8 rows an ldmatrix
+                               // reads start 272 B apart and fall on 8 distinct 4-bank groups
+constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
+
+struct GemmArgs {
+  const uint4 *wq;          // repacked weight: [Npad/16 tiles][K/64 chunks][32 lanes] x 16 B
+  const __half *scales;     // [K/128][Npad], padded columns hold 0
+  const __half *x;          // [M][K]
+  const __half *bias;       // [N] or null
+  const __half *residual;   // [M][N] or null
+  __half *out;              // [M][N]
+  int M, K, N, Npad, splits, act;
+};
+
+__device__ __forceinline__ float activation(float v, int act) {
+  // Same expressions, same operation order as cpu_backend.c.
+  if (act == 1) return v / (1.0f + expf(-v));
+  if (act == 2) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+  return v;
+}
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid) {
+  // src-size 0 zero-fills the 16 bytes without reading gmem (used for tokens >= M, columns >= Npad).
+  // No L2 cache hint: CUDA 13 ptxas was seen to drop the createpolicy feeding one (NOTES.md).
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+__device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t hsub2_u(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("sub.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t hfma2_u(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// One repacked word -> the four f16x2 A-fragment registers of one mma, holding code-8 exactly.
+// Magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
+// 1024 + code (the compiler folds AND+OR into one LOP3); subtracting 1032 leaves code - 8. A nibble
+// sitting 4 bits higher gives 1024 + 16*code, so fma(v, 1/16, -72) = code - 8 instead. Both halves of
+// a register are converted at once, and the results are exact. Nibble j of the word was placed by
+// repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7).
+__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4]) {
+  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u;
+  constexpr uint32_t k1032 = 0x64086408u, kSixteenth = 0x2c002c00u, kMinus72 = 0xd480d480u;
+  const uint32_t q8 = q >> 8;
+  a[0] = hsub2_u((q & kLo) | kMagic, k1032);
+  a[1] = hfma2_u((q & kHi) | kMagic, kSixteenth, kMinus72);
+  a[2] = hsub2_u((q8 & kLo) | kMagic, k1032);
+  a[3] = hfma2_u((q8 & kHi) | kMagic, kSixteenth, kMinus72);
+}
+
+template <int NT, int WARPS, int STAGES> struct Config {
+  static constexpr int kNA = 2;                        // 16-column tiles per warp
+  static constexpr int kThreads = WARPS * 32;
+  static constexpr int kTiles = WARPS * kNA;           // 16-column tiles per CTA
+  static constexpr int kCols = kTiles * 16;
+  static constexpr int kRows = NT * 8;                 // token rows held per CTA
+  static constexpr int kWBytes = kTiles * 2 * 512;     // one group: 2 chunks of 64 k per tile
+  static constexpr int kXBytes = kRows * kXStride * 2;
+  static constexpr int kSBytes = kCols * 2;
+  static constexpr int kStageBytes = kWBytes + kXBytes + kSBytes;
+  static constexpr int kRedStride = kCols + 4;         // f32 partials row; +4 spreads tokens over banks
+  static constexpr int kRedBytes = kRows * kRedStride * 4;
+  static constexpr int kSmemBytes = STAGES * kStageBytes > kRedBytes ? STAGES * kStageBytes : kRedBytes;
+  static constexpr int kMinBlocks = (NT <= 4 ? 2 : 1) * (8 / WARPS);
+};
+
+template <int NT, int WARPS, int STAGES>
+__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlocks)
+    w4a16_gemm_kernel(const GemmArgs args) {
+  using C = Config<NT, WARPS, STAGES>;
+  constexpr int NA = C::kNA;
+  extern __shared__ __align__(16) unsigned char smem[];
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int split = blockIdx.x, splits = args.splits;
+  const int tile0 = blockIdx.y * C::kTiles;  // first 16-column tile of this CTA
+  const int m0 = blockIdx.z * kMaxRows;
+  const int rows = min(C::kRows, args.M - m0);  // valid tokens in this CTA
+  const int K = args.K, G = K >> 7, chunks = K >> 6, ntiles = args.Npad >> 4;
+  // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
+  const int g_begin = (int)((long long)split * G / splits);
+  const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
+
+  bool tile_ok[NA];
+#pragma unroll
+  for (int j = 0; j < NA; ++j) tile_ok[j] = tile0 + warp * NA + j < ntiles;
+
+  // Copies one K group into pipeline stage `buf`. Each warp copies its own tiles' weights (one
+  // 16-byte vector per lane per 64 k); all threads share the x slice and the scales.
+  auto load_stage = [&](int buf, int grp) {
+    unsigned char *st = smem + buf * C::kStageBytes;
+#pragma unroll
+    for (int j = 0; j < NA; ++j) {
+      if (!tile_ok[j]) continue;
+      const size_t tile = (size_t)(tile0 + warp * NA + j);
+#pragma unroll
+      for (int kc = 0; kc < 2; ++kc)
+        cp_async16(st + ((warp * NA + j) * 2 + kc) * 512 + lane * 16,
+                   args.wq + (tile * chunks + grp * 2 + kc) * 32 + lane, true);
+    }
+    __half *xs = reinterpret_cast<__half *>(st + C::kWBytes);
+    for (int c = tid; c < C::kRows * 16; c += C::kThreads) {
+      const int row = c >> 4, col = (c & 15) * 8;
+      const bool ok = row < rows;
+      cp_async16(xs + row * kXStride + col, ok ? args.x + (size_t)(m0 + row) * K + grp * 128 + col : args.x, ok);
+    }
+    if (tid < C::kCols / 8) {
+      const int n = tile0 * 16 + tid * 8;
+      const bool ok = n < args.Npad;
+      cp_async16(st + C::kWBytes + C::kXBytes + tid * 16, ok ? args.scales + (size_t)grp * args.Npad + n : args.scales,
+                 ok);
+    }
+  };
+
+  float acc[NA][NT][4];
+#pragma unroll
+  for (int j = 0; j < NA; ++j)
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[j][t][e] = 0.f;
+
+  // Pipeline prologue: STAGES-1 groups in flight. Empty commit groups keep the wait count uniform.
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < ng) load_stage(s, g_begin + s);
+    cp_async_commit();
+  }
+
+  for (int i = 0; i < ng; ++i) {
+    cp_async_wait<STAGES - 2>();  // this thread's copies for group i have landed
+    __syncthreads();              // everyone's have, and everyone is done with the buffer refilled next
+    if (i + STAGES - 1 < ng) load_stage((i + STAGES - 1) % STAGES, g_begin + i + STAGES - 1);
+    cp_async_commit();
+
+    const unsigned char *st = smem + (i % STAGES) * C::kStageBytes;
+    const unsigned xs = static_cast<unsigned>(__cvta_generic_to_shared(st + C::kWBytes));
+    float p[NA][NT][4];
+#pragma unroll
+    for (int j = 0; j < NA; ++j)
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) p[j][t][e] = 0.f;
+
+#pragma unroll
+    for (int kc = 0; kc < 2; ++kc) {
+      uint4 wv[NA];
+#pragma unroll
+      for (int j = 0; j < NA; ++j)
+        wv[j] = tile_ok[j] ? *reinterpret_cast<const uint4 *>(st + ((warp * NA + j) * 2 + kc) * 512 + lane * 16)
+                           : make_uint4(0x88888888u, 0x88888888u, 0x88888888u, 0x88888888u);
+#pragma unroll
+      for (int kp = 0; kp < 2; ++kp) {  // two k-steps of 16 per ldmatrix.x4
+        uint32_t a[NA][2][4];
+#pragma unroll
+        for (int j = 0; j < NA; ++j) {
+          dequant8(kp ? wv[j].z : wv[j].x, a[j][0]);
+          dequant8(kp ? wv[j].w : wv[j].y, a[j][1]);
+        }
+        // B fragments: lanes 0-7 address rows of matrix 0 (k 0-7 of step 2kp), 8-15 matrix 1 (k 8-15),
+        // 16-31 the same for step 2kp+1. x is [token][k] row-major, which is B in "col" layout.
+        const int kcol = (kc * 4 + kp * 2) * 16 + (lane >> 3) * 8;
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          uint32_t b[4];
+          ldmatrix_x4(b, xs + ((t * 8 + (lane & 7)) * kXStride + kcol) * 2);
+#pragma unroll
+          for (int j = 0; j < NA; ++j) {
+            mma16816(p[j][t], a[j][0], b[0], b[1]);
+            mma16816(p[j][t], a[j][1], b[2], b[3]);
+          }
+        }
+      }
+    }
+    // Per-group scale, applied once per accumulator: rows g and g+8 of each 16-column tile.
+    const __half *ss = reinterpret_cast<const __half *>(st + C::kWBytes + C::kXBytes);
+#pragma unroll
+    for (int j = 0; j < NA; ++j) {
+      const float s0 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2)]);
+      const float s1 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2) + 8]);
+#pragma unroll
+      for (int t = 0; t < NT; ++t) {
+        acc[j][t][0] = fmaf(p[j][t][0], s0, acc[j][t][0]);
+        acc[j][t][1] = fmaf(p[j][t][1], s0, acc[j][t][1]);
+        acc[j][t][2] = fmaf(p[j][t][2], s1, acc[j][t][2]);
+        acc[j][t][3] = fmaf(p[j][t][3], s1, acc[j][t][3]);
+      }
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums
+
+  // Partials to shared memory as red[token][column]. C fragment: c0,c1 = (row g, tokens 2t, 2t+1),
+  // c2,c3 = (row g+8, same tokens), where rows are output columns.
+  float *red = reinterpret_cast<float *>(smem);
+  {
+    const int g = lane >> 2, tq = (lane & 3) * 2;
+#pragma unroll
+    for (int j = 0; j < NA; ++j)
+#pragma unroll
+      for (int t = 0; t < NT; ++t) {
+        const int col = (warp * NA + j) * 16 + g, tok = t * 8 + tq;
+        red[tok * C::kRedStride + col] = acc[j][t][0];
+        red[(tok + 1) * C::kRedStride + col] = acc[j][t][1];
+        red[tok * C::kRedStride + col + 8] = acc[j][t][2];
+        red[(tok + 1) * C::kRedStride + col + 8] = acc[j][t][3];
+      }
+  }
+
+#if __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  if (splits > 1) cg::this_cluster().sync(); else __syncthreads();
+#else
+  if (splits > 1) __trap();  // host never asks for split-K below sm_90 (no clusters there)
+  __syncthreads();
+#endif
+
+  // Reduce-scatter + epilogue: this CTA finishes items [i0, i1) of the tile's (token, 8 columns) items.
+  constexpr int kGroups8 = C::kCols / 8;
+  const int items = rows * kGroups8;
+  const int i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+  for (int it = i0 + tid; it < i1; it += C::kThreads) {
+    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
+    const int n = tile0 * 16 + c8 * 8;
+    if (n >= args.N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
+    float v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+    const int off = tok * C::kRedStride + c8 * 8;
+    for (int q = 0; q < splits; ++q) {  // fixed order 0..S-1: the same bits whoever reduces
+      const float *src = red + off;
+#if __CUDA_ARCH__ >= 900
+      if (splits > 1) src = cg::this_cluster().map_shared_rank(red, q) + off;
+#endif
+      const float4 lo = *reinterpret_cast<const float4 *>(src);
+      const float4 hi = *reinterpret_cast<const float4 *>(src + 4);
+      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+    }
+    const size_t row = (size_t)(m0 + tok) * args.N + n;
+    uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
+    if (args.bias) bias_v = *reinterpret_cast<const uint4 *>(args.bias + n);
+    if (args.residual) res_v = *reinterpret_cast<const uint4 *>(args.residual + row);
+    const __half *bh = reinterpret_cast<const __half *>(&bias_v);
+    const __half *rh = reinterpret_cast<const __half *>(&res_v);
+    uint4 o;
+    __half *oh = reinterpret_cast<__half *>(&o);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      float t = v[e];
+      if (args.bias) t += __half2float(bh[e]);
+      t = activation(t, args.act);
+      if (args.residual) t += __half2float(rh[e]);
+      oh[e] = __float2half_rn(t);  // the one f16 rounding
+    }
+    *reinterpret_cast<uint4 *>(args.out + row) = o;
+  }
+
+#if __CUDA_ARCH__ >= 900
+  if (splits > 1) cg::this_cluster().sync();  // peers may still be reading our shared memory
+#endif
+}
+
+}  // namespace w4a16

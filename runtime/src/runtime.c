@@ -1,0 +1,149 @@
+/* Public API front end: argument validation common to both backends, the per-thread error slot,
+ * and dispatch. Backend-specific checks (e.g. the CUDA backend's 16-byte alignment) live in the
+ * backends, which report through w4a16_fail as well. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct w4a16_plan {
+  w4a16_backend backend;
+  int64_t K, N;
+  w4a16_cpu_plan *cpu;
+  w4a16_cuda_plan *cuda;
+};
+
+/* One message per thread: concurrent failures on different threads never overwrite each other. */
+static _Thread_local char g_msg[512];
+
+w4a16_status w4a16_fail(w4a16_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = snprintf(g_msg, sizeof g_msg, "%s: ", w4a16_status_name(status));
+  if (n > 0 && (size_t)n < sizeof g_msg) vsnprintf(g_msg + n, sizeof g_msg - (size_t)n, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+void w4a16_clear_error(void) { g_msg[0] = '\0'; }
+
+const char *w4a16_last_error(void) { return g_msg; }
+
+const char *w4a16_status_name(w4a16_status s) {
+  switch (s) {
+  case W4A16_OK: return "W4A16_OK";
+  case W4A16_ERR_NULL_POINTER: return "W4A16_ERR_NULL_POINTER";
+  case W4A16_ERR_BAD_SHAPE: return "W4A16_ERR_BAD_SHAPE";
+  case W4A16_ERR_MISALIGNED: return "W4A16_ERR_MISALIGNED";
+  case W4A16_ERR_BAD_ARGUMENT: return "W4A16_ERR_BAD_ARGUMENT";
+  case W4A16_ERR_OUT_OF_MEMORY: return "W4A16_ERR_OUT_OF_MEMORY";
+  case W4A16_ERR_NO_DEVICE: return "W4A16_ERR_NO_DEVICE";
+  case W4A16_ERR_CUDA: return "W4A16_ERR_CUDA";
+  }
+  return "W4A16_ERR_UNKNOWN";
+}
+
+int w4a16_cuda_available(void) { return w4a16_cuda_available_impl(); }
+
+/* Largest K and N accepted: keeps every per-row index inside int32 in the kernels. */
+#define W4A16_MAX_DIM ((int64_t)1 << 30)
+
+w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales, int64_t K,
+                               int64_t N, int64_t group_size, w4a16_plan **plan) {
+  w4a16_clear_error();
+  if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: plan (output pointer) is NULL");
+  *plan = NULL;
+  if (backend != W4A16_BACKEND_CPU && backend != W4A16_BACKEND_CUDA)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown backend %d", (int)backend);
+  if (!qweight) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: qweight is NULL");
+  if (!scales) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: scales is NULL");
+  if (group_size != 128)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: group_size is %lld; only 128 is supported",
+                      (long long)group_size);
+  if (K <= 0 || K % 128 != 0 || K > W4A16_MAX_DIM)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_create: K = %lld must be a positive multiple of 128 (<= 2^30)",
+                      (long long)K);
+  if (N <= 0 || N % 8 != 0 || N > W4A16_MAX_DIM)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_create: N = %lld must be a positive multiple of 8 (<= 2^30)",
+                      (long long)N);
+  if ((uintptr_t)qweight % 4 != 0)
+    return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: qweight %p must be 4-byte aligned (int32 words)",
+                      (const void *)qweight);
+  if ((uintptr_t)scales % 2 != 0)
+    return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (f16)",
+                      (const void *)scales);
+
+  w4a16_plan *p = (w4a16_plan *)calloc(1, sizeof *p);
+  if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
+  p->backend = backend;
+  p->K = K;
+  p->N = N;
+  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, K, N, &p->cpu)
+                                                 : w4a16_cuda_plan_create(qweight, scales, K, N, &p->cuda);
+  if (st != W4A16_OK) {
+    free(p);
+    return st;
+  }
+  *plan = p;
+  return W4A16_OK;
+}
+
+static int ranges_overlap(const void *a, int64_t a_bytes, const void *b, int64_t b_bytes) {
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a0 < b0 + (uintptr_t)b_bytes && b0 < a0 + (uintptr_t)a_bytes;
+}
+
+w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                            const uint16_t *residual, w4a16_activation activation, uint16_t *out, void *stream) {
+  w4a16_clear_error();
+  if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: plan is NULL");
+  if (!x) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: x is NULL");
+  if (!out) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: out is NULL");
+  if (M <= 0 || M > W4A16_MAX_DIM)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run: M = %lld must be in [1, 2^30]", (long long)M);
+  if (activation != W4A16_ACT_NONE && activation != W4A16_ACT_SILU && activation != W4A16_ACT_GELU_TANH)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: unknown activation %d", (int)activation);
+  const int64_t K = plan->K, N = plan->N;
+  /* out is a fresh buffer (SPEC §2): writing it must never touch an input. */
+  if (ranges_overlap(out, 2 * M * N, x, 2 * M * K) || (bias && ranges_overlap(out, 2 * M * N, bias, 2 * N)) ||
+      (residual && ranges_overlap(out, 2 * M * N, residual, 2 * M * N)))
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: out overlaps x, bias or residual");
+  if (plan->backend == W4A16_BACKEND_CPU) {
+    if ((uintptr_t)x % 2 || (uintptr_t)out % 2 || (uintptr_t)bias % 2 || (uintptr_t)residual % 2)
+      return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run: x, out, bias and residual must be 2-byte aligned (f16)");
+    return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, out);
+  }
+  return w4a16_cuda_plan_run(plan->cuda, x, M, bias, residual, activation, out, stream);
+}
+
+void w4a16_plan_destroy(w4a16_plan *plan) {
+  if (!plan) return;
+  if (plan->cpu) w4a16_cpu_plan_destroy(plan->cpu);
+  if (plan->cuda) w4a16_cuda_plan_destroy(plan->cuda);
+  free(plan);
+}
+
+uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan) {
+  if (!plan) return 0;
+  return plan->cpu ? w4a16_cpu_plan_bytes(plan->cpu) : w4a16_cuda_plan_bytes(plan->cuda);
+}
+
+uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M) {
+  (void)plan;
+  (void)M;
+  return 0;
+}
+
+const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, int len) {
+  if (!buf || len <= 0) return buf;
+  if (!plan) {
+    snprintf(buf, (size_t)len, "(null plan)");
+  } else if (plan->cpu) {
+    snprintf(buf, (size_t)len, "cpu reference K=%lld N=%lld M=%lld", (long long)plan->K, (long long)plan->N,
+             (long long)M);
+  } else {
+    w4a16_cuda_plan_describe(plan->cuda, M, buf, len);
+  }
+  return buf;
+}

@@ -1,0 +1,263 @@
+/* GPU test (run by runtime/test/run-gpu.sh on the device; not part of ctest, CI has no GPU).
+ *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
+ *                       forced split counts, M > 64, CUDA alignment errors, concurrent streams, and
+ *                       device memory over 10 000 calls against SPEC §2's allowance
+ *   gpu_test --small    a few small cases only (for compute-sanitizer) */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define CK(call)                                                                                     \
+  do {                                                                                               \
+    cudaError_t e_ = (call);                                                                         \
+    if (e_ != cudaSuccess) {                                                                         \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
+      exit(3);                                                                                       \
+    }                                                                                                \
+  } while (0)
+
+static void *g_alloc(size_t n) {
+  void *p = NULL;
+  CK(cudaMalloc(&p, n ? n : 16));
+  return p;
+}
+static void g_release(void *p) { CK(cudaFree(p)); }
+static void g_put(void *d, const void *h, size_t n) { CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+static void g_get(void *h, const void *d, size_t n) { CK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost)); }
+static void g_poison(void *d, size_t n) { CK(cudaMemset(d, 0xff, n)); }
+static void g_sync(void *s) { CK(cudaStreamSynchronize((cudaStream_t)s)); }
+static const w4t_ops gpu_ops = {W4A16_BACKEND_CUDA, g_alloc, g_release, g_put, g_get, g_poison, g_sync, NULL};
+
+static int64_t total_fail = 0;
+
+static void check(int ok, const char *what) {
+  printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+  total_fail += !ok;
+}
+
+static void set_splits(int s) {
+  if (s > 0) {
+    char b[16];
+    snprintf(b, sizeof b, "%d", s);
+    setenv("W4A16_FORCE_SPLITS", b, 1);
+  } else {
+    unsetenv("W4A16_FORCE_SPLITS");
+  }
+}
+
+static void run_matrix(int small, w4t_stats *st) {
+  uint64_t seed = 1000;
+  if (small) {
+    static const int64_t Ms[] = {1, 17, 64, 65};
+    static const int splits[] = {1, 3, 8};
+    for (int s = 0; s < 3; ++s) {
+      set_splits(splits[s]);
+      for (int i = 0; i < 4; ++i) w4t_run_case(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, seed++, st, 0);
+    }
+    set_splits(0);
+    return;
+  }
+  static const int64_t shapes[][2] = {{128, 8}, {256, 24}, {384, 40}, {1024, 136}, {8192, 64}};
+  static const int64_t Ms[] = {1, 2, 17, 31, 32, 64};
+  for (size_t s = 0; s < 5; ++s)
+    for (size_t i = 0; i < 6; ++i)
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind)
+        w4t_run_case(&gpu_ops, shapes[s][0], shapes[s][1], Ms[i], (w4t_kind)kind, seed++, st, 0);
+  /* larger shapes, the benchmark's M values */
+  static const int64_t bigM[] = {1, 16, 18, 24, 32, 48, 64};
+  for (size_t i = 0; i < 7; ++i) w4t_run_case(&gpu_ops, 8192, 1024, bigM[i], W4T_RANDOM, seed++, st, 0);
+  for (int kind = 1; kind < W4T_KIND_COUNT; ++kind) w4t_run_case(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 14336, 4096, 16, W4T_RANDOM, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 14336, 4096, 31, W4T_OPPOSITE_RES, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 28672, 256, 1, W4T_RANDOM, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 28672, 256, 33, W4T_CODES15_LARGE, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 4096, 8200, 18, W4T_RANDOM, seed++, st, 0);
+  /* M > 64: several 64-token chunks */
+  static const int64_t Mbig[] = {65, 130, 200};
+  for (size_t i = 0; i < 3; ++i) w4t_run_case(&gpu_ops, 1024, 136, Mbig[i], W4T_RANDOM, seed++, st, 0);
+  w4t_run_case(&gpu_ops, 8192, 1024, 100, W4T_ALTERNATING, seed++, st, 0);
+  /* every split count the cluster reduction supports */
+  for (int s = 1; s <= 8; ++s) {
+    set_splits(s);
+    w4t_run_case(&gpu_ops, 2048, 520, 5, W4T_RANDOM, seed++, st, 0);
+    w4t_run_case(&gpu_ops, 2048, 520, 33, W4T_OPPOSITE_RES, seed++, st, 0);
+  }
+  set_splits(0);
+}
+
+/* ---- concurrent streams ---- */
+enum { CT = 4, C_ITERS = 200 };
+typedef struct {
+  const w4a16_plan *plan;
+  int64_t M, N;
+  uint16_t *x, *out, *bias, *want;
+  long bad;
+} conc_arg;
+
+static void *conc_worker(void *p) {
+  conc_arg *a = (conc_arg *)p;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  uint16_t *h = malloc((size_t)(a->M * a->N) * 2);
+  for (int i = 0; i < C_ITERS; ++i) {
+    CK(cudaMemsetAsync(a->out, 0xff, (size_t)(a->M * a->N) * 2, s));
+    if (w4a16_plan_run(a->plan, a->x, a->M, a->bias, NULL, W4A16_ACT_SILU, a->out, s) != W4A16_OK) a->bad++;
+    if (i % 20 == 19) {
+      CK(cudaMemcpyAsync(h, a->out, (size_t)(a->M * a->N) * 2, cudaMemcpyDeviceToHost, s));
+      CK(cudaStreamSynchronize(s));
+      a->bad += memcmp(h, a->want, (size_t)(a->M * a->N) * 2) != 0;
+    }
+  }
+  CK(cudaStreamSynchronize(s));
+  CK(cudaStreamDestroy(s));
+  free(h);
+  return NULL;
+}
+
+static void test_concurrency(void) {
+  const int64_t K = 4096, N = 2048, M = 24;
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, W4T_RANDOM, 77);
+  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
+  g_put(dq, w.qweight, (size_t)(K / 8) * N * 4);
+  g_put(ds, w.scales, (size_t)(K / 128) * N * 2);
+  w4a16_plan *plan;
+  if (w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) != W4A16_OK) {
+    check(0, w4a16_last_error());
+    return;
+  }
+  uint16_t *hb = malloc((size_t)N * 2), *hx = malloc((size_t)(M * K) * 2);
+  w4t_make_vec(hb, N, -1, 1, 78);
+  uint16_t *db = g_alloc((size_t)N * 2);
+  g_put(db, hb, (size_t)N * 2);
+  conc_arg args[CT];
+  for (int t = 0; t < CT; ++t) {
+    args[t] = (conc_arg){plan, M, N, g_alloc((size_t)(M * K) * 2), g_alloc((size_t)(M * N) * 2), db,
+                         malloc((size_t)(M * N) * 2), 0};
+    w4t_make_x(hx, M, K, W4T_RANDOM, 80 + (uint64_t)t);
+    g_put(args[t].x, hx, (size_t)(M * K) * 2);
+    w4a16_plan_run(plan, args[t].x, M, db, NULL, W4A16_ACT_SILU, args[t].out, NULL);
+    CK(cudaDeviceSynchronize());
+    g_get(args[t].want, args[t].out, (size_t)(M * N) * 2);
+  }
+  pthread_t th[CT];
+  for (int t = 0; t < CT; ++t) pthread_create(&th[t], NULL, conc_worker, &args[t]);
+  long bad = 0;
+  for (int t = 0; t < CT; ++t) pthread_join(th[t], NULL), bad += args[t].bad;
+  char msg[160];
+  snprintf(msg, sizeof msg, "%d host threads x %d runs of one plan on their own streams: %ld mismatches", CT, C_ITERS, bad);
+  check(bad == 0, msg);
+  for (int t = 0; t < CT; ++t) g_release(args[t].x), g_release(args[t].out), free(args[t].want);
+  g_release(db), g_release(dq), g_release(ds);
+  free(hb), free(hx);
+  w4a16_plan_destroy(plan);
+  w4t_free_weights(&w);
+}
+
+/* ---- device memory over 10 000 calls ---- */
+static size_t free_mem(void) {
+  size_t f, t;
+  CK(cudaDeviceSynchronize());
+  CK(cudaMemGetInfo(&f, &t));
+  return f;
+}
+
+static void test_memory(int64_t K, int64_t N, int64_t M) {
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, W4T_RANDOM, 55);
+  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
+  g_put(dq, w.qweight, (size_t)(K / 8) * N * 4);
+  g_put(ds, w.scales, (size_t)(K / 128) * N * 2);
+  uint16_t *dx = g_alloc((size_t)(M * K) * 2), *db = g_alloc((size_t)N * 2), *dr = g_alloc((size_t)(M * N) * 2);
+  uint16_t *dout = g_alloc((size_t)(M * N) * 2);
+  CK(cudaMemset(dx, 0x2c, (size_t)(M * K) * 2)); /* 0x2c2c: a small positive f16 */
+  CK(cudaMemset(db, 0x2c, (size_t)N * 2));
+  CK(cudaMemset(dr, 0x2c, (size_t)(M * N) * 2));
+  w4a16_plan *plan;
+  /* a throwaway plan + call first, so that loading the kernels' code is not counted as plan memory */
+  if (w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) != W4A16_OK) {
+    check(0, w4a16_last_error());
+    return;
+  }
+  w4a16_plan_run(plan, dx, M, db, dr, W4A16_ACT_GELU_TANH, dout, NULL);
+  w4a16_plan_destroy(plan);
+
+  const size_t f0 = free_mem();
+  w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan);
+  const size_t f1 = free_mem();
+  w4a16_plan_run(plan, dx, M, db, dr, W4A16_ACT_GELU_TANH, dout, NULL);
+  const size_t f2 = free_mem();
+  int errs = 0;
+  for (int i = 0; i < 10000; ++i)
+    errs += w4a16_plan_run(plan, dx, M, db, dr, W4A16_ACT_GELU_TANH, dout, NULL) != W4A16_OK;
+  const size_t f3 = free_mem();
+  const uint64_t held = w4a16_plan_resident_bytes(plan);
+  const uint64_t repack = (uint64_t)(K * N / 2), sc = (uint64_t)(K / 128 * N * 2);
+  const uint64_t ws = (uint64_t)(4 * M * K + 8 * M * N) > (8u << 20) ? (uint64_t)(4 * M * K + 8 * M * N) : (8u << 20);
+  const uint64_t allowance = repack + sc + ws;
+  const long long used = (long long)f0 - (long long)f1;
+  printf("memory K=%lld N=%lld M=%lld: plan holds %llu B (repack %llu + scales %llu + pad %llu); cudaMemGetInfo: "
+         "+%lld B at plan_create, %+lld B after the first call, %+lld B after 10000 more calls; allowance %llu B "
+         "(repack %llu + scales %llu + workspace %llu); workspace per call %llu B\n",
+         (long long)K, (long long)N, (long long)M, (unsigned long long)held, (unsigned long long)repack,
+         (unsigned long long)sc, (unsigned long long)(held - repack - sc), used, (long long)f1 - (long long)f2,
+         (long long)f2 - (long long)f3, (unsigned long long)allowance, (unsigned long long)repack,
+         (unsigned long long)sc, (unsigned long long)ws,
+         (unsigned long long)w4a16_plan_workspace_bytes(plan, M));
+  check(errs == 0, "10000 calls returned W4A16_OK");
+  check(f1 == f2 && f2 == f3, "device memory flat from plan_create through 10000 calls");
+  check(used >= 0 && (uint64_t)used <= allowance && held <= allowance, "memory within the SPEC §2 allowance");
+  w4a16_plan_destroy(plan);
+  g_release(dq), g_release(ds), g_release(dx), g_release(db), g_release(dr), g_release(dout);
+  w4t_free_weights(&w);
+}
+
+static void test_cuda_errors(void) {
+  const int64_t K = 256, N = 16;
+  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
+  CK(cudaMemset(dq, 0x77, (size_t)(K / 8) * N * 4));
+  CK(cudaMemset(ds, 0x10, (size_t)(K / 128) * N * 2));
+  uint16_t *dx = g_alloc(4 * K * 2 + 64), *dout = g_alloc(4 * N * 2 + 64);
+  w4a16_plan *plan;
+  check(w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) == W4A16_OK, "cuda plan_create");
+  w4a16_status s = w4a16_plan_run(plan, dx + 4, 4, NULL, NULL, W4A16_ACT_NONE, dout, NULL);
+  printf("     x+8 bytes -> %s \"%s\"\n", w4a16_status_name(s), w4a16_last_error());
+  check(s == W4A16_ERR_MISALIGNED && strstr(w4a16_last_error(), "16-byte"), "cuda: x not 16-byte aligned rejected");
+  s = w4a16_plan_run(plan, dx, 4, NULL, NULL, W4A16_ACT_NONE, dout + 4, NULL);
+  check(s == W4A16_ERR_MISALIGNED, "cuda: out not 16-byte aligned rejected");
+  check(w4a16_plan_run(plan, dx, 4, NULL, NULL, W4A16_ACT_NONE, dout, NULL) == W4A16_OK, "cuda: aligned run ok");
+  CK(cudaDeviceSynchronize());
+  w4a16_plan_destroy(plan);
+  g_release(dq), g_release(ds), g_release(dx), g_release(dout);
+}
+
+int main(int argc, char **argv) {
+  const int small = argc > 1 && !strcmp(argv[1], "--small");
+  if (!w4a16_cuda_available()) {
+    printf("FAIL no CUDA device\n");
+    return 1;
+  }
+  struct cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  w4t_stats st = {0, 0, 0, 0};
+  run_matrix(small, &st);
+  printf("%s: oracle matrix on the GPU: %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst "
+         "element error %.3f of its bound\n",
+         st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,
+         st.worst_elem_ratio);
+  total_fail += st.failures;
+  if (!small) {
+    test_cuda_errors();
+    test_concurrency();
+    test_memory(8192, 8192, 64);
+    test_memory(8192, 28672, 32);
+  }
+  printf("%s: gpu_test%s, %lld failures\n", total_fail ? "FAIL" : "PASS", small ? " --small" : "",
+         (long long)total_fail);
+  return total_fail != 0;
+}

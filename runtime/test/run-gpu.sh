@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# GPU checks for the runtime, run on the device machine:
+#   runtime/test/run-gpu.sh [BUILD_DIR]
+# Builds runtime-only (cmake + ninja + nvcc) if BUILD_DIR has no gpu_test yet, then runs
+#   1. gpu_test: the oracle matrix on the GPU (bitwise repeat, inputs unchanged, forced split counts,
+#      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs SPEC §2;
+#   2. compute-sanitizer memcheck and racecheck on gpu_test --small;
+#   3. the CPU ctest suite (in the background, on the device's spare cores);
+#   4. a SASS check of the sm_90a kernels (HMMA/LDSM/LDGSTS present, no spills to local memory).
+# Logs go to $LOGDIR (default $OUT/logs, or BUILD_DIR/gpu-logs); the exit status is non-zero on any failure.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-$ROOT/build-gpu}
+L=${LOGDIR:-${OUT:+$OUT/logs}}
+L=${L:-$B/gpu-logs}
+mkdir -p "$L"
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+# Only this component's targets: the rest of the tree may be mid-change and is not needed here.
+TARGETS="w4a16_runtime w4a16_gpu_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads"
+export PATH=$PATH:$(dirname "$NVCC")
+if [ ! -x "$B/bin/w4a16_gpu_test" ]; then
+  { cmake -G Ninja -S "$ROOT" -B "$B" -DW4A16_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CUDA_COMPILER="$NVCC" && cmake --build "$B" --target $TARGETS; } >"$L/build.log" 2>&1 \
+    || { tail -40 "$L/build.log"; echo "FAIL: build"; exit 1; }
+fi
+status=0
+(cd "$B" && ctest -L runtime --output-on-failure >"$L/ctest.log" 2>&1; echo "ctest exit $?" >>"$L/ctest.log") &
+ctest_pid=$!
+
+timeout 240 "$B/bin/w4a16_gpu_test" >"$L/gpu_test.log" 2>&1 || status=1
+grep -E "^(FAIL|PASS|memory|device)" "$L/gpu_test.log" | head -40
+
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck; do
+  timeout 200 "$SAN" --tool $tool --error-exitcode 9 "$B/bin/w4a16_gpu_test" --small >"$L/$tool.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/$tool.log" | tail -1)"
+  [ $rc -eq 0 ] || status=1
+done
+
+if command -v cuobjdump >/dev/null; then
+  obj=$(find "$B" -name 'cuda_backend.cu.o' | head -1)
+  cuobjdump -sass -arch sm_90a "$obj" >"$L/sass_sm90a.txt" 2>&1
+  echo "SASS sm_90a: HMMA $(grep -c HMMA "$L/sass_sm90a.txt"), LDSM $(grep -c LDSM "$L/sass_sm90a.txt"), LDGSTS $(grep -c LDGSTS "$L/sass_sm90a.txt"), local ld/st $(grep -cE '\b(LDL|STL)\b' "$L/sass_sm90a.txt"), CCTL/createpolicy $(grep -ciE 'createpolicy' "$L/sass_sm90a.txt")"
+  cuobjdump -lelf -lptx "$obj" 2>&1 | tee "$L/fatbin_contents.txt"
+  gzip -f "$L/sass_sm90a.txt"
+fi
+
+wait $ctest_pid
+echo "CPU ctest on the device: $(grep -E 'tests passed|tests failed' "$L/ctest.log")"
+grep -q "ctest exit 0" "$L/ctest.log" || status=1
+echo "run-gpu.sh: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
+exit $status

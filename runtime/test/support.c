@@ -1,0 +1,302 @@
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+
+const char *w4t_kind_name(w4t_kind k) {
+  static const char *names[] = {"random", "codes0", "codes15_large_scales", "alternating", "opposite_residual"};
+  return (unsigned)k < W4T_KIND_COUNT ? names[k] : "?";
+}
+
+uint64_t w4t_rand(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double w4t_uniform(uint64_t *s, double lo, double hi) {
+  return lo + (hi - lo) * (double)(w4t_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "out of host memory (%zu bytes)\n", n);
+    exit(2);
+  }
+  return p;
+}
+
+void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed) {
+  uint64_t s = seed * 7919u + 1;
+  w->K = K;
+  w->N = N;
+  w->qweight = (int32_t *)xmalloc((size_t)(K / 8) * (size_t)N * 4);
+  w->scales = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
+  for (int64_t kw = 0; kw < K / 8; ++kw)
+    for (int64_t n = 0; n < N; ++n) {
+      uint32_t word = 0;
+      for (int j = 0; j < 8; ++j) {
+        const int64_t k = kw * 8 + j;
+        uint32_t c;
+        switch (kind) {
+        case W4T_CODES0: c = 0; break;
+        case W4T_CODES15_LARGE: c = 15; break;
+        case W4T_ALTERNATING: c = ((k + n) & 1) ? 15 : 0; break;
+        default: c = (uint32_t)(w4t_rand(&s) & 15u); break;
+        }
+        word |= c << (4 * j);
+      }
+      w->qweight[kw * N + n] = (int32_t)word;
+    }
+  for (int64_t i = 0; i < (K / 128) * N; ++i) {
+    double sc;
+    switch (kind) {
+    /* |x| <= 8, |code-8| <= 8: bound |acc| by 8*8*K*s; keep it near 12000 so bias, activation and
+     * residual stay far from the f16 limit of 65504 while the values are as large as is useful. */
+    case W4T_CODES15_LARGE: sc = w4t_uniform(&s, 0.5, 1.0) * 30000.0 / (56.0 * (double)K); break;
+    case W4T_ALTERNATING: sc = w4t_uniform(&s, 0.5, 1.0) * 12000.0 / (64.0 * (double)K); break;
+    case W4T_CODES0: sc = w4t_uniform(&s, 0.001, 0.003); break;
+    default: sc = w4t_uniform(&s, 0.001, 0.03); break;
+    }
+    w->scales[i] = w4a16_f2h((float)sc);
+  }
+}
+
+void w4t_free_weights(w4t_weights *w) {
+  free(w->qweight);
+  free(w->scales);
+  w->qweight = NULL;
+  w->scales = NULL;
+}
+
+void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed) {
+  uint64_t s = seed * 104729u + 3;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) {
+      double v;
+      switch (kind) {
+      case W4T_CODES0: v = w4t_uniform(&s, -8.0, 8.0); break;
+      case W4T_CODES15_LARGE: v = w4t_uniform(&s, 0.0, 8.0); break;
+      case W4T_ALTERNATING: v = ((k & 1) ? -1.0 : 1.0) * w4t_uniform(&s, 4.0, 8.0); break;
+      default: v = w4t_uniform(&s, -2.0, 2.0); break;
+      }
+      x[m * K + k] = w4a16_f2h((float)v);
+    }
+}
+
+void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed) {
+  uint64_t s = seed * 15485863u + 5;
+  for (int64_t i = 0; i < n; ++i) v[i] = w4a16_f2h((float)w4t_uniform(&s, lo, hi));
+}
+
+void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc) {
+  const int64_t K = w->K, N = w->N;
+  double *wg = (double *)xmalloc((size_t)128 * (size_t)N * sizeof(double));
+  double *xd = (double *)xmalloc((size_t)128 * sizeof(double));
+  memset(acc, 0, (size_t)M * (size_t)N * sizeof(double));
+  for (int64_t g = 0; g < K / 128; ++g) {
+    /* Dequantise one group in f64 straight from the SPEC formula: nibble k%8 of word [k/8, n]. */
+    for (int64_t kk = 0; kk < 128; ++kk) {
+      const int64_t k = g * 128 + kk;
+      for (int64_t n = 0; n < N; ++n) {
+        const uint32_t word = (uint32_t)w->qweight[(k / 8) * N + n];
+        const int code = (int)((word >> (4 * (k % 8))) & 15u);
+        wg[kk * N + n] = (double)(code - 8) * (double)w4a16_h2f(w->scales[g * N + n]);
+      }
+    }
+    for (int64_t m = 0; m < M; ++m) {
+      double *am = acc + m * N;
+      for (int64_t kk = 0; kk < 128; ++kk) xd[kk] = (double)w4a16_h2f(x[m * K + g * 128 + kk]);
+      for (int64_t kk = 0; kk < 128; ++kk) {
+        const double xv = xd[kk];
+        const double *wr = wg + kk * N;
+        for (int64_t n = 0; n < N; ++n) am[n] += xv * wr[n];
+      }
+    }
+  }
+  free(wg);
+  free(xd);
+}
+
+double w4t_oracle_act(double v, w4a16_activation act) {
+  if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
+  if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  return v;
+}
+
+void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                    w4a16_activation act, double *ref) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double v = acc[m * N + n] + (bias ? (double)w4a16_h2f(bias[n]) : 0.0);
+      v = w4t_oracle_act(v, act);
+      if (residual) v += (double)w4a16_h2f(residual[m * N + n]);
+      ref[m * N + n] = v;
+    }
+}
+
+w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
+  w4t_cmp c = {0, 0, 0, 0, -1, 0};
+  double err2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double o = (double)w4a16_h2f(out[i]), r = ref[i];
+    if (!isfinite(o) || !isfinite(r)) {
+      c.nonfinite++;
+      if (c.first_bad < 0) c.first_bad = i;
+      continue;
+    }
+    const double d = fabs(o - r), ratio = d / (1e-2 * (1.0 + fabs(r)));
+    err2 += d * d;
+    ref2 += r * r;
+    if (ratio > c.max_elem_ratio) c.max_elem_ratio = ratio;
+    if (ratio > 1.0) {
+      c.bad_elems++;
+      if (c.first_bad < 0) c.first_bad = i;
+    }
+  }
+  c.rel_norm = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+  c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= 2e-3;
+  return c;
+}
+
+uint64_t w4t_hash(const void *data, size_t bytes) { /* FNV-1a, 64-bit */
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* ---- CPU ops ---- */
+static void *cpu_alloc(size_t n) { return xmalloc(n); }
+static void cpu_release(void *p) { free(p); }
+static void cpu_put(void *d, const void *h, size_t n) { memcpy(d, h, n); }
+static void cpu_get(void *h, const void *s, size_t n) { memcpy(h, s, n); }
+static void cpu_poison(void *d, size_t n) { memset(d, 0xff, n); }
+static void cpu_sync(void *stream) { (void)stream; }
+const w4t_ops w4t_cpu_ops = {W4A16_BACKEND_CPU, cpu_alloc, cpu_release, cpu_put, cpu_get, cpu_poison, cpu_sync, NULL};
+
+static void *upload(const w4t_ops *ops, const void *host, size_t bytes) {
+  void *d = ops->alloc(bytes);
+  ops->put(d, host, bytes);
+  return d;
+}
+
+static uint64_t dev_hash(const w4t_ops *ops, const void *d, size_t bytes) {
+  void *h = xmalloc(bytes);
+  ops->get(h, d, bytes);
+  uint64_t r = w4t_hash(h, bytes);
+  free(h);
+  return r;
+}
+
+static const char *act_name(w4a16_activation a) {
+  return a == W4A16_ACT_SILU ? "silu" : a == W4A16_ACT_GELU_TANH ? "gelu_tanh" : "none";
+}
+
+int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, uint64_t seed,
+                     w4t_stats *stats, int verbose) {
+  int64_t fails = 0;
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, kind, seed);
+  uint16_t *x = (uint16_t *)xmalloc((size_t)(M * K) * 2), *bias = (uint16_t *)xmalloc((size_t)N * 2);
+  uint16_t *res = (uint16_t *)xmalloc((size_t)(M * N) * 2), *out = (uint16_t *)xmalloc((size_t)(M * N) * 2);
+  uint16_t *out2 = (uint16_t *)xmalloc((size_t)(M * N) * 2);
+  double *acc = (double *)xmalloc((size_t)(M * N) * sizeof(double));
+  double *ref = (double *)xmalloc((size_t)(M * N) * sizeof(double));
+  w4t_make_x(x, M, K, kind, seed + 1);
+  w4t_make_vec(bias, N, -1.0, 1.0, seed + 2);
+  w4t_oracle_acc(&w, x, M, acc);
+
+  /* The plan must not depend on the caller's buffers after creation: free them right away. */
+  void *d_qw = upload(ops, w.qweight, (size_t)(K / 8) * (size_t)N * 4);
+  void *d_sc = upload(ops, w.scales, (size_t)(K / 128) * (size_t)N * 2);
+  w4a16_plan *plan = NULL;
+  w4a16_status st = w4a16_plan_create(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc, K, N, 128, &plan);
+  ops->release(d_qw);
+  ops->release(d_sc);
+  if (st != W4A16_OK) {
+    printf("FAIL plan_create K=%lld N=%lld: %s\n", (long long)K, (long long)N, w4a16_last_error());
+    fails = 1;
+    goto done;
+  }
+  void *d_x = upload(ops, x, (size_t)(M * K) * 2), *d_b = upload(ops, bias, (size_t)N * 2);
+  void *d_r = ops->alloc((size_t)(M * N) * 2), *d_o = ops->alloc((size_t)(M * N) * 2);
+  const uint64_t hx = w4t_hash(x, (size_t)(M * K) * 2), hb = w4t_hash(bias, (size_t)N * 2);
+  char desc[200];
+  w4a16_plan_describe(plan, M, desc, sizeof desc);
+
+  for (int a = 0; a < 3; ++a)
+    for (int use_b = 0; use_b < 2; ++use_b)
+      for (int use_r = 0; use_r < 2; ++use_r) {
+        const w4a16_activation act = (w4a16_activation)a;
+        const uint16_t *hb_ptr = use_b ? bias : NULL;
+        if (kind == W4T_OPPOSITE_RES) {
+          /* residual cancels most of act(...): out is a small difference of large terms */
+          w4t_oracle_out(acc, M, N, hb_ptr, NULL, act, ref);
+          uint64_t s = seed * 31 + (uint64_t)(a * 4 + use_b * 2 + use_r);
+          for (int64_t i = 0; i < M * N; ++i) res[i] = w4a16_f2h((float)(-ref[i] * w4t_uniform(&s, 0.5, 1.5)));
+        } else {
+          w4t_make_vec(res, M * N, -1.0, 1.0, seed + 3 + (uint64_t)a);
+        }
+        ops->put(d_r, res, (size_t)(M * N) * 2);
+        const uint64_t hr = w4t_hash(res, (size_t)(M * N) * 2);
+        w4t_oracle_out(acc, M, N, hb_ptr, use_r ? res : NULL, act, ref);
+
+        ops->poison(d_o, (size_t)(M * N) * 2);
+        st = w4a16_plan_run(plan, (const uint16_t *)d_x, M, use_b ? (const uint16_t *)d_b : NULL,
+                            use_r ? (const uint16_t *)d_r : NULL, act, (uint16_t *)d_o, ops->stream);
+        ops->sync(ops->stream);
+        stats->runs++;
+        if (st != W4A16_OK) {
+          printf("FAIL run K=%lld N=%lld M=%lld: %s\n", (long long)K, (long long)N, (long long)M, w4a16_last_error());
+          fails++;
+          continue;
+        }
+        ops->get(out, d_o, (size_t)(M * N) * 2);
+        const w4t_cmp c = w4t_compare(out, ref, M * N);
+        if (c.rel_norm > stats->worst_rel_norm) stats->worst_rel_norm = c.rel_norm;
+        if (c.max_elem_ratio > stats->worst_elem_ratio) stats->worst_elem_ratio = c.max_elem_ratio;
+
+        /* Second call, poisoned again: must give the same bits. */
+        ops->poison(d_o, (size_t)(M * N) * 2);
+        st = w4a16_plan_run(plan, (const uint16_t *)d_x, M, use_b ? (const uint16_t *)d_b : NULL,
+                            use_r ? (const uint16_t *)d_r : NULL, act, (uint16_t *)d_o, ops->stream);
+        ops->sync(ops->stream);
+        ops->get(out2, d_o, (size_t)(M * N) * 2);
+        const int same = st == W4A16_OK && memcmp(out, out2, (size_t)(M * N) * 2) == 0;
+        const int inputs_ok = dev_hash(ops, d_x, (size_t)(M * K) * 2) == hx &&
+                              dev_hash(ops, d_b, (size_t)N * 2) == hb &&
+                              dev_hash(ops, d_r, (size_t)(M * N) * 2) == hr;
+        if (!c.pass || !same || !inputs_ok) {
+          fails++;
+          const int64_t i = c.first_bad;
+          printf("FAIL K=%lld N=%lld M=%lld kind=%s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
+                 "nonfinite=%lld bitwise_same=%d inputs_unchanged=%d [%s]\n",
+                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), act_name(act), use_b, use_r,
+                 c.rel_norm, c.max_elem_ratio, (long long)c.bad_elems, (long long)c.nonfinite, same, inputs_ok, desc);
+          if (i >= 0)
+            printf("     first bad element m=%lld n=%lld: out=%.6g ref=%.6g\n", (long long)(i / N), (long long)(i % N),
+                   (double)w4a16_h2f(out[i]), ref[i]);
+        } else if (verbose) {
+          printf("ok   K=%lld N=%lld M=%lld kind=%s act=%s bias=%d res=%d rel=%.2e elem_ratio=%.3f\n", (long long)K,
+                 (long long)N, (long long)M, w4t_kind_name(kind), act_name(act), use_b, use_r, c.rel_norm,
+                 c.max_elem_ratio);
+        }
+      }
+  ops->release(d_x);
+  ops->release(d_b);
+  ops->release(d_r);
+  ops->release(d_o);
+  w4a16_plan_destroy(plan);
+done:
+  stats->failures += fails;
+  w4t_free_weights(&w);
+  free(x), free(bias), free(res), free(out), free(out2), free(acc), free(ref);
+  return fails;
+}

@@ -1,0 +1,82 @@
+/* Test support shared by the CPU tests (ctest) and the GPU test (run-gpu.sh): data generators
+ * including SPEC §1's adversarial data, the f64 oracle, the SPEC §1 comparison, and a case runner
+ * that drives either backend through the public API. */
+#ifndef W4A16_TEST_SUPPORT_H
+#define W4A16_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "w4a16/runtime.h"
+
+typedef enum {
+  W4T_RANDOM = 0,      /* codes uniform 0..15, small positive scales, |x| <= 2 */
+  W4T_CODES0,          /* every code 0 (value -8), |x| up to 8 with random signs */
+  W4T_CODES15_LARGE,   /* every code 15 (+7), x in [0, 8], scales as large as keeps out finite */
+  W4T_ALTERNATING,     /* codes 0/15 alternating along k and n, x alternating sign, |x| in [4, 8] */
+  W4T_OPPOSITE_RES,    /* random weights, residual = -u * act(...) with u in [0.5, 1.5] (cancellation) */
+  W4T_KIND_COUNT
+} w4t_kind;
+const char *w4t_kind_name(w4t_kind k);
+
+uint64_t w4t_rand(uint64_t *state);
+double w4t_uniform(uint64_t *state, double lo, double hi);
+
+/* Host-side problem data. */
+typedef struct {
+  int64_t K, N;
+  int32_t *qweight; /* (K/8, N) */
+  uint16_t *scales; /* (K/128, N) */
+} w4t_weights;
+
+void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed);
+void w4t_free_weights(w4t_weights *w);
+void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed);
+void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed);
+
+/* acc[m,n] = sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] in f64. */
+void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc);
+double w4t_oracle_act(double v, w4a16_activation act);
+/* ref = act(acc + bias) + residual (bias/residual may be NULL), all in f64. */
+void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                    w4a16_activation act, double *ref);
+
+typedef struct {
+  double rel_norm;      /* ||out - ref|| / ||ref|| */
+  double max_elem_ratio;/* max |out - ref| / (1e-2 (1 + |ref|)); <= 1 passes */
+  int64_t bad_elems;    /* elements over the per-element bound */
+  int64_t nonfinite;    /* NaN/Inf in out */
+  int64_t first_bad;    /* index of the first failing element, -1 if none */
+  int pass;
+} w4t_cmp;
+/* SPEC §1: rel-norm <= 2e-3, every element within 1e-2 (1 + |ref|), no NaN/Inf. */
+w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count);
+
+uint64_t w4t_hash(const void *data, size_t bytes);
+
+/* How a backend's buffers are made and read; the CPU one uses host memory. */
+typedef struct {
+  w4a16_backend backend;
+  void *(*alloc)(size_t bytes);
+  void (*release)(void *p);
+  void (*put)(void *dst, const void *host, size_t bytes);
+  void (*get)(void *host, const void *src, size_t bytes);
+  void (*poison)(void *dst, size_t bytes); /* fill with 0xFF bytes: f16 NaN everywhere */
+  void (*sync)(void *stream);
+  void *stream;
+} w4t_ops;
+extern const w4t_ops w4t_cpu_ops;
+
+typedef struct {
+  int64_t runs, failures;
+  double worst_rel_norm, worst_elem_ratio;
+} w4t_stats;
+
+/* One (shape, M, data kind) case: builds a plan (freeing the uploaded weight right after, as the API
+ * allows), then for every activation x bias present/absent x residual present/absent poisons out,
+ * runs, compares against the oracle, runs again and checks bitwise equality, and checks that no
+ * input changed. Prints one line per failure. Returns the number of failures. */
+int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, uint64_t seed,
+                     w4t_stats *stats, int verbose);
+
+#endif

@@ -1,0 +1,26 @@
+/* CPU reference backend vs the f64 oracle over the issue #3 matrix: M in {1,2,17,31,32,64}, several
+ * K/N including K = 8192, SPEC §1's adversarial data, all three activations, bias and residual each
+ * present and absent (w4t_run_case covers the 12 epilogue combinations, bitwise repeatability and
+ * unchanged inputs). */
+#include <stdio.h>
+
+#include "support.h"
+
+int main(void) {
+  static const int64_t shapes[][2] = {{128, 8}, {256, 24}, {384, 40}, {1024, 136}, {8192, 64}};
+  static const int64_t Ms[] = {1, 2, 17, 31, 32, 64};
+  w4t_stats st = {0, 0, 0, 0};
+  uint64_t seed = 1;
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+    for (size_t i = 0; i < sizeof Ms / sizeof Ms[0]; ++i)
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+        /* Every kind at every M on the small shapes; the adversarial kinds at M = 1, 17, 64 on K = 8192. */
+        if (shapes[s][0] >= 8192 && kind != W4T_RANDOM && Ms[i] != 1 && Ms[i] != 17 && Ms[i] != 64) continue;
+        w4t_run_case(&w4t_cpu_ops, shapes[s][0], shapes[s][1], Ms[i], (w4t_kind)kind, seed++, &st, 0);
+      }
+  printf("%s: cpu matrix, %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element "
+         "error %.3f of its bound\n",
+         st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,
+         st.worst_elem_ratio);
+  return st.failures != 0 || st.runs == 0;
+}
