@@ -109,6 +109,22 @@ static bool isDead(MlirOperation op) {
   return true;
 }
 
+typedef struct Producers {
+  OpSet *set;
+  MlirBlock outer; /* values captured from this block by a body */
+} Producers;
+
+/* Adds the pure producers of op's operands, and of values its bodies capture from `outer`. */
+static MlirWalkResult addProducers(MlirOperation op, void *userData) {
+  Producers *p = userData;
+  for (intptr_t j = 0, n = mlirOperationGetNumOperands(op); j < n; ++j) {
+    MlirOperation def = producer(mlirOperationGetOperand(op, j));
+    if (!mlirOperationIsNull(def) && mlirBlockEqual(mlirOperationGetBlock(def), p->outer) && isPureProducer(def))
+      opSetAdd(p->set, def);
+  }
+  return MlirWalkResultAdvance;
+}
+
 /* Erases the candidates left without users, and then their pure producers left without users. */
 static void eraseDead(OpSet *candidates) {
   for (bool changed = true; changed;) {
@@ -118,11 +134,8 @@ static void eraseDead(OpSet *candidates) {
       if (!isDead(op))
         continue;
       candidates->ops[i--] = candidates->ops[--candidates->count];
-      for (intptr_t j = 0, n = mlirOperationGetNumOperands(op); j < n; ++j) {
-        MlirOperation p = producer(mlirOperationGetOperand(op, j));
-        if (!mlirOperationIsNull(p) && userCount(mlirOperationGetOperand(op, j)) == 1 && isPureProducer(p))
-          opSetAdd(candidates, p);
-      }
+      Producers producers = {candidates, mlirOperationGetBlock(op)};
+      mlirOperationWalk(op, addProducers, &producers, MlirWalkPreOrder);
       mlirOperationDestroy(op);
       changed = true;
     }

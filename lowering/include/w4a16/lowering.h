@@ -1,0 +1,35 @@
+/* Lowering of w4a16.fused_matmul to calls into the runtime, and the full pipeline down to the LLVM
+ * dialect. The runtime entry points the lowered code calls are declared in w4a16/runtime_abi.h. */
+#ifndef W4A16_LOWERING_H
+#define W4A16_LOWERING_H
+
+#include "mlir-c/Pass.h"
+#include "w4a16/passes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* w4a16-lower-to-runtime: each w4a16.fused_matmul becomes a call to w4a16_rt_matmul_<weight type>
+ * through the memref C ABI (llvm.emit_c_interface), wrapped in bufferization.to_buffer/to_tensor so
+ * the rest of the function bufferizes normally. Public functions get llvm.emit_c_interface so that
+ * compiled code exports them as _mlir_ciface_<name>. Runs on builtin.module. */
+MlirPass w4a16CreateLowerToRuntimePass(void);
+void w4a16AddLowerToRuntimePass(MlirOpPassManager pm);
+
+typedef struct W4a16PipelineOptions {
+  bool fuse;                 /* false: upstream lowering only (the unfused reference build) */
+  W4a16FuseOptions fuseOptions;
+} W4a16PipelineOptions;
+
+/* The upstream part of the pipeline, as a textual pass pipeline on builtin.module. */
+const char *w4a16UpstreamLoweringPipeline(void);
+
+/* fuse -> verify -> lower-to-runtime -> upstream bufferization and conversion to the LLVM dialect.
+ * pm must be anchored on builtin.module. Returns failure if the upstream pipeline does not parse. */
+MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,323 @@
+/* w4a16-lower-to-runtime: each w4a16.fused_matmul becomes a call of a small private function that
+ * passes its operands to the runtime as memrefs:
+ *
+ *   bufferization.to_buffer (read-only) for every operand, memref.alloc for the result,
+ *   memref.cast to fully dynamic shapes (one runtime entry point serves every shape),
+ *   func.call @w4a16_rt_matmul_<weight type>(...) -> i32, cf.assert status == 0,
+ *   bufferization.to_tensor restrict of the result.
+ *
+ * The function is written as IR text and parsed: the template reads like the IR it produces. Upstream
+ * one-shot bufferization then treats it like any other code, and inlining removes the call. */
+#include "w4a16/dialect.h"
+#include "w4a16/lowering.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Bufferization.h"
+#include "mlir-c/Dialect/ControlFlow.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/MemRef.h"
+#include "mlir-c/Dialect/Tensor.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- text helpers ------------------------------------------------------------------------------- */
+
+typedef struct Text {
+  char *buf;
+  size_t used, size;
+} Text;
+
+static void append(Text *t, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && t->used + (size_t)n < t->size) {
+      t->used += (size_t)n;
+      return;
+    }
+    t->size = 2 * t->size + (size_t)n + 256;
+    t->buf = realloc(t->buf, t->size);
+  }
+}
+
+static void appendStringRef(MlirStringRef s, void *userData) { append(userData, "%.*s", (int)s.length, s.data); }
+
+static void appendType(Text *t, MlirType type) { mlirTypePrint(type, appendStringRef, t); }
+
+/* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
+static void appendMemrefOf(Text *t, MlirType tensor) {
+  Text tmp = {NULL, 0, 0};
+  appendType(&tmp, tensor);
+  append(t, "memref%s", strchr(tmp.buf, '<'));
+  free(tmp.buf);
+}
+
+static bool attrIs(MlirOperation op, const char *name, const char *value) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
+    return false;
+  MlirStringRef s = mlirStringAttrGetValue(a);
+  return s.length == strlen(value) && memcmp(s.data, value, s.length) == 0;
+}
+
+/* Codes shared with the runtime (runtime/abi/include/w4a16/runtime_abi.h). */
+static int activationCode(MlirOperation op) { return attrIs(op, "activation", "silu") ? 1 : attrIs(op, "activation", "gelu_tanh") ? 2 : 0; }
+static int weightLayoutCode(MlirOperation op) { return attrIs(op, "weight_layout", "k_n") ? 1 : attrIs(op, "weight_layout", "n_k") ? 2 : 0; }
+static int scalesLayoutCode(MlirOperation op) { return attrIs(op, "scales_layout", "n_g") ? 1 : 0; }
+
+/* --- the template ------------------------------------------------------------------------------- */
+
+enum { kX, kWeight, kScales, kBias, kResidual };
+
+typedef struct FusedOperands {
+  MlirValue value[5];
+  bool present[5];
+} FusedOperands;
+
+static FusedOperands operandsOf(MlirOperation op) {
+  FusedOperands f = {{{NULL}}, {true, true, true, false, false}};
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  f.present[kBias] = mlirDenseI32ArrayGetElement(seg, 3) != 0;
+  f.present[kResidual] = mlirDenseI32ArrayGetElement(seg, 4) != 0;
+  intptr_t next = 0;
+  for (int i = 0; i < 5; ++i)
+    if (f.present[i])
+      f.value[i] = mlirOperationGetOperand(op, next++);
+  return f;
+}
+
+static const char *weightSuffix(MlirType weightTensor) {
+  unsigned width = mlirIntegerTypeGetWidth(mlirShapedTypeGetElementType(weightTensor));
+  return width == 32 ? "i32" : width == 8 ? "i8" : "i4";
+}
+
+static void appendRuntimeSignature(Text *t, const char *w) {
+  append(t, "(memref<?x?xf16>, memref<?x?x%s>, memref<?x?xf16>, memref<?xf16>, memref<?x?xf16>, memref<?x?xf16>, "
+            "i32, i32, i32, i32, i32) -> i32",
+         w);
+}
+
+/* The runtime declaration and one private function performing the call for `op`. */
+static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
+  FusedOperands f = operandsOf(op);
+  static const char *const names[] = {"x", "weight", "scales", "bias", "residual"};
+  MlirType outType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  const char *w = weightSuffix(mlirValueGetType(f.value[kWeight]));
+
+  append(t, "func.func private @w4a16_rt_matmul_%s", w);
+  appendRuntimeSignature(t, w);
+  append(t, " attributes {llvm.emit_c_interface}\n");
+
+  append(t, "func.func private @%s(", name);
+  for (int i = 0, first = 1; i < 5; ++i)
+    if (f.present[i]) {
+      append(t, "%s%%%s: ", first ? "" : ", ", names[i]);
+      appendType(t, mlirValueGetType(f.value[i]));
+      first = 0;
+    }
+  append(t, ") -> ");
+  appendType(t, outType);
+  append(t, " {\n  %%c0 = arith.constant 0 : index\n");
+
+  /* Operands: read-only buffers, cast to the runtime's dynamic shapes. */
+  static const char *const dynamicTypes[] = {"memref<?x?xf16>", NULL, "memref<?x?xf16>", "memref<?xf16>", "memref<?x?xf16>"};
+  for (int i = 0; i < 5; ++i) {
+    MlirType type = f.present[i] ? mlirValueGetType(f.value[i]) : (MlirType){NULL};
+    Text dynamic = {NULL, 0, 0};
+    if (dynamicTypes[i])
+      append(&dynamic, "%s", dynamicTypes[i]);
+    else
+      append(&dynamic, "memref<?x?x%s>", w);
+    if (f.present[i]) {
+      append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
+      appendType(t, type);
+      append(t, " to ");
+      appendMemrefOf(t, type);
+      append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", names[i], names[i]);
+      appendMemrefOf(t, type);
+      append(t, " to %s\n", dynamic.buf);
+    } else { /* absent bias/residual: an empty buffer; the has_* flag says to ignore it */
+      const char *empty = i == kBias ? "memref<0xf16>" : "memref<0x0xf16>";
+      append(t, "  %%%s_buf = memref.alloca() : %s\n", names[i], empty);
+      append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", names[i], names[i], empty, dynamic.buf);
+    }
+    free(dynamic.buf);
+  }
+
+  /* Result: a fresh buffer of the op's shape (M may be dynamic: take it from x). */
+  bool dynamicM = mlirShapedTypeIsDynamicDim(outType, 0);
+  if (dynamicM) {
+    append(t, "  %%m = tensor.dim %%x, %%c0 : ");
+    appendType(t, mlirValueGetType(f.value[kX]));
+    append(t, "\n");
+  }
+  append(t, "  %%out_buf = memref.alloc(%s) : ", dynamicM ? "%m" : "");
+  appendMemrefOf(t, outType);
+  append(t, "\n  %%out_arg = memref.cast %%out_buf : ");
+  appendMemrefOf(t, outType);
+  append(t, " to memref<?x?xf16>\n");
+
+  int flags[] = {activationCode(op), weightLayoutCode(op), scalesLayoutCode(op), f.present[kBias], f.present[kResidual]};
+  static const char *const flagNames[] = {"activation", "weight_layout", "scales_layout", "has_bias", "has_residual"};
+  for (int i = 0; i < 5; ++i)
+    append(t, "  %%%s = arith.constant %d : i32\n", flagNames[i], flags[i]);
+  append(t, "  %%status = func.call @w4a16_rt_matmul_%s(%%x_arg, %%weight_arg, %%scales_arg, %%bias_arg, %%residual_arg, "
+            "%%out_arg, %%activation, %%weight_layout, %%scales_layout, %%has_bias, %%has_residual) : ",
+         w);
+  appendRuntimeSignature(t, w);
+  append(t, "\n  %%ok_status = arith.constant 0 : i32\n"
+            "  %%ok = arith.cmpi eq, %%status, %%ok_status : i32\n"
+            "  cf.assert %%ok, \"w4a16 runtime call failed (message on stderr)\"\n"
+            "  %%out = bufferization.to_tensor %%out_buf restrict writable : ");
+  appendMemrefOf(t, outType);
+  append(t, " to ");
+  appendType(t, outType);
+  append(t, "\n  return %%out : ");
+  appendType(t, outType);
+  append(t, "\n}\n");
+}
+
+/* --- the pass ----------------------------------------------------------------------------------- */
+
+typedef struct FusedOps {
+  MlirOperation *ops;
+  int count, capacity;
+} FusedOps;
+
+static MlirWalkResult collectFused(MlirOperation op, void *userData) {
+  FusedOps *list = userData;
+  if (!w4a16IsFusedMatmul(op))
+    return MlirWalkResultAdvance;
+  if (list->count == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 8;
+    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static bool hasSymbol(MlirOperation module, MlirStringRef name) {
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
+  mlirSymbolTableDestroy(table);
+  return found;
+}
+
+static MlirStringRef symbolName(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+  return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
+}
+
+/* Moves the functions of `from` into `module`, skipping declarations it already has. */
+static void moveFunctions(MlirModule from, MlirOperation module) {
+  MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!hasSymbol(module, symbolName(op))) {
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(target, op);
+    }
+    op = next;
+  }
+}
+
+static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  char name[64];
+  for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
+    snprintf(name, sizeof name, "__w4a16_fused_matmul_%d", suffix);
+    if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
+      break;
+  }
+  Text text = {NULL, 0, 0};
+  writeCallFunction(&text, op, name);
+  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
+  free(text.buf);
+  if (mlirModuleIsNull(parsed)) {
+    mlirEmitError(mlirOperationGetLocation(op), "w4a16-lower-to-runtime: could not build the runtime call");
+    return false;
+  }
+  moveFunctions(parsed, module);
+  mlirModuleDestroy(parsed);
+
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), loc);
+  intptr_t numOperands = mlirOperationGetNumOperands(op);
+  MlirValue operands[5];
+  for (intptr_t i = 0; i < numOperands; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  mlirOperationStateAddOperands(&state, numOperands, operands);
+  mlirOperationStateAddResults(&state, 1, &resultType);
+  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
+                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  mlirOperationStateAddAttributes(&state, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(call, 0));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+/* Public functions with a body get the C interface, so compiled code exports _mlir_ciface_<name>. */
+static void exportCInterfaces(MlirOperation module) {
+  MlirContext ctx = mlirOperationGetContext(module);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirIdentifier opName = mlirOperationGetName(op);
+    MlirStringRef n = mlirIdentifierStr(opName);
+    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+    bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
+    bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    if (isFunc && !isPrivate && hasBody)
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
+  }
+}
+
+static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
+  (void)userData;
+  FusedOps list = {NULL, 0, 0};
+  mlirOperationWalk(module, collectFused, &list, MlirWalkPreOrder);
+  for (int i = 0; i < list.count; ++i)
+    if (!lowerOne(module, list.ops[i], i)) {
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+  free(list.ops);
+  exportCInterfaces(module);
+}
+
+static MlirLogicalResult lowerInitialize(MlirContext ctx, void *userData) {
+  (void)userData;
+  return w4a16LoadDialect(ctx);
+}
+
+static void noop(void *userData) { (void)userData; }
+static void *sameData(void *userData) { return userData; }
+
+static _Alignas(8) char lowerPassId;
+
+MlirPass w4a16CreateLowerToRuntimePass(void) {
+  MlirExternalPassCallbacks callbacks = {noop, noop, lowerInitialize, sameData, lowerRun};
+  MlirDialectHandle dialects[] = {mlirGetDialectHandle__arith__(), mlirGetDialectHandle__bufferization__(),
+                                  mlirGetDialectHandle__cf__(), mlirGetDialectHandle__func__(),
+                                  mlirGetDialectHandle__memref__(), mlirGetDialectHandle__tensor__()};
+  return mlirCreateExternalPass(mlirTypeIDCreate(&lowerPassId), mlirStringRefCreateFromCString("W4a16LowerToRuntime"),
+                                mlirStringRefCreateFromCString("w4a16-lower-to-runtime"),
+                                mlirStringRefCreateFromCString("Lower w4a16.fused_matmul to calls into the w4a16 runtime"),
+                                mlirStringRefCreateFromCString("builtin.module"), sizeof dialects / sizeof dialects[0],
+                                dialects, callbacks, NULL);
+}
+
+void w4a16AddLowerToRuntimePass(MlirOpPassManager pm) {
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateLowerToRuntimePass());
+}

@@ -1,0 +1,40 @@
+/* --w4a16-pipeline: fuse -> verify -> lower-to-runtime -> upstream passes to the LLVM dialect.
+ * Everything after our lowering is upstream MLIR (NOTES.md lists this sequence as verified). */
+#include "w4a16/lowering.h"
+
+#include "mlir-c/RegisterEverything.h"
+
+#include <pthread.h>
+
+#include <stdio.h>
+
+const char *w4a16UpstreamLoweringPipeline(void) {
+  return "inline,"
+         "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+         "convert-linalg-to-loops,"
+         "buffer-deallocation-pipeline,"
+         "convert-scf-to-cf,"
+         "expand-strided-metadata,"
+         "lower-affine,"
+         "convert-math-to-libm,"
+         "convert-to-llvm,"
+         "reconcile-unrealized-casts";
+}
+
+static void printError(MlirStringRef message, void *userData) {
+  (void)userData;
+  fprintf(stderr, "%.*s", (int)message.length, message.data);
+}
+
+/* The textual pipeline names upstream passes, which must be registered once per process. */
+static pthread_once_t registerOnce = PTHREAD_ONCE_INIT;
+
+MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options) {
+  pthread_once(&registerOnce, mlirRegisterAllPasses);
+  if (options.fuse) {
+    w4a16AddFusePass(pm, options.fuseOptions);
+    mlirOpPassManagerAddOwnedPass(pm, w4a16CreateVerifyPass());
+  }
+  w4a16AddLowerToRuntimePass(pm);
+  return mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
+}
