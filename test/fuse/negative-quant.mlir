@@ -1,0 +1,702 @@
+// Must not fuse (SPEC §4), quantisation scheme: group size != 128, zero point != 8, one scale per row or per
+// column instead of per (K/128 group, column), signed codes without the -8 offset (or two's complement minus
+// 8), (code * s) - 8 instead of (code - 8) * s, nibbles most-significant first, a 3-bit mask, K not a multiple
+// of 128. The output must be byte-for-byte what w4a16-opt and mlir-opt print without the pass.
+//
+// RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --w4a16-fuse --split-input-file %s -o %t.fused
+// RUN: w4a16-opt --split-input-file %s -o %t.plain
+// RUN: diff %t.fused %t.plain
+// RUN: mlir-opt --split-input-file %s -o %t.mlir-opt
+// RUN: diff %t.fused %t.mlir-opt
+
+// GPTQ with group size 64: scales (K/64, N), group index k / 64.
+
+// CHECK-LABEL: func.func @gptq_group_64(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_group_64(%x: tensor<8x4096xf16>, %qweight: tensor<512x4096xi32>, %scales: tensor<64x4096xf16>) -> tensor<8x4096xf16> {
+  %de = tensor.empty() : tensor<4096x4096xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<4096x4096xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 64 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<512x4096xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<64x4096xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<4096x4096xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<8x4096xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<8x4096xf16>, tensor<4096x4096xf16>) outs(%acc : tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  return %mm : tensor<8x4096xf16>
+}
+
+// -----
+
+// GPTQ with group size 256: scales (K/256, N).
+
+// CHECK-LABEL: func.func @gptq_group_256(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_group_256(%x: tensor<16x4096xf16>, %qweight: tensor<512x11008xi32>, %scales: tensor<16x11008xf16>) -> tensor<16x11008xf16> {
+  %de = tensor.empty() : tensor<4096x11008xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<4096x11008xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 256 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<512x11008xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<16x11008xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<16x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<16x11008xf16>) -> tensor<16x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<16x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<16x11008xf16>) -> tensor<16x11008xf16>
+  return %mm : tensor<16x11008xf16>
+}
+
+// -----
+
+// GPTQ with zero point 7.
+
+// CHECK-LABEL: func.func @gptq_zero_point_7(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_zero_point_7(%x: tensor<1x4096xf16>, %qweight: tensor<512x4096xi32>, %scales: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+  %de = tensor.empty() : tensor<4096x4096xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<4096x4096xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 7.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<512x4096xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<32x4096xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<4096x4096xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<1x4096xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<1x4096xf16>) -> tensor<1x4096xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<1x4096xf16>, tensor<4096x4096xf16>) outs(%acc : tensor<1x4096xf16>) -> tensor<1x4096xf16>
+  return %mm : tensor<1x4096xf16>
+}
+
+// -----
+
+// One scale per row k (scales (K,)) instead of per group.
+
+// CHECK-LABEL: func.func @gptq_scale_per_row(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_scale_per_row(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<1024xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %sc = tensor.extract %scales[%k] : tensor<1024xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// One scale per column n (scales (N,), per-channel quantisation).
+
+// CHECK-LABEL: func.func @gptq_scale_per_column(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_scale_per_column(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<256xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %sc = tensor.extract %scales[%n] : tensor<256xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// Nibbles read as two's complement (shli + shrsi, sitofp) with no -8 offset.
+
+// CHECK-LABEL: func.func @gptq_signed_twos_complement(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_signed_twos_complement(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %lsh = arith.subi %c28_i32, %sh : i32
+    %up = arith.shli %word, %lsh : i32
+    %code = arith.shrsi %up, %c28_i32 : i32
+    %cf = arith.sitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<8x256xf16>
+    %w = arith.mulf %cf, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// code * s - 8 instead of (code - 8) * s.
+
+// CHECK-LABEL: func.func @gptq_mul_then_sub(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_mul_then_sub(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<8x256xf16>
+    %cm = arith.mulf %cf, %sc : f16
+    %w = arith.subf %cm, %zp : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// Nibbles taken most-significant first: shift (7 - k mod 8) * 4.
+
+// CHECK-LABEL: func.func @gptq_msb_first(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_msb_first(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %rlane = arith.subi %c7_i32, %lane_i32 : i32
+    %sh = arith.muli %rlane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<8x256xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// 3-bit codes: mask 7 instead of 15.
+
+// CHECK-LABEL: func.func @gptq_mask_7(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_mask_7(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %de = tensor.empty() : tensor<1024x256xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<1024x256xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 7 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<128x256xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<8x256xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<1024x256xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x256xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %mm : tensor<4x256xf16>
+}
+
+// -----
+
+// K = 200 is not a multiple of 128 (25 packed rows, 2 scale groups, the last one partial).
+
+// CHECK-LABEL: func.func @gptq_k_200(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_k_200(%x: tensor<4x200xf16>, %qweight: tensor<25x64xi32>, %scales: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %de = tensor.empty() : tensor<200x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<200x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<25x64xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<200x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<4x200xf16>, tensor<200x64xf16>) outs(%acc : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %mm : tensor<4x64xf16>
+}
+
+// -----
+
+// K = 320 (a multiple of 64, not of 128) with group 128 indexing: 3 scale groups.
+
+// CHECK-LABEL: func.func @gptq_k_320(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @gptq_k_320(%x: tensor<2x320xf16>, %qweight: tensor<40x64xi32>, %scales: tensor<3x64xf16>) -> tensor<2x64xf16> {
+  %de = tensor.empty() : tensor<320x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<320x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<40x64xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<3x64xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<320x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<2x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<2x64xf16>) -> tensor<2x64xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<2x320xf16>, tensor<320x64xf16>) outs(%acc : tensor<2x64xf16>) -> tensor<2x64xf16>
+  return %mm : tensor<2x64xf16>
+}
+
+// -----
+
+// IREE [K/128, 128, N] dequant subtracting 7.
+
+// CHECK-LABEL: func.func @iree_zero_point_7(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_zero_point_7(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<32x11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %zp = arith.constant 7.000000e+00 : f16
+    %0 = arith.extui %in : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %zp : f16
+    %3 = arith.mulf %2, %in_0 : f16
+    linalg.yield %3 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// Zero points as a linalg.fill'ed tensor of 7.
+
+// CHECK-LABEL: func.func @iree_zero_point_fill_7(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_zero_point_fill_7(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %seven = arith.constant 7.000000e+00 : f16
+  %ze = tensor.empty() : tensor<32x11008xf16>
+  %zps = linalg.fill ins(%seven : f16) outs(%ze : tensor<32x11008xf16>) -> tensor<32x11008xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s, %zps : tensor<32x128x11008xi4>, tensor<32x11008xf16>, tensor<32x11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %z: f16, %out: f16):
+    %0 = arith.extui %in : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %z : f16
+    %3 = arith.mulf %2, %in_0 : f16
+    linalg.yield %3 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// One scale per row k: scales [K/128, 128] read with (d0, d1), not broadcast over the group.
+
+// CHECK-LABEL: func.func @iree_scale_per_row(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_scale_per_row(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x128xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<32x128xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %zp = arith.constant 8.000000e+00 : f16
+    %0 = arith.extui %in : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %zp : f16
+    %3 = arith.mulf %2, %in_0 : f16
+    linalg.yield %3 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// One scale per column n: scales [N] read with (d2).
+
+// CHECK-LABEL: func.func @iree_scale_per_column(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_scale_per_column(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %zp = arith.constant 8.000000e+00 : f16
+    %0 = arith.extui %in : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %zp : f16
+    %3 = arith.mulf %2, %in_0 : f16
+    linalg.yield %3 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// Signed i4: arith.extsi + arith.sitofp, no zero point subtracted.
+
+// CHECK-LABEL: func.func @iree_signed_extsi_no_offset(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_signed_extsi_no_offset(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<32x11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %0 = arith.extsi %in : i4 to i32
+    %1 = arith.sitofp %0 : i32 to f16
+    %2 = arith.mulf %1, %in_0 : f16
+    linalg.yield %2 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// Signed i4 converted directly with arith.sitofp i4 -> f16, no offset.
+
+// CHECK-LABEL: func.func @iree_signed_sitofp_direct(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_signed_sitofp_direct(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<32x11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %0 = arith.sitofp %in : i4 to f16
+    %1 = arith.mulf %0, %in_0 : f16
+    linalg.yield %1 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// Sign-extended codes minus 8 (two's complement read, then the unsigned offset): wrong codes.
+
+// CHECK-LABEL: func.func @iree_extsi_minus_8(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         linalg.matmul
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_extsi_minus_8(%x: tensor<?x4096xf16>, %w: tensor<32x128x11008xi4>, %s: tensor<32x11008xf16>) -> tensor<?x11008xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf16>
+  %de = tensor.empty() : tensor<32x128x11008xf16>
+  %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<32x128x11008xi4>, tensor<32x11008xf16>) outs(%de : tensor<32x128x11008xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %zp = arith.constant 8.000000e+00 : f16
+    %0 = arith.extsi %in : i4 to i32
+    %1 = arith.sitofp %0 : i32 to f16
+    %2 = arith.subf %1, %zp : f16
+    %3 = arith.mulf %2, %in_0 : f16
+    linalg.yield %3 : f16
+  } -> tensor<32x128x11008xf16>
+  %deq = tensor.collapse_shape %deq3 [[0, 1], [2]] : tensor<32x128x11008xf16> into tensor<4096x11008xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty(%m) : tensor<?x11008xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  %mm = linalg.matmul ins(%x, %deq : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// IREE-style [N, K/64, 64] weight with [N, K/64] scales and x expanded to [M, K/64, 64]: group size 64.
+
+// CHECK-LABEL: func.func @iree_group_64(
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @iree_group_64(%x: tensor<4x4096xf16>, %w: tensor<4096x64x64xi4>, %s: tensor<4096x64xf16>) -> tensor<4x4096xf16> {
+  %cst = arith.constant 0.000000e+00 : f16
+  %zp = arith.constant 8.000000e+00 : f16
+  %xe = tensor.expand_shape %x [[0], [1, 2]] output_shape [4, 64, 64] : tensor<4x4096xf16> into tensor<4x64x64xf16>
+  %0 = tensor.empty() : tensor<4096x64x64xf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<4096x64x64xi4>, tensor<4096x64xf16>) outs(%0 : tensor<4096x64x64xf16>) {
+  ^bb0(%in: i4, %in_0: f16, %out: f16):
+    %5 = arith.extui %in : i4 to i32
+    %6 = arith.uitofp %5 : i32 to f16
+    %7 = arith.subf %6, %zp : f16
+    %8 = arith.mulf %7, %in_0 : f16
+    linalg.yield %8 : f16
+  } -> tensor<4096x64x64xf16>
+  %2 = tensor.empty() : tensor<4x4096xf16>
+  %3 = linalg.fill ins(%cst : f16) outs(%2 : tensor<4x4096xf16>) -> tensor<4x4096xf16>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%xe, %1 : tensor<4x64x64xf16>, tensor<4096x64x64xf16>) outs(%3 : tensor<4x4096xf16>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f16):
+    %5 = arith.mulf %in, %in_0 : f16
+    %6 = arith.addf %5, %out : f16
+    linalg.yield %6 : f16
+  } -> tensor<4x4096xf16>
+  return %4 : tensor<4x4096xf16>
+}
