@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { kEvalBudget = 200000, kBodyCache = 64 };
+enum { kEvalBudget = 200000, kBodyCache = 64, kMaxDepth = 200 };
 
 Scalar floatScalar(double f) { return (Scalar){.f = f}; }
 
@@ -274,7 +274,7 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
 
 static Scalar evalInBody(BodyFrame *f, MlirValue v) {
   Probe *probe = f->probe;
-  if (probe->error || --probe->budget < 0)
+  if (probe->error || --probe->budget < 0 || probe->depth >= kMaxDepth)
     return fail(probe, "expression too large to analyse");
   if (mlirValueIsABlockArgument(v)) {
     if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), f->view->body))
@@ -293,7 +293,9 @@ static Scalar evalInBody(BodyFrame *f, MlirValue v) {
   for (int i = 0; i < f->numCached; ++i)
     if (opEq(f->cachedOp[i], op))
       return f->cachedValue[i];
+  ++probe->depth;
   Scalar s = evalBodyOp(f, op, v);
+  --probe->depth;
   if (f->numCached < kBodyCache) {
     f->cachedOp[f->numCached] = op;
     f->cachedValue[f->numCached++] = s;
@@ -378,12 +380,15 @@ static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const 
 }
 
 Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  if (probe->error || --probe->budget < 0)
+  if (probe->error || --probe->budget < 0 || probe->depth >= kMaxDepth)
     return fail(probe, "expression too large to analyse");
   MlirOperation p = producer(tensor);
-  if (!mlirOperationIsNull(p) && probe->seeThrough(probe, p)) {
+  if (!mlirOperationIsNull(p) && rankOf(tensor) <= kMaxRank && probe->seeThrough(probe, p)) {
     Scalar out;
-    if (evalProducer(probe, p, resultIndex(tensor), idx, &out)) {
+    ++probe->depth;
+    bool evaluated = evalProducer(probe, p, resultIndex(tensor), idx, &out);
+    --probe->depth;
+    if (evaluated) {
       touch(probe, p);
       return out;
     }

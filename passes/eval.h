@@ -37,6 +37,7 @@ struct Probe {
   int numTouched;
   const char *error; /* first unsupported construct, NULL if none */
   long budget;       /* remaining op evaluations; guards against huge expressions */
+  int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 
 void probeInit(Probe *probe, bool (*seeThrough)(Probe *, MlirOperation),

@@ -99,7 +99,8 @@ static MlirValue collapseTo(MlirValue value, int split, MlirOperation before, Ml
 }
 
 static bool isPureProducer(MlirOperation op) {
-  return opIs(op, "tensor.empty") || opIs(op, "arith.constant") || isViewProducer(op) || isElementwiseProducer(op);
+  return opIs(op, "tensor.empty") || opIs(op, "tensor.dim") || opIs(op, "arith.constant") || isViewProducer(op) ||
+         isElementwiseProducer(op);
 }
 
 static bool isDead(MlirOperation op) {

@@ -173,6 +173,8 @@ bool linalgView(MlirOperation op, LinalgView *view) {
     if (!mlirAttributeIsAAffineMap(m))
       return false;
     view->maps[i] = mlirAffineMapAttrGetValue(m);
+    if (mlirAffineMapGetNumResults(view->maps[i]) > kMaxRank)
+      return false;
     if (!isRankedTensor(mlirOperationGetOperand(op, i)) && mlirAffineMapGetNumResults(view->maps[i]) != 0)
       return false;
   }

@@ -114,6 +114,11 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   mm->K = 1;
   for (int i = 0; i < numK; ++i)
     mm->K = v->loopRange[kLoops[i]] < 0 || mm->K < 0 ? -1 : mm->K * v->loopRange[kLoops[i]];
+  for (int d = 0; d < v->numLoops; ++d)
+    if (v->loopRange[d] == 0) {
+      setReason(why, v->op, "empty contraction (a dimension of size 0)");
+      return false;
+    }
   if (mm->K < 0 || mm->N < 0) {
     setReason(why, v->op, mm->K < 0 ? "dynamic K (K must be static)" : "dynamic N (N must be static)");
     return false;
