@@ -1,0 +1,55 @@
+// Malformed w4a16 ops are located errors (exit 1) - both what IRDL checks (attribute values) and what the C
+// verifier checks (shapes, group size), which the tool runs after parsing, after every pass and at the end.
+// Other chunks are still processed.
+//
+// RUN: not w4a16-opt --split-input-file %s > %t.out 2> %t.err
+// RUN: FileCheck %s < %t.err
+// RUN: FileCheck %s --check-prefix=OUT < %t.out
+// The w4a16-verify pass reports the same errors.
+// RUN: not w4a16-opt --split-input-file --w4a16-verify %s 2>&1 >/dev/null | FileCheck %s
+
+// CHECK: verifier-errors.mlir:[[@LINE+2]]:8: error: 'w4a16.fused_matmul' op scales dim 0 is 3, expected 2
+func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3x64xf16>) -> tensor<4x64xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<3x64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// CHECK: verifier-errors.mlir:[[@LINE+3]]:8: error: '"relu"' does not satisfy the constraint
+// CHECK-NEXT: activation = "relu"
+func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// CHECK: verifier-errors.mlir:[[@LINE+2]]:8: error: 'w4a16.fused_matmul' op group_size must be 128
+func.func @bad_group(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 64 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// OUT-LABEL: func.func @good(
+// OUT-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x256xf16>
+// OUT-SAME:    %[[B:[a-zA-Z0-9_]+]]: tensor<64xf16>
+// OUT:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %{{.+}}, %{{.+}}, %[[B]])
+// OUT-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>
+// OUT:         return %[[R]]
+// OUT-NOT:     func.func
+func.func @good(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<?x64xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+// CHECK-NOT: error
