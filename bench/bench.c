@@ -8,9 +8,10 @@
  * enough distinct weight copies (separate plans, i.e. separate repacks) to exceed 4 x 60 MB of L2;
  * L2-hot reuses one. The floor is SPEC §3's byte count over the HBM read bandwidth measured in the same run.
  *
- *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot]
+ *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
- *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only) */
+ *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
+ *     --shape, --ms     a subset (experiments); --ours-only skips the baselines */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -142,11 +143,15 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv";
-  int quick = 0, baselines_hot = 0;
+  int quick = 0, baselines_hot = 0, ours_only = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
+    else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
+    else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
+    else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
+      for (char *t = strtok(argv[++i], ","); t && n_user_ms < 8; t = strtok(NULL, ",")) user_ms[n_user_ms++] = atoi(t);
   }
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -157,9 +162,11 @@ int main(int argc, char **argv) {
   if (!csv) return 2;
   fprintf(csv, "K,N,M,impl,l2,median_us,min_us,max_us,max_over_min,floor_us,x_floor,read_bw_TBps,config\n");
 
-  static const int shapes[][2] = {{8192, 8192}, {8192, 28672}, {28672, 8192}, {14336, 4096}};
-  static const int Ms[] = {1, 16, 18, 24, 31, 32, 48, 64};
-  const int nshapes = quick ? 1 : 4, nm = 8;
+  int shapes[][2] = {{8192, 8192}, {8192, 28672}, {28672, 8192}, {14336, 4096}};
+  int Ms[] = {1, 16, 18, 24, 31, 32, 48, 64};
+  int nshapes = quick ? 1 : 4, nm = 8;
+  if (user_shape[0] > 0) shapes[0][0] = user_shape[0], shapes[0][1] = user_shape[1], nshapes = 1;
+  if (n_user_ms > 0) memcpy(Ms, user_ms, sizeof(int) * (size_t)n_user_ms), nm = n_user_ms;
   cublasHandle_t cublas;
   if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) return 2;
 
@@ -231,10 +238,10 @@ int main(int argc, char **argv) {
       CK(cudaDeviceSynchronize());
     }
 
-    const int nM = quick ? 4 : nm;
+    const int nM = quick && n_user_ms == 0 ? 4 : nm;
     static const int quickMs[] = {1, 16, 32, 64};
     for (int mi = 0; mi < nM; ++mi) {
-      const int M = quick ? quickMs[mi] : Ms[mi];
+      const int M = quick && n_user_ms == 0 ? quickMs[mi] : Ms[mi];
       const double floor_bytes = (double)K * N / 2 + (double)K / 128 * N * 2 + (double)M * K * 2 +
                                  2.0 * M * N * 2 + (double)N * 2;
       const double floor_us = floor_bytes / bw * 1e6;
@@ -243,7 +250,7 @@ int main(int argc, char **argv) {
       w4a16_plan_describe(c.plans[0], M, desc, sizeof desc);
       for (int impl = 0; impl < 3; ++impl)
         for (int hot = 0; hot < 2; ++hot) {
-          if (impl != IMPL_OURS && hot && !baselines_hot) continue;
+          if (impl != IMPL_OURS && ((hot && !baselines_hot) || ours_only)) continue;
           c.impl = impl, c.M = M, c.hot = hot, c.bad = 0;
           measure(&c, &med[impl][hot], &mn[impl][hot], &mx[impl][hot]);
           if (c.bad) {
@@ -257,9 +264,9 @@ int main(int argc, char **argv) {
         }
       char shape[24];
       snprintf(shape, sizeof shape, "%dx%d", K, N);
-      printf("%-12s %3d | %9.1f %9.1f %6.2f %6.3f | %9.1f %6.2fx | %9.1f %6.2fx | %.1f\n", shape, M, med[0][0],
-             med[0][1], med[0][0] / floor_us, mx[0][0] / mn[0][0], med[1][0], med[1][0] / med[0][0], med[2][0],
-             med[2][0] / med[0][0], floor_us);
+      printf("%-12s %3d | %9.1f %9.1f %6.2f %6.3f | %9.1f %6.2fx | %9.1f %6.2fx | %.1f  %s\n", shape, M,
+             med[0][0], med[0][1], med[0][0] / floor_us, mx[0][0] / mn[0][0], med[1][0], med[1][0] / med[0][0],
+             med[2][0], med[2][0] / med[0][0], floor_us, ours_only ? desc : "");
       fflush(stdout);
     }
     for (int r = 0; r < c.R; ++r) {

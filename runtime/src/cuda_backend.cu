@@ -86,15 +86,19 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-// Split-K choice: time ~ waves * groups per CTA, where a wave is the number of CTAs the GPU holds at
-// once. More splits shorten each CTA but add waves once the tiles * splits CTAs exceed one. Smallest
-// cost wins, fewer splits on ties (less reduction work). Clusters are portable up to 8 CTAs.
+// Split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the number
+// of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue, CTA
+// launch) was fitted on the H200 (bench/RESULTS.md, 2026-11-30): for 8192x28672 the model without it
+// chose S=7 (3 waves), measured 102.5 us at M=32, against 77.0 us for S=2 (one wave); ~16 groups'
+// worth of streaming per wave orders S=1,2,4,7 as measured at the top. Smallest cost wins, fewer
+// splits on ties. Clusters are portable up to 8 CTAs.
+constexpr int kWaveOverheadGroups = 16;
 int choose_splits(int ctas_n, int G, int capacity) {
   int best = 1;
   long long best_cost = -1;
   for (int s = 1; s <= 8 && s <= G; ++s) {
     const long long waves = ((long long)ctas_n * s + capacity - 1) / capacity;
-    const long long cost = waves * ((G + s - 1) / s);
+    const long long cost = waves * ((G + s - 1) / s + kWaveOverheadGroups);
     if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
   }
   return best;
