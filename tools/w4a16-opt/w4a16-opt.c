@@ -16,6 +16,7 @@
  * Exit status: 0 on success, 1 when any input chunk failed (parse error, verifier error, failed pass),
  * 2 on a command-line error (unknown option, missing value, malformed --pass-pipeline).
  */
+#include "w4a16/lowering.h"
 #include "w4a16/w4a16.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -122,11 +123,8 @@ typedef enum ItemKind {
   ITEM_W4A16_FUSE,    /* --w4a16-fuse */
   ITEM_W4A16_EXPLAIN, /* --w4a16-explain: the fuse pass with explain on */
   ITEM_W4A16_VERIFY,  /* --w4a16-verify */
-  /* Issue #4 (lowering/include/w4a16/lowering.h) adds two more flags here:
-   *   ITEM_W4A16_LOWER_TO_RUNTIME  --w4a16-lower-to-runtime  -> w4a16AddLowerToRuntimePass(pm)
-   *   ITEM_W4A16_PIPELINE          --w4a16-pipeline          -> w4a16AddPipeline(pm, options)
-   * Add them to kPassFlags below and to add_items_to_pm() (and #include "w4a16/lowering.h");
-   * nothing else needs to change: they then run in command-line order like every other item. */
+  ITEM_W4A16_LOWER_TO_RUNTIME, /* --w4a16-lower-to-runtime */
+  ITEM_W4A16_PIPELINE,         /* --w4a16-pipeline: fuse, lower, upstream passes down to the LLVM dialect */
   ITEM_UPSTREAM_PIPELINE /* --pass-pipeline=<text> */
 } ItemKind;
 
@@ -150,8 +148,9 @@ static const PassFlag kPassFlags[] = {
     {"w4a16-explain", ITEM_W4A16_EXPLAIN,
      "Run w4a16-fuse and report, for every matmul fed by a dequantised weight, \"fused as ...\" or why not"},
     {"w4a16-verify", ITEM_W4A16_VERIFY, "Check the w4a16 ops (shapes, element types, attributes)"},
-    /* Issue #4: {"w4a16-lower-to-runtime", ITEM_W4A16_LOWER_TO_RUNTIME, "..."},
-     *           {"w4a16-pipeline", ITEM_W4A16_PIPELINE, "..."}, */
+    {"w4a16-lower-to-runtime", ITEM_W4A16_LOWER_TO_RUNTIME, "Lower w4a16.fused_matmul to calls into the w4a16 runtime"},
+    {"w4a16-pipeline", ITEM_W4A16_PIPELINE,
+     "Fuse, lower to runtime calls, then upstream bufferization and conversion to the LLVM dialect"},
 };
 static const size_t kNumPassFlags = sizeof(kPassFlags) / sizeof(kPassFlags[0]);
 
@@ -713,10 +712,21 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
     case ITEM_W4A16_VERIFY:
       mlirOpPassManagerAddOwnedPass(opm, w4a16CreateVerifyPass());
       break;
-    /* Issue #4:
-     * case ITEM_W4A16_LOWER_TO_RUNTIME: w4a16AddLowerToRuntimePass(opm); break;
-     * case ITEM_W4A16_PIPELINE:         if (failed(w4a16AddPipeline(opm, options))) { emit error; return false; }
-     * (both anchor on builtin.module: check top_name first, like the --pass-pipeline case below) */
+    case ITEM_W4A16_LOWER_TO_RUNTIME:
+    case ITEM_W4A16_PIPELINE: {
+      if (!strref_eq(top_name, "builtin.module")) {
+        mlirEmitError(loc, "--w4a16-lower-to-runtime and --w4a16-pipeline run on a builtin.module");
+        return false;
+      }
+      if (it->kind == ITEM_W4A16_LOWER_TO_RUNTIME) {
+        w4a16AddLowerToRuntimePass(opm);
+      } else if (mlirLogicalResultIsFailure(w4a16AddPipeline(
+                     opm, (W4a16PipelineOptions){.fuse = true, .fuseOptions = {.explain_stream = stderr}}))) {
+        mlirEmitError(loc, "cannot build the w4a16 pipeline");
+        return false;
+      }
+      break;
+    }
     case ITEM_UPSTREAM_PIPELINE: {
       if (it->anchor && !strref_eq(top_name, it->anchor) && strcmp(it->anchor, "any") != 0) {
         StrBuf msg = {0};
