@@ -1,0 +1,567 @@
+/* End-to-end comparison of two AOT-compiled builds of one example model (examples/<name>.mlir): a test build
+ * (normally w4a16-compile's fused .so, which calls the w4a16 runtime) against a reference build (normally
+ * `w4a16-compile --no-fuse`, upstream MLIR lowering only), on the same deterministic inputs at several M.
+ *
+ *   e2e-driver --example llama_mlp --test llama_mlp.fused.so --ref llama_mlp.unfused.so
+ *              [--backend cpu|cuda|auto] [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N]
+ *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
+ *
+ * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
+ * to _mlir_ciface_w4a16_rt_matmul_* resolve to this executable, which links w4a16_rt_abi and exports its
+ * symbols. --backend selects the runtime backend for the test calls (auto: CUDA if w4a16_cuda_available(),
+ * else CPU); --ref-backend sets a backend for the reference calls too (when the reference is itself a fused
+ * build, e.g. to compare the CUDA run with the CPU run).
+ *
+ * The check is SPEC §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
+ * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build must also
+ * have prepared each weight once (plans created == fused chains, whatever the number of calls and Ms).
+ *
+ * Exit status: 0 all M pass (with --expect-mismatch: at least one M mismatched, and nothing else went wrong),
+ * 1 comparison failed (with --expect-mismatch: everything matched), 2 usage or setup error. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "w4a16/runtime.h"
+#include "w4a16/runtime_abi.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* The examples: one descriptor table per function signature (see examples/<name>.mlir).                 */
+/* ---------------------------------------------------------------------------------------------------- */
+
+typedef enum ArgKind {
+  ARG_X,            /* (M, K) f16 activations, uniform in [-2, 2] */
+  ARG_CODES_PACKED, /* i32 words of 8 unsigned 4-bit codes (GPTQ (K/8, N)) */
+  ARG_CODES_BYTES,  /* one unsigned 4-bit code per byte (i8 container or i4 as LLVM stores it) */
+  ARG_SCALES,       /* f16 group scales; magnitude from the layer so that outputs are O(1), random sign */
+  ARG_BIAS          /* (N,) f16 bias, uniform in [-0.5, 0.5] */
+} ArgKind;
+
+enum { kMaxRank = 3, kMaxArgs = 10, kMaxLayers = 4 };
+#define DYN_M (-1)
+
+typedef struct ArgDesc {
+  const char *name;
+  ArgKind kind;
+  int rank;
+  int64_t shape[kMaxRank]; /* DYN_M = the batch dimension */
+  int layer;               /* for ARG_SCALES: index into Example.layers */
+} ArgDesc;
+
+typedef struct Layer {
+  int64_t K;        /* reduction length */
+  double input_rms; /* typical RMS of the layer's input, to size its scales */
+} Layer;
+
+typedef struct Example {
+  const char *name;
+  int nargs;
+  ArgDesc args[kMaxArgs];
+  int64_t out_n;     /* result is (M, out_n) f16 */
+  int fused_chains;  /* fused build: each prepares one plan per weight */
+  Layer layers[kMaxLayers];
+} Example;
+
+static const Example kExamples[] = {
+    {"llama_mlp",
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"gate_qweight", ARG_CODES_PACKED, 2, {512, 11008}, 0},
+      {"gate_scales", ARG_SCALES, 2, {32, 11008}, 0},
+      {"up_qweight", ARG_CODES_PACKED, 2, {512, 11008}, 0},
+      {"up_scales", ARG_SCALES, 2, {32, 11008}, 1},
+      {"down_qweight", ARG_CODES_PACKED, 2, {1376, 4096}, 0},
+      {"down_scales", ARG_SCALES, 2, {86, 4096}, 2}},
+     4096,
+     3,
+     {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}}},
+    {"gpt_mlp",
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"fc1_weight", ARG_CODES_BYTES, 3, {16384, 32, 128}, 0},
+      {"fc1_scales", ARG_SCALES, 2, {16384, 32}, 0},
+      {"fc1_bias", ARG_BIAS, 1, {16384}, 0},
+      {"fc2_weight", ARG_CODES_BYTES, 3, {4096, 128, 128}, 0},
+      {"fc2_scales", ARG_SCALES, 2, {4096, 128}, 1},
+      {"fc2_bias", ARG_BIAS, 1, {4096}, 0}},
+     4096,
+     2,
+     {{4096, 1.155}, {16384, 0.65}}},
+    {"iree_i4",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"weight", ARG_CODES_BYTES, 3, {11008, 32, 128}, 0},
+      {"scales", ARG_SCALES, 2, {11008, 32}, 0}},
+     11008,
+     1,
+     {{4096, 1.155}}},
+};
+static const int kNumExamples = (int)(sizeof kExamples / sizeof kExamples[0]);
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Memref descriptors of any rank: {allocated, aligned, offset, sizes[r], strides[r]} is a sequence of     */
+/* 8-byte words, so one struct with room for the largest rank is layout-compatible with every rank.      */
+/* ---------------------------------------------------------------------------------------------------- */
+
+typedef struct AnyMemref {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t dims[2 * kMaxRank]; /* sizes[0..rank-1], then strides[0..rank-1] */
+} AnyMemref;
+
+static AnyMemref make_memref(void *data, int rank, const int64_t *sizes) {
+  AnyMemref m = {data, data, 0, {0}};
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    m.dims[d] = sizes[d];
+    m.dims[rank + d] = stride;
+    stride *= sizes[d];
+  }
+  return m;
+}
+
+/* Result of a function returning one rank-2 memref (the ciface writes it through the first argument). */
+typedef struct Memref2 {
+  uint16_t *allocated;
+  uint16_t *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} Memref2;
+
+typedef void (*Fn1)(void *, void *);
+typedef void (*Fn2)(void *, void *, void *);
+typedef void (*Fn3)(void *, void *, void *, void *);
+typedef void (*Fn4)(void *, void *, void *, void *, void *);
+typedef void (*Fn5)(void *, void *, void *, void *, void *, void *);
+typedef void (*Fn6)(void *, void *, void *, void *, void *, void *, void *);
+typedef void (*Fn7)(void *, void *, void *, void *, void *, void *, void *, void *);
+typedef void (*Fn8)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef void (*Fn9)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef void (*Fn10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+
+/* Every argument of these functions is a memref, passed by pointer: call with the right arity. */
+static void call_ciface(void *fn, Memref2 *ret, AnyMemref *a, int n) {
+  switch (n) {
+  case 1: ((Fn1)fn)(ret, &a[0]); break;
+  case 2: ((Fn2)fn)(ret, &a[0], &a[1]); break;
+  case 3: ((Fn3)fn)(ret, &a[0], &a[1], &a[2]); break;
+  case 4: ((Fn4)fn)(ret, &a[0], &a[1], &a[2], &a[3]); break;
+  case 5: ((Fn5)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4]); break;
+  case 6: ((Fn6)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]); break;
+  case 7: ((Fn7)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]); break;
+  case 8: ((Fn8)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]); break;
+  case 9: ((Fn9)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]); break;
+  case 10: ((Fn10)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9]); break;
+  default: fprintf(stderr, "e2e: unsupported arity %d\n", n); exit(2);
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* f16 and deterministic data                                                                           */
+/* ---------------------------------------------------------------------------------------------------- */
+
+static double f16_to_double(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
+  double v;
+  if (exp == 0)
+    v = ldexp(man, -24);
+  else if (exp == 31)
+    v = man ? NAN : INFINITY;
+  else
+    v = ldexp(man + 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+/* Round to nearest even (inputs here are small and finite). */
+static uint16_t double_to_f16(double x) {
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  double a = fabs(x);
+  if (a >= 65520.0)
+    return sign | 0x7c00;
+  if (a < ldexp(1, -14)) { /* subnormal: units of 2^-24 */
+    double q = nearbyint(a * ldexp(1, 24));
+    return sign | (uint16_t)q;
+  }
+  int e;
+  frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+  double q = nearbyint(ldexp(a, 11 - e)); /* 11 significant bits */
+  if (q >= 2048) {
+    q /= 2;
+    ++e;
+  }
+  int exp = e - 1 + 15;
+  if (exp >= 31)
+    return sign | 0x7c00;
+  return sign | (uint16_t)(exp << 10) | (uint16_t)((int)q - 1024);
+}
+
+static uint64_t g_rng;
+static uint64_t rng_next(void) { /* splitmix64 */
+  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double rng_uniform(double lo, double hi) { return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1p-53; }
+
+static int64_t numel(const ArgDesc *a, int64_t M) {
+  int64_t n = 1;
+  for (int d = 0; d < a->rank; ++d)
+    n *= a->shape[d] == DYN_M ? M : a->shape[d];
+  return n;
+}
+
+static void *xmalloc(size_t n) {
+  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+  if (!p) {
+    fprintf(stderr, "e2e: out of memory (%zu bytes)\n", n);
+    exit(2);
+  }
+  return p;
+}
+
+/* E[(code - 8)^2] for codes uniform in 0..15. */
+static const double kCodeMeanSquare = 21.5;
+
+static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
+  int64_t n = numel(a, M);
+  switch (a->kind) {
+  case ARG_X: {
+    uint16_t *p = xmalloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = double_to_f16(rng_uniform(-2.0, 2.0));
+    return p;
+  }
+  case ARG_CODES_PACKED: {
+    uint32_t *p = xmalloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = (uint32_t)(rng_next() >> 32);
+    return p;
+  }
+  case ARG_CODES_BYTES: {
+    uint8_t *p = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = (uint8_t)(rng_next() >> 60);
+    return p;
+  }
+  case ARG_SCALES: {
+    const Layer *l = &ex->layers[a->layer];
+    double s0 = 1.0 / (l->input_rms * sqrt(kCodeMeanSquare * (double)l->K));
+    uint16_t *p = xmalloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; ++i) {
+      double s = s0 * rng_uniform(0.5, 1.5);
+      p[i] = double_to_f16((rng_next() >> 63) ? -s : s);
+    }
+    return p;
+  }
+  case ARG_BIAS: {
+    uint16_t *p = xmalloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = double_to_f16(rng_uniform(-0.5, 0.5));
+    return p;
+  }
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Comparison (SPEC §1)                                                                                  */
+/* ---------------------------------------------------------------------------------------------------- */
+
+typedef struct Comparison {
+  double rel_l2;      /* ||out - ref|| / ||ref|| */
+  double max_rel;     /* max |out - ref| / (1 + |ref|) */
+  double ref_rms;     /* sanity: the reference is not trivial */
+  int64_t nonfinite;  /* NaN/Inf in out or ref */
+  int64_t worst;      /* index of the max_rel element */
+  bool pass;
+} Comparison;
+
+static Comparison compare(const uint16_t *out, const uint16_t *ref, int64_t n) {
+  Comparison c = {0};
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double o = f16_to_double(out[i]), r = f16_to_double(ref[i]);
+    if (!isfinite(o) || !isfinite(r)) {
+      ++c.nonfinite;
+      continue;
+    }
+    double d = fabs(o - r), rel = d / (1.0 + fabs(r));
+    num += d * d;
+    den += r * r;
+    if (rel > c.max_rel) {
+      c.max_rel = rel;
+      c.worst = i;
+    }
+  }
+  c.rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+  c.ref_rms = n ? sqrt(den / (double)n) : 0;
+  c.pass = c.nonfinite == 0 && c.rel_l2 <= 2e-3 && c.max_rel <= 1e-2 && den > 0;
+  return c;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Driver                                                                                                */
+/* ---------------------------------------------------------------------------------------------------- */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *load(const char *path, const char *symbol) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "e2e: cannot load %s: %s\n", path, dlerror());
+    return NULL;
+  }
+  void *fn = dlsym(h, symbol);
+  if (!fn)
+    fprintf(stderr, "e2e: %s does not export %s\n", path, symbol);
+  return fn;
+}
+
+static int parse_backend(const char *s, int *out) {
+  if (!strcmp(s, "cpu"))
+    *out = W4A16_BACKEND_CPU;
+  else if (!strcmp(s, "cuda"))
+    *out = W4A16_BACKEND_CUDA;
+  else if (!strcmp(s, "auto"))
+    *out = w4a16_cuda_available() ? W4A16_BACKEND_CUDA : W4A16_BACKEND_CPU;
+  else
+    return 0;
+  return 1;
+}
+
+static const char *backend_name(int b) { return b == W4A16_BACKEND_CUDA ? "cuda" : "cpu"; }
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
+             "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
+             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch]\n"
+             "examples:");
+  for (int i = 0; i < kNumExamples; ++i)
+    fprintf(f, " %s", kExamples[i].name);
+  fprintf(f, "\n");
+}
+
+/* Keeps the runtime entry points in the executable (they are only referenced by the dlopen'ed build). */
+void *const w4a16_e2e_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
+                                (void *)_mlir_ciface_w4a16_rt_matmul_i4};
+
+int main(int argc, char **argv) {
+  const char *example = NULL, *test_path = NULL, *ref_path = NULL, *m_list = "1,3,5";
+  int backend = -1, ref_backend = -1, force = -1;
+  bool expect_mismatch = false;
+  uint64_t seed = 20261130;
+  double min_time = 0.3;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes = true;
+    if (!strcmp(a, "--example") && v)
+      example = v;
+    else if (!strcmp(a, "--test") && v)
+      test_path = v;
+    else if (!strcmp(a, "--ref") && v)
+      ref_path = v;
+    else if (!strcmp(a, "--m") && v)
+      m_list = v;
+    else if (!strcmp(a, "--seed") && v)
+      seed = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--min-time") && v)
+      min_time = atof(v);
+    else if (!strcmp(a, "--backend") && v) {
+      if (!parse_backend(v, &backend))
+        return usage(stderr), 2;
+    } else if (!strcmp(a, "--ref-backend") && v) {
+      if (!parse_backend(v, &ref_backend))
+        return usage(stderr), 2;
+    } else if (!strcmp(a, "--force-activation") && v) {
+      if (!strcmp(v, "none"))
+        force = W4A16_ACT_NONE;
+      else if (!strcmp(v, "silu"))
+        force = W4A16_ACT_SILU;
+      else if (!strcmp(v, "gelu_tanh"))
+        force = W4A16_ACT_GELU_TANH;
+      else
+        return usage(stderr), 2;
+    } else {
+      takes = false;
+      if (!strcmp(a, "--expect-mismatch"))
+        expect_mismatch = true;
+      else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+        return usage(stdout), 0;
+      else {
+        fprintf(stderr, "e2e: unknown or incomplete option '%s'\n", a);
+        return usage(stderr), 2;
+      }
+    }
+    i += takes;
+  }
+  const Example *ex = NULL;
+  for (int i = 0; example && i < kNumExamples; ++i)
+    if (!strcmp(kExamples[i].name, example))
+      ex = &kExamples[i];
+  if (!ex || !test_path || !ref_path)
+    return usage(stderr), 2;
+  if (backend < 0)
+    parse_backend("auto", &backend);
+
+  int64_t ms[32];
+  int nm = 0;
+  for (const char *p = m_list; *p && nm < 32;) {
+    char *end;
+    long long m = strtoll(p, &end, 10);
+    if (end == p || m <= 0)
+      return fprintf(stderr, "e2e: bad --m list '%s'\n", m_list), 2;
+    ms[nm++] = m;
+    p = *end == ',' ? end + 1 : end;
+  }
+
+  char symbol[128];
+  snprintf(symbol, sizeof symbol, "_mlir_ciface_%s", ex->name);
+  void *test_fn = load(test_path, symbol), *ref_fn = load(ref_path, symbol);
+  if (!test_fn || !ref_fn)
+    return 2;
+  if (test_fn == ref_fn) {
+    fprintf(stderr, "e2e: the test and reference builds resolve to the same function\n");
+    return 2;
+  }
+
+  printf("e2e %s: test %s [runtime backend %s%s] vs reference %s%s%s\n", ex->name, test_path,
+         backend_name(backend), force >= 0 ? ", activation forced (negative test)" : "", ref_path,
+         ref_backend >= 0 ? " [runtime backend " : "", ref_backend >= 0 ? backend_name(ref_backend) : "");
+  if (ref_backend >= 0)
+    printf("]\n");
+  fflush(stdout);
+
+  /* Weights (and biases) once per run, x per M; the fused build's plan cache keys on the weight buffers. */
+  g_rng = seed;
+  void *data[kMaxArgs] = {0};
+  for (int i = 0; i < ex->nargs; ++i)
+    if (ex->args[i].kind != ARG_X)
+      data[i] = generate(ex, &ex->args[i], 0);
+
+  int failures = 0, errors = 0;
+  double worst_rel = 0, worst_l2 = 0;
+  int64_t plans_in_test = 0;
+  for (int mi = 0; mi < nm; ++mi) {
+    int64_t M = ms[mi];
+    AnyMemref args[kMaxArgs];
+    for (int i = 0; i < ex->nargs; ++i) {
+      const ArgDesc *a = &ex->args[i];
+      if (a->kind == ARG_X) {
+        free(data[i]);
+        data[i] = generate(ex, a, M);
+      }
+      int64_t sizes[kMaxRank];
+      for (int d = 0; d < a->rank; ++d)
+        sizes[d] = a->shape[d] == DYN_M ? M : a->shape[d];
+      args[i] = make_memref(data[i], a->rank, sizes);
+    }
+
+    /* Reference: one call. */
+    if (ref_backend >= 0)
+      w4a16_rt_set_backend((w4a16_backend)ref_backend);
+    w4a16_rt_force_activation(-1);
+    Memref2 ref = {0};
+    double t0 = now_s();
+    call_ciface(ref_fn, &ref, args, ex->nargs);
+    double ref_time = now_s() - t0;
+
+    /* Test: a first call (creates the plans), then repeated calls for the time per call. */
+    w4a16_rt_set_backend((w4a16_backend)backend);
+    w4a16_rt_force_activation(force);
+    int64_t plans_before = w4a16_rt_plans_created();
+    Memref2 out = {0};
+    t0 = now_s();
+    call_ciface(test_fn, &out, args, ex->nargs);
+    double first_time = now_s() - t0;
+    int reps = 0;
+    double total = 0;
+    while (total < min_time && reps < 200) {
+      Memref2 again = {0};
+      t0 = now_s();
+      call_ciface(test_fn, &again, args, ex->nargs);
+      total += now_s() - t0;
+      ++reps;
+      /* Every call gives the same bits (no cached output either: a fresh buffer each time). */
+      if (again.sizes[0] != out.sizes[0] || again.sizes[1] != out.sizes[1] || again.allocated == out.allocated ||
+          memcmp(again.aligned + again.offset, out.aligned + out.offset,
+                 (size_t)(out.sizes[0] * out.sizes[1]) * 2) != 0) {
+        fprintf(stderr, "e2e: M=%lld: repeated call gave different output (or reused the buffer)\n", (long long)M);
+        ++errors;
+        reps = 1 << 30;
+      }
+      free(again.allocated);
+    }
+    plans_in_test += w4a16_rt_plans_created() - plans_before;
+    w4a16_rt_force_activation(-1);
+
+    if (out.sizes[0] != M || out.sizes[1] != ex->out_n || ref.sizes[0] != M || ref.sizes[1] != ex->out_n ||
+        out.strides[1] != 1 || ref.strides[1] != 1 || out.strides[0] != ex->out_n || ref.strides[0] != ex->out_n) {
+      fprintf(stderr, "e2e: M=%lld: unexpected result shapes: test %lldx%lld, reference %lldx%lld (want %lldx%lld)\n",
+              (long long)M, (long long)out.sizes[0], (long long)out.sizes[1], (long long)ref.sizes[0],
+              (long long)ref.sizes[1], (long long)M, (long long)ex->out_n);
+      ++errors;
+    } else {
+      Comparison c = compare(out.aligned + out.offset, ref.aligned + ref.offset, M * ex->out_n);
+      printf("  M=%-3lld max rel error %.3e  rel L2 %.3e  (ref rms %.3f%s)  %s   test %.3f ms/call (first call "
+             "%.1f ms, %d reps)  reference %.1f ms/call\n",
+             (long long)M, c.max_rel, c.rel_l2, c.ref_rms, c.nonfinite ? ", NaN/Inf present" : "",
+             c.pass ? "PASS" : "MISMATCH", 1e3 * (reps ? total / reps : first_time), 1e3 * first_time, reps, 1e3 * ref_time);
+      if (!c.pass) {
+        int64_t w = c.worst;
+        printf("         worst element [%lld, %lld]: test %.6g, reference %.6g\n", (long long)(w / ex->out_n),
+               (long long)(w % ex->out_n), f16_to_double(out.aligned[out.offset + w]),
+               f16_to_double(ref.aligned[ref.offset + w]));
+      }
+      failures += !c.pass;
+      if (c.max_rel > worst_rel)
+        worst_rel = c.max_rel;
+      if (c.rel_l2 > worst_l2)
+        worst_l2 = c.rel_l2;
+    }
+    fflush(stdout);
+    free(out.allocated);
+    free(ref.allocated);
+  }
+
+  /* The fused build prepares each weight once: as many plans as fused chains, over all calls and Ms. Only
+   * checked when the test build calls the runtime at all (an unfused test build creates none). */
+  if (plans_in_test != 0 && plans_in_test != ex->fused_chains) {
+    fprintf(stderr, "e2e: the test build created %lld weight plans over %d Ms; expected %d (one per fused weight)\n",
+            (long long)plans_in_test, nm, ex->fused_chains);
+    ++errors;
+  } else {
+    printf("  weight plans created by the test build: %lld (one per fused weight, prepared once for all calls)\n",
+           (long long)plans_in_test);
+  }
+
+  w4a16_rt_release_plans();
+  for (int i = 0; i < ex->nargs; ++i)
+    free(data[i]);
+
+  if (errors) {
+    printf("e2e %s: ERROR (%d setup/consistency errors)\n", ex->name, errors);
+    return 2;
+  }
+  if (expect_mismatch) {
+    printf("e2e %s: %s — negative test: %d of %d M %s detected as mismatching (max rel error %.3e)\n", ex->name,
+           failures ? "PASS" : "FAIL", failures, nm, failures == 1 ? "was" : "were", worst_rel);
+    return failures ? 0 : 1;
+  }
+  printf("e2e %s: %s (max rel error %.3e, max rel L2 %.3e over M = %s)\n", ex->name, failures ? "FAIL" : "PASS",
+         worst_rel, worst_l2, m_list);
+  return failures ? 1 : 0;
+}
