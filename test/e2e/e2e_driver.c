@@ -416,6 +416,10 @@ int main(int argc, char **argv) {
     return usage(stderr), 2;
   if (backend < 0)
     parse_backend("auto", &backend);
+  if ((backend == W4A16_BACKEND_CUDA || ref_backend == W4A16_BACKEND_CUDA) && !w4a16_cuda_available()) {
+    fprintf(stderr, "e2e: the CUDA backend was asked for, but this build has no CUDA backend or there is no GPU\n");
+    return 2;
+  }
 
   int64_t ms[32];
   int nm = 0;
@@ -433,8 +437,8 @@ int main(int argc, char **argv) {
   void *test_fn = load(test_path, symbol), *ref_fn = load(ref_path, symbol);
   if (!test_fn || !ref_fn)
     return 2;
-  if (test_fn == ref_fn) {
-    fprintf(stderr, "e2e: the test and reference builds resolve to the same function\n");
+  if (test_fn == ref_fn && (ref_backend < 0 || ref_backend == backend)) {
+    fprintf(stderr, "e2e: the test and reference are the same function on the same backend\n");
     return 2;
   }
 
