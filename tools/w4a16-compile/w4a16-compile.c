@@ -549,7 +549,6 @@ static bool generate_header(const Tool *t, MlirModule module, const char *header
     intptr_t nin = mlirFunctionTypeGetNumInputs(ftype), nres = mlirFunctionTypeGetNumResults(ftype);
     Buf params = {0}, doc = {0};
     char ret_c[96] = "void";
-    bool result_by_pointer = false;
     char result_struct[96] = "";
 
     buf_printf(&doc, "/* %.*s(", (int)fname.length, fname.data);
@@ -577,7 +576,6 @@ static bool generate_header(const Tool *t, MlirModule module, const char *header
       }
       snprintf(ret_c, sizeof ret_c, "%s", ct.c);
     } else if (nres >= 1) {
-      result_by_pointer = true;
       Buf fields = {0};
       for (intptr_t i = 0; i < nres && ok; ++i) {
         MlirType rt = mlirFunctionTypeGetResult(ftype, i);
@@ -654,7 +652,6 @@ static bool generate_header(const Tool *t, MlirModule module, const char *header
     if (!params.len)
       buf_printf(&params, "void");
     buf_printf(&doc, " */\n");
-    (void)result_by_pointer;
     buf_append(&decls, doc.data, doc.len);
     buf_printf(&decls, "typedef %s w4a16c_%.*s_fn(%s);\n", ret_c, (int)fname.length, fname.data, params.data);
     buf_printf(&decls, "w4a16c_%.*s_fn _mlir_ciface_%.*s;\n\n", (int)fname.length, fname.data, (int)fname.length,
@@ -925,7 +922,8 @@ static int compile(Tool *t) {
       fprintf(stderr, "\n");
     }
   } else if (!o->quiet) {
-    fprintf(stderr, "%s: %s: fusion off (--no-fuse): upstream lowering only, 0 chains fused\n", kTool, o->input);
+    fprintf(stderr, "%s: %s: fusion off (--no-fuse): upstream lowering only, 0 chains fused%s\n", kTool, o->input,
+            o->explain ? " (--explain has nothing to report)" : "");
   }
 
   MlirPassManager pm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
