@@ -69,7 +69,12 @@ w4a16_backend w4a16_rt_set_backend(w4a16_backend backend) {
 
 void w4a16_rt_force_activation(int activation) { g_forcedActivation = activation; }
 
-int64_t w4a16_rt_plans_created(void) { return g_plansCreated; }
+int64_t w4a16_rt_plans_created(void) {
+  pthread_mutex_lock(&g_lock);
+  int64_t n = g_plansCreated;
+  pthread_mutex_unlock(&g_lock);
+  return n;
+}
 
 void w4a16_rt_release_plans(void) {
   pthread_mutex_lock(&g_lock);
@@ -114,10 +119,17 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / kGroupSize * N) * 2;
   void *dWeight = NULL, *dScales = NULL;
   w4a16_status status = W4A16_ERR_CUDA;
-  if (cudaMalloc(&dWeight, weightBytes) == cudaSuccess && cudaMalloc(&dScales, scaleBytes) == cudaSuccess &&
-      cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice) == cudaSuccess &&
-      cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice) == cudaSuccess)
+  cudaError_t error = cudaMalloc(&dWeight, weightBytes);
+  if (error == cudaSuccess)
+    error = cudaMalloc(&dScales, scaleBytes);
+  if (error == cudaSuccess)
+    error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
+  if (error == cudaSuccess)
+    error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
+  if (error == cudaSuccess)
     status = w4a16_plan_create(backend, dWeight, dScales, K, N, kGroupSize, plan);
+  else
+    fprintf(stderr, "w4a16 runtime: copying the weight to the GPU: %s\n", cudaGetErrorString(error));
   cudaFree(dWeight); /* the plan holds its own repacked copy */
   cudaFree(dScales);
   return status;
