@@ -26,7 +26,8 @@ static void fail(Verifier *v, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   char full[640];
-  snprintf(full, sizeof full, "'%s' op %s", W4A16_FUSED_MATMUL_OP, msg);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(v->op));
+  snprintf(full, sizeof full, "'%.*s' op %s", (int)name.length, name.data, msg);
   mlirEmitError(mlirOperationGetLocation(v->op), full);
   v->ok = false;
 }
@@ -139,11 +140,58 @@ static void verifyFusedMatmul(Verifier *v) {
     expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, isF16, "f16");
 }
 
+/* w4a16.int8_prep: A (M, K) f16, CB (N, K) i8, SCB (N) f32, cols (L) i64 -> subA (M, L) f16, subB (L, N) f16.
+ * A dim is checked against another only where both are static. */
+static bool isI8(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8; }
+static bool isI64(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 64; }
+static bool isF32(MlirType t) { return mlirTypeIsAF32(t); }
+
+static void expectSameDim(Verifier *v, MlirValue a, int i, const char *aName, MlirValue b, int j, const char *bName) {
+  int64_t x = staticDim(a, i), y = staticDim(b, j);
+  if (x >= 0 && y >= 0 && x != y)
+    fail(v, "%s dim %d is %lld but %s dim %d is %lld", aName, i, (long long)x, bName, j, (long long)y);
+}
+
+static void verifyInt8Prep(Verifier *v) {
+  MlirOperation op = v->op;
+  if (mlirOperationGetNumOperands(op) != 4 || mlirOperationGetNumResults(op) != 2) {
+    fail(v, "needs operands (A, CB, SCB, cols) and results (subA, subB)");
+    return;
+  }
+  MlirValue a = mlirOperationGetOperand(op, 0), cb = mlirOperationGetOperand(op, 1);
+  MlirValue scb = mlirOperationGetOperand(op, 2), cols = mlirOperationGetOperand(op, 3);
+  MlirValue subA = mlirOperationGetResult(op, 0), subB = mlirOperationGetResult(op, 1);
+  const int64_t any2[2] = {-1, -1}, any1[1] = {-1};
+  expectTensor(v, a, "A", 2, any2, isF16, "f16");
+  expectTensor(v, cb, "CB", 2, any2, isI8, "i8");
+  expectTensor(v, scb, "SCB", 1, any1, isF32, "f32");
+  expectTensor(v, cols, "cols", 1, any1, isI64, "i64");
+  expectTensor(v, subA, "subA", 2, any2, isF16, "f16");
+  expectTensor(v, subB, "subB", 2, any2, isF16, "f16");
+  if (!v->ok)
+    return;
+  expectSameDim(v, cb, 1, "CB", a, 1, "A");         /* K */
+  expectSameDim(v, scb, 0, "SCB", cb, 0, "CB");     /* N */
+  expectSameDim(v, subA, 0, "subA", a, 0, "A");     /* M */
+  expectSameDim(v, subA, 1, "subA", cols, 0, "cols"); /* L */
+  expectSameDim(v, subB, 0, "subB", cols, 0, "cols");
+  expectSameDim(v, subB, 1, "subB", cb, 0, "CB");
+}
+
+static bool isInt8Prep(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == strlen(W4A16_INT8_PREP_OP) && memcmp(name.data, W4A16_INT8_PREP_OP, name.length) == 0;
+}
+
 static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
   Verifier *all = userData;
   if (w4a16IsFusedMatmul(op)) {
     Verifier v = {op, true};
     verifyFusedMatmul(&v);
+    all->ok &= v.ok;
+  } else if (isInt8Prep(op)) {
+    Verifier v = {op, true};
+    verifyInt8Prep(&v);
     all->ok &= v.ok;
   }
   return MlirWalkResultAdvance;

@@ -35,4 +35,20 @@ irdl.dialect @w4a16 {
       "group_size" = %group
     }
   }
+
+  // LLM.int8 outlier-correction operands (bitsandbytes mixed decomposition), both from one column list:
+  //   subA[m, l] = A[m, cols[l]]                                              A (M, K) f16 -> (M, L) f16
+  //   subB[l, n] = f16(f32(f32(f32(CB[n, cols[l]]) * SCB[n]) * 0x3C010204))   CB (N, K) i8, SCB (N) f32 -> (L, N) f16
+  // 0x3C010204 is 1/127 in f32; each product rounds to f32 (no fused multiply-add), then to f16 (nearest even).
+  // cols (L) i64 holds indices in [0, K). Shapes and element types are checked by the C verifier.
+  irdl.operation @int8_prep {
+    %a     = irdl.any
+    %cb    = irdl.any
+    %scb   = irdl.any
+    %cols  = irdl.any
+    %sub_a = irdl.any
+    %sub_b = irdl.any
+    irdl.operands(a: %a, cb: %cb, scb: %scb, cols: %cols)
+    irdl.results(sub_a: %sub_a, sub_b: %sub_b)
+  }
 }

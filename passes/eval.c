@@ -120,8 +120,45 @@ static bool constantScalar(MlirAttribute a, MlirType type, Scalar *out) {
   return false;
 }
 
+/* --- IEEE rounding of float results (Probe.ieeeRounding) --------------------------------------- */
+
+/* x rounded to nearest even with `mantissa` explicit significand bits and exponent range [minExp, maxExp]
+ * of normal numbers (subnormals below, infinity above), for formats narrower than double. */
+static double roundToFormat(double x, int mantissa, int minExp, int maxExp) {
+  if (x == 0 || isnan(x) || isinf(x))
+    return x;
+  int e;
+  frexp(x, &e); /* |x| in [2^(e-1), 2^e) */
+  int exp = e - 1 < minExp ? minExp : e - 1;
+  double quantum = ldexp(1.0, exp - mantissa);
+  double r = nearbyint(x / quantum) * quantum; /* x / quantum is exact: a power of two */
+  if (fabs(r) >= ldexp(1.0, maxExp + 1)) /* rounded past the largest finite value */
+    return copysign(INFINITY, x);
+  return r;
+}
+
+double roundToType(double x, MlirType t) {
+  if (mlirTypeIsAF32(t))
+    return (double)(float)x;
+  if (mlirTypeIsAF16(t))
+    return roundToFormat(x, 10, -14, 15);
+  if (mlirTypeIsABF16(t))
+    return roundToFormat(x, 7, -126, 127);
+  return x; /* f64, and formats this interpreter does not model */
+}
+
+static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType);
+
 /* Applies a scalar arith/math op to already evaluated operands. */
 static Scalar applyOp(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
+  Scalar s = applyOpExact(probe, op, x, n, resultType);
+  MlirType element = mlirTypeIsAShaped(resultType) ? mlirShapedTypeGetElementType(resultType) : resultType;
+  if (probe->ieeeRounding && s.width == 0 && isFloat(element))
+    s.f = roundToType(s.f, element);
+  return s;
+}
+
+static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
   char name[64];
   opName(op, name, sizeof name);
   int w = intWidth(resultType);

@@ -37,6 +37,11 @@ struct Probe {
   int numTouched;
   const char *error; /* first unsupported construct, NULL if none */
   long budget;       /* remaining op evaluations; guards against huge expressions */
+  /* Off (probeInit's default): floats are evaluated exactly, in double. On: every float result is rounded
+   * to its type (f32, f16, bf16; round to nearest even, overflow to infinity), as IEEE hardware does, so a
+   * matcher can compare raw bits and tell apart spellings that round differently (multiplication order,
+   * intermediate precision). Set it after probeInit. */
+  bool ieeeRounding;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 
@@ -48,6 +53,8 @@ void probeReset(Probe *probe);
 Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx);
 
 Scalar floatScalar(double f);
+/* x rounded to float type t (f32, f16, bf16: nearest even, overflow to infinity); other types unchanged. */
+double roundToType(double x, MlirType t);
 Scalar intScalar(uint64_t bits, int width);
 int64_t scalarSigned(Scalar s);
 

@@ -111,6 +111,22 @@ const char *typeName(MlirType t, char *buf, size_t size) {
   return buf;
 }
 
+const char *locationText(MlirLocation loc, char *buf, size_t size) {
+  char printed[512];
+  Sink sink = {printed, sizeof printed, 0};
+  printed[0] = 0;
+  mlirLocationPrint(loc, sinkWrite, &sink);
+  const char *open = strchr(printed, '"');
+  const char *close = open ? strchr(open + 1, '"') : NULL;
+  if (!close) {
+    snprintf(buf, size, "%s", printed);
+    return buf;
+  }
+  size_t lineCol = strspn(close + 1, ":0123456789");
+  snprintf(buf, size, "%.*s%.*s", (int)(close - open - 1), open + 1, (int)lineCol, close + 1);
+  return buf;
+}
+
 /* --- affine maps ------------------------------------------------------------------------------ */
 
 static int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }

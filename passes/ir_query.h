@@ -24,6 +24,8 @@ bool opEq(MlirOperation a, MlirOperation b);
 MlirAttribute attr(MlirOperation op, const char *name);
 /* Prints op or value into buf (truncated), for remarks. */
 const char *opName(MlirOperation op, char *buf, size_t size);
+/* `loc("f.mlir":3:7)` -> `f.mlir:3:7` (as mlir-opt prints diagnostics), into buf; for located remarks. */
+const char *locationText(MlirLocation loc, char *buf, size_t size);
 
 /* --- types ------------------------------------------------------------------------------------ */
 bool isRankedTensor(MlirValue v);

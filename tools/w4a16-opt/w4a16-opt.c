@@ -125,6 +125,8 @@ typedef enum ItemKind {
   ITEM_W4A16_VERIFY,  /* --w4a16-verify */
   ITEM_W4A16_LOWER_TO_RUNTIME, /* --w4a16-lower-to-runtime */
   ITEM_W4A16_PIPELINE,         /* --w4a16-pipeline: fuse, lower, upstream passes down to the LLVM dialect */
+  ITEM_W4A16_FUSE_INT8_PREP,   /* --w4a16-fuse-int8-prep, --w4a16-explain-int8-prep (issue #6) */
+  ITEM_W4A16_EXPLAIN_INT8_PREP,
   ITEM_UPSTREAM_PIPELINE /* --pass-pipeline=<text> */
 } ItemKind;
 
@@ -151,6 +153,10 @@ static const PassFlag kPassFlags[] = {
     {"w4a16-lower-to-runtime", ITEM_W4A16_LOWER_TO_RUNTIME, "Lower w4a16.fused_matmul to calls into the w4a16 runtime"},
     {"w4a16-pipeline", ITEM_W4A16_PIPELINE,
      "Fuse, lower to runtime calls, then upstream bufferization and conversion to the LLVM dialect"},
+    {"w4a16-fuse-int8-prep", ITEM_W4A16_FUSE_INT8_PREP,
+     "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep"},
+    {"w4a16-explain-int8-prep", ITEM_W4A16_EXPLAIN_INT8_PREP,
+     "Run w4a16-fuse-int8-prep and report, for every matmul fed by a column gather, \"fused as ...\" or why not"},
 };
 static const size_t kNumPassFlags = sizeof(kPassFlags) / sizeof(kPassFlags[0]);
 
@@ -709,6 +715,11 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
       w4a16AddFusePass(opm, fo);
       break;
     }
+    case ITEM_W4A16_FUSE_INT8_PREP:
+    case ITEM_W4A16_EXPLAIN_INT8_PREP:
+      w4a16AddFuseInt8PrepPass(opm, (W4a16FuseOptions){.explain = it->kind == ITEM_W4A16_EXPLAIN_INT8_PREP,
+                                                       .explain_stream = stderr});
+      break;
     case ITEM_W4A16_VERIFY:
       mlirOpPassManagerAddOwnedPass(opm, w4a16CreateVerifyPass());
       break;

@@ -10,6 +10,7 @@ extern "C" {
 #endif
 
 #define W4A16_FUSED_MATMUL_OP "w4a16.fused_matmul"
+#define W4A16_INT8_PREP_OP "w4a16.int8_prep" /* LLM.int8 outlier-correction operands (issue #6) */
 
 /* Loads the IRDL definition into ctx (idempotent). Fails only if the embedded definition is broken. */
 MlirLogicalResult w4a16LoadDialect(MlirContext ctx);

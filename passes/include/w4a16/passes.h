@@ -25,6 +25,12 @@ void w4a16RegisterDialects(MlirContext ctx);
 MlirPass w4a16CreateFusePass(W4a16FuseOptions options);
 void w4a16AddFusePass(MlirOpPassManager pm, W4a16FuseOptions options);
 
+/* w4a16-fuse-int8-prep: rewrites the LLM.int8 correction-operand preparation feeding a matmul
+ * (A[:, cols] and f16(CB[:, cols] * SCB[:, None] * 1/127).t(), bit for bit) into one w4a16.int8_prep with
+ * two results; the matmul stays. Explain remarks are prefixed "w4a16-int8-prep:". Runs on any op. */
+MlirPass w4a16CreateFuseInt8PrepPass(W4a16FuseOptions options);
+void w4a16AddFuseInt8PrepPass(MlirOpPassManager pm, W4a16FuseOptions options);
+
 /* w4a16-verify: runs the C verifier of the w4a16 ops (w4a16VerifyOps) as a pass. */
 MlirPass w4a16CreateVerifyPass(void);
 
