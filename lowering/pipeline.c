@@ -1,4 +1,4 @@
-/* --w4a16-pipeline: fuse -> verify -> lower-to-runtime -> upstream passes to the LLVM dialect.
+/* --w4a16-pipeline: fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect.
  * Everything after our lowering is upstream MLIR (NOTES.md lists this sequence as verified). */
 #include "w4a16/lowering.h"
 
@@ -33,8 +33,10 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   pthread_once(&registerOnce, mlirRegisterAllPasses);
   if (options.fuse) {
     w4a16AddFusePass(pm, options.fuseOptions);
+    w4a16AddFuseInt8PrepPass(pm, options.fuseOptions);
     mlirOpPassManagerAddOwnedPass(pm, w4a16CreateVerifyPass());
   }
   w4a16AddLowerToRuntimePass(pm);
+  w4a16AddLowerInt8PrepPass(pm);
   return mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
 }

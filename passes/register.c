@@ -24,6 +24,7 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-explain-int8-prep", "Like w4a16-fuse-int8-prep, and report for every matmul fed by a column gather what it was fused as or why not"},
     {"w4a16-verify", "Check shapes and element types of w4a16 ops (what IRDL cannot express)"},
     {"w4a16-lower-to-runtime", "Lower w4a16.fused_matmul to calls into the w4a16 runtime (memref C interface)"},
+    {"w4a16-lower-int8-prep", "Lower w4a16.int8_prep to calls into the int8prep runtime (w4a16-opt: part of --w4a16-lower-to-runtime)"},
     {"w4a16-pipeline", "Fuse, verify, lower to runtime calls, then upstream bufferization and conversion to LLVM"},
 };
 

@@ -731,6 +731,7 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
       }
       if (it->kind == ITEM_W4A16_LOWER_TO_RUNTIME) {
         w4a16AddLowerToRuntimePass(opm);
+        w4a16AddLowerInt8PrepPass(opm); /* w4a16.int8_prep (issue #6) */
       } else if (mlirLogicalResultIsFailure(w4a16AddPipeline(
                      opm, (W4a16PipelineOptions){.fuse = true, .fuseOptions = {.explain_stream = stderr}}))) {
         mlirEmitError(loc, "cannot build the w4a16 pipeline");

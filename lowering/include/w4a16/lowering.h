@@ -17,6 +17,12 @@ extern "C" {
 MlirPass w4a16CreateLowerToRuntimePass(void);
 void w4a16AddLowerToRuntimePass(MlirOpPassManager pm);
 
+/* w4a16-lower-int8-prep: each w4a16.int8_prep becomes a call to w4a16_rt_int8_prep (runtime/int8prep,
+ * w4a16/int8prep.h) through the memref C ABI, skipped when L = 0 (statically: no call is emitted). Sets
+ * llvm.emit_c_interface on public functions like w4a16-lower-to-runtime. Runs on builtin.module. */
+MlirPass w4a16CreateLowerInt8PrepPass(void);
+void w4a16AddLowerInt8PrepPass(MlirOpPassManager pm);
+
 typedef struct W4a16PipelineOptions {
   bool fuse;                 /* false: upstream lowering only (the unfused reference build) */
   W4a16FuseOptions fuseOptions;
@@ -25,7 +31,8 @@ typedef struct W4a16PipelineOptions {
 /* The upstream part of the pipeline, as a textual pass pipeline on builtin.module. */
 const char *w4a16UpstreamLoweringPipeline(void);
 
-/* fuse -> verify -> lower-to-runtime -> upstream bufferization and conversion to the LLVM dialect.
+/* fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime -> lower-int8-prep -> upstream
+ * bufferization and conversion to the LLVM dialect.
  * pm must be anchored on builtin.module. Returns failure if the upstream pipeline does not parse. */
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options);
 

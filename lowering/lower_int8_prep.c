@@ -1,0 +1,300 @@
+/* w4a16-lower-int8-prep: each w4a16.int8_prep becomes a call of a small private function that allocates the
+ * two results and hands everything to the runtime as memrefs:
+ *
+ *   memref.alloc for subA (M, L) and subB (L, N), bufferization.to_buffer (read-only) for A, CB, SCB, cols,
+ *   memref.cast to fully dynamic shapes, and -- only when L != 0 --
+ *   func.call @w4a16_rt_int8_prep(...) -> i32, cf.assert status == 0;
+ *   bufferization.to_tensor restrict of both results.
+ *
+ * L = 0 costs what the unfused code costs on that path: two empty result buffers (the unfused code allocates
+ * its empty tensors too) and no call -- statically, no call is emitted at all; dynamically, an scf.if on L
+ * skips it. The function is written as IR text and parsed, like lower_to_runtime.c does for
+ * w4a16.fused_matmul; inlining then removes the call of the private function. */
+#include "w4a16/dialect.h"
+#include "w4a16/lowering.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Bufferization.h"
+#include "mlir-c/Dialect/ControlFlow.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Dialect/MemRef.h"
+#include "mlir-c/Dialect/SCF.h"
+#include "mlir-c/Dialect/Tensor.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- text helpers ------------------------------------------------------------------------------- */
+
+typedef struct Text {
+  char *buf;
+  size_t used, size;
+} Text;
+
+static void append(Text *t, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && t->used + (size_t)n < t->size) {
+      t->used += (size_t)n;
+      return;
+    }
+    t->size = 2 * t->size + (size_t)n + 256;
+    t->buf = realloc(t->buf, t->size);
+  }
+}
+
+static void appendStringRef(MlirStringRef s, void *userData) { append(userData, "%.*s", (int)s.length, s.data); }
+static void appendType(Text *t, MlirType type) { mlirTypePrint(type, appendStringRef, t); }
+
+/* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
+static void appendMemrefOf(Text *t, MlirType tensor) {
+  Text tmp = {NULL, 0, 0};
+  appendType(&tmp, tensor);
+  append(t, "memref%s", strchr(tmp.buf, '<'));
+  free(tmp.buf);
+}
+
+static bool isInt8Prep(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == strlen(W4A16_INT8_PREP_OP) && memcmp(name.data, W4A16_INT8_PREP_OP, name.length) == 0;
+}
+
+static int64_t staticDim(MlirType t, int i) {
+  int64_t d = mlirShapedTypeGetDimSize(t, i);
+  return mlirShapedTypeIsDynamicSize(d) ? -1 : d;
+}
+
+/* --- the template ------------------------------------------------------------------------------- */
+
+static const char *const kRuntimeSignature =
+    "(memref<?x?xf16>, memref<?x?xi8>, memref<?xf32>, memref<?xi64>, memref<?x?xf16>, memref<?x?xf16>) -> i32";
+
+static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
+  static const char *const names[] = {"a", "cb", "scb", "cols"};
+  static const char *const dynamicTypes[] = {"memref<?x?xf16>", "memref<?x?xi8>", "memref<?xf32>", "memref<?xi64>"};
+  MlirType in[4], subA = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirType subB = mlirValueGetType(mlirOperationGetResult(op, 1));
+  for (int i = 0; i < 4; ++i)
+    in[i] = mlirValueGetType(mlirOperationGetOperand(op, i));
+
+  append(t, "func.func private @w4a16_rt_int8_prep%s attributes {llvm.emit_c_interface}\n", kRuntimeSignature);
+  append(t, "func.func private @%s(", name);
+  for (int i = 0; i < 4; ++i) {
+    append(t, "%s%%%s: ", i ? ", " : "", names[i]);
+    appendType(t, in[i]);
+  }
+  append(t, ") -> (");
+  appendType(t, subA);
+  append(t, ", ");
+  appendType(t, subB);
+  append(t, ") {\n  %%c0 = arith.constant 0 : index\n");
+
+  /* Result sizes: M from A, L from cols, N from CB, each only where the result type leaves it dynamic. */
+  int64_t M = staticDim(subA, 0), L = staticDim(subA, 1) >= 0 ? staticDim(subA, 1) : staticDim(subB, 0);
+  int64_t N = staticDim(subB, 1);
+  static const char *const dimNames[] = {"m", "l", "n"};
+  const int dimSources[] = {0, 3, 1}; /* A, cols, CB */
+  const bool dynamic[] = {M < 0, staticDim(subA, 1) < 0 || staticDim(subB, 0) < 0, N < 0};
+  for (int d = 0; d < 3; ++d)
+    if (dynamic[d]) {
+      append(t, "  %%%s = tensor.dim %%%s, %%c0 : ", dimNames[d], names[dimSources[d]]);
+      appendType(t, in[dimSources[d]]);
+      append(t, "\n");
+    }
+  append(t, "  %%suba_buf = memref.alloc(%s%s%s) : ", M < 0 ? "%m" : "",
+         M < 0 && staticDim(subA, 1) < 0 ? ", " : "", staticDim(subA, 1) < 0 ? "%l" : "");
+  appendMemrefOf(t, subA);
+  append(t, "\n  %%subb_buf = memref.alloc(%s%s%s) : ", staticDim(subB, 0) < 0 ? "%l" : "",
+         staticDim(subB, 0) < 0 && N < 0 ? ", " : "", N < 0 ? "%n" : "");
+  appendMemrefOf(t, subB);
+  append(t, "\n");
+
+  if (L != 0) { /* statically empty: no call at all */
+    for (int i = 0; i < 4; ++i) {
+      append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
+      appendType(t, in[i]);
+      append(t, " to ");
+      appendMemrefOf(t, in[i]);
+      append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", names[i], names[i]);
+      appendMemrefOf(t, in[i]);
+      append(t, " to %s\n", dynamicTypes[i]);
+    }
+    append(t, "  %%suba_arg = memref.cast %%suba_buf : ");
+    appendMemrefOf(t, subA);
+    append(t, " to memref<?x?xf16>\n  %%subb_arg = memref.cast %%subb_buf : ");
+    appendMemrefOf(t, subB);
+    append(t, " to memref<?x?xf16>\n");
+    const char *indent = "  ";
+    if (L < 0) { /* empty at run time: skip the call */
+      append(t, "  %%nonempty = arith.cmpi ne, %%l, %%c0 : index\n  scf.if %%nonempty {\n");
+      indent = "    ";
+    }
+    append(t, "%s%%status = func.call @w4a16_rt_int8_prep(%%a_arg, %%cb_arg, %%scb_arg, %%cols_arg, %%suba_arg, "
+              "%%subb_arg) : %s\n",
+           indent, kRuntimeSignature);
+    append(t, "%s%%ok_status = arith.constant 0 : i32\n", indent);
+    append(t, "%s%%ok = arith.cmpi eq, %%status, %%ok_status : i32\n", indent);
+    append(t, "%scf.assert %%ok, \"w4a16 int8 prep runtime call failed (message on stderr)\"\n", indent);
+    if (L < 0)
+      append(t, "  }\n");
+  }
+  append(t, "  %%suba = bufferization.to_tensor %%suba_buf restrict writable : ");
+  appendMemrefOf(t, subA);
+  append(t, " to ");
+  appendType(t, subA);
+  append(t, "\n  %%subb = bufferization.to_tensor %%subb_buf restrict writable : ");
+  appendMemrefOf(t, subB);
+  append(t, " to ");
+  appendType(t, subB);
+  append(t, "\n  return %%suba, %%subb : ");
+  appendType(t, subA);
+  append(t, ", ");
+  appendType(t, subB);
+  append(t, "\n}\n");
+}
+
+/* --- the pass ----------------------------------------------------------------------------------- */
+
+typedef struct Ops {
+  MlirOperation *ops;
+  int count, capacity;
+} Ops;
+
+static MlirWalkResult collect(MlirOperation op, void *userData) {
+  Ops *list = userData;
+  if (!isInt8Prep(op))
+    return MlirWalkResultAdvance;
+  if (list->count == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 8;
+    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static bool hasSymbol(MlirOperation module, MlirStringRef name) {
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
+  mlirSymbolTableDestroy(table);
+  return found;
+}
+
+static MlirStringRef symbolName(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+  return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
+}
+
+/* Moves the functions of `from` into `module`, skipping declarations it already has. */
+static void moveFunctions(MlirModule from, MlirOperation module) {
+  MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!hasSymbol(module, symbolName(op))) {
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(target, op);
+    }
+    op = next;
+  }
+}
+
+static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  char name[64];
+  for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
+    snprintf(name, sizeof name, "__w4a16_int8_prep_%d", suffix);
+    if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
+      break;
+  }
+  Text text = {NULL, 0, 0};
+  writeCallFunction(&text, op, name);
+  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
+  free(text.buf);
+  if (mlirModuleIsNull(parsed)) {
+    mlirEmitError(mlirOperationGetLocation(op), "w4a16-lower-int8-prep: could not build the runtime call");
+    return false;
+  }
+  moveFunctions(parsed, module);
+  mlirModuleDestroy(parsed);
+
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), mlirOperationGetLocation(op));
+  MlirValue operands[4];
+  for (int i = 0; i < 4; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  MlirType results[2] = {mlirValueGetType(mlirOperationGetResult(op, 0)),
+                         mlirValueGetType(mlirOperationGetResult(op, 1))};
+  mlirOperationStateAddOperands(&state, 4, operands);
+  mlirOperationStateAddResults(&state, 2, results);
+  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
+                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  mlirOperationStateAddAttributes(&state, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
+  for (int i = 0; i < 2; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+/* Public functions with a body get the C interface, so compiled code exports _mlir_ciface_<name>
+ * (as w4a16-lower-to-runtime does; either pass may run alone). */
+static void exportCInterfaces(MlirOperation module) {
+  MlirContext ctx = mlirOperationGetContext(module);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+    bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
+    bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    if (isFunc && !isPrivate && hasBody)
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
+  }
+}
+
+static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
+  (void)userData;
+  Ops list = {NULL, 0, 0};
+  mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
+  for (int i = 0; i < list.count; ++i)
+    if (!lowerOne(module, list.ops[i], i)) {
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+  free(list.ops);
+  exportCInterfaces(module);
+}
+
+static MlirLogicalResult lowerInitialize(MlirContext ctx, void *userData) {
+  (void)userData;
+  return w4a16LoadDialect(ctx);
+}
+
+static void noop(void *userData) { (void)userData; }
+static void *sameData(void *userData) { return userData; }
+
+static _Alignas(8) char lowerInt8PrepPassId;
+
+MlirPass w4a16CreateLowerInt8PrepPass(void) {
+  MlirExternalPassCallbacks callbacks = {noop, noop, lowerInitialize, sameData, lowerRun};
+  MlirDialectHandle dialects[] = {mlirGetDialectHandle__arith__(),  mlirGetDialectHandle__bufferization__(),
+                                  mlirGetDialectHandle__cf__(),     mlirGetDialectHandle__func__(),
+                                  mlirGetDialectHandle__memref__(), mlirGetDialectHandle__scf__(),
+                                  mlirGetDialectHandle__tensor__()};
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(&lowerInt8PrepPassId), mlirStringRefCreateFromCString("W4a16LowerInt8Prep"),
+      mlirStringRefCreateFromCString("w4a16-lower-int8-prep"),
+      mlirStringRefCreateFromCString("Lower w4a16.int8_prep to calls into the int8prep runtime"),
+      mlirStringRefCreateFromCString("builtin.module"), sizeof dialects / sizeof dialects[0], dialects, callbacks,
+      NULL);
+}
+
+void w4a16AddLowerInt8PrepPass(MlirOpPassManager pm) { mlirOpPassManagerAddOwnedPass(pm, w4a16CreateLowerInt8PrepPass()); }
