@@ -149,15 +149,24 @@ static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, 
         setReason(why, endOp, "adds more than one %s", isBias ? "bias" : "residual");
         return false;
       }
-      if (!isF16(elementTypeOf(t))) {
-        setReason(why, endOp, "%s is %s, expected f16", isBias ? "bias" : "residual",
-                  typeName(elementTypeOf(t), type, sizeof type));
-        return false;
-      }
       *slot = t;
     }
   }
   p->randomSides = false;
+  return true;
+}
+
+/* The runtime takes bias and residual in f16; checked after the arithmetic, whose mismatch is the more
+ * useful reason (a product with an f32 tensor is not "an f32 residual"). */
+static bool sidesAreF16(const EpilogueProbe *p, MlirOperation endOp, Reason *why) {
+  MlirValue sides[2] = {p->biasLeaf, p->residualLeaf};
+  for (int i = 0; i < 2; ++i)
+    if (!mlirValueIsNull(sides[i]) && !isF16(elementTypeOf(sides[i]))) {
+      char type[48];
+      setReason(why, endOp, "%s is %s, expected f16", i == 0 ? "bias" : "residual",
+                typeName(elementTypeOf(sides[i]), type, sizeof type));
+      return false;
+    }
   return true;
 }
 
@@ -201,7 +210,7 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   if (!classifySides(&p, end, endOp, why))
     return false;
   const char *act = matchFormula(&p, end, endOp, why);
-  if (!act)
+  if (!act || !sidesAreF16(&p, endOp, why))
     return false;
   ep->end = end;
   ep->activation = act;
