@@ -13,6 +13,7 @@ const char *w4a16UpstreamLoweringPipeline(void) {
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
          "convert-linalg-to-loops,"
          "buffer-deallocation-pipeline,"
+         "convert-bufferization-to-memref," /* bufferization.clone of a returned in-place argument */
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "lower-affine,"
