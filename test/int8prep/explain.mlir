@@ -1,0 +1,21 @@
+// --w4a16-explain-int8-prep: a located "fused as" remark at each correction matmul whose operands the
+// preparation produces (dynamic L, static L = 5, static L = 0), and none where no column gather feeds a
+// matmul: a plain f16 matmul, or the W4A16 chains of the examples.
+//
+// RUN: w4a16-opt --w4a16-explain-int8-prep %S/Inputs/llm_int8_correction.mlir -o /dev/null 2>&1 | FileCheck %s
+// CHECK:      llm_int8_correction.mlir:65:8: remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x?), subB = f16(f32(CB[:, cols]) * SCB[:, None] * 1/127).t() (?x264)
+// CHECK-NEXT: llm_int8_correction.mlir:105:9: remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x5), subB = {{.*}} (5x264)
+// CHECK-NEXT: llm_int8_correction.mlir:140:8: remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x0), subB = {{.*}} (0x264)
+// CHECK-NOT:  remark
+//
+// RUN: w4a16-opt --w4a16-explain-int8-prep %s -o /dev/null 2>&1 | count 0
+// RUN: w4a16-opt --w4a16-explain-int8-prep %S/../../examples/llama_mlp.mlir -o /dev/null 2>&1 | count 0
+// RUN: w4a16-opt --w4a16-explain-int8-prep %S/../../examples/gpt_mlp.mlir -o /dev/null 2>&1 | count 0
+//
+// The W4A16 pass, for its part, says nothing about the correction matmuls (both operands read integers).
+// RUN: w4a16-opt --w4a16-explain %S/Inputs/llm_int8_correction.mlir -o /dev/null 2>&1 | count 0
+
+func.func @plain(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>, %out: tensor<4x16xf16>) -> tensor<4x16xf16> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x16xf16>) outs(%out : tensor<4x16xf16>) -> tensor<4x16xf16>
+  return %r : tensor<4x16xf16>
+}
