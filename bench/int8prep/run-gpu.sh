@@ -18,7 +18,7 @@ cmake -G Ninja -S . -B "$BUILD" -DW4A16_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Relea
 status=0
 "$BUILD/bin/w4a16-int8prep-test" --cuda 2>&1 | tee "$OUT/unit_test.log" || status=1
 if command -v compute-sanitizer > /dev/null; then
-  timeout 180 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/bin/w4a16-int8prep-test" --cuda \
+  timeout 90 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/bin/w4a16-int8prep-test" --cuda \
     > "$OUT/memcheck.log" 2>&1 && echo "memcheck: clean" || { echo "memcheck: FAILED (see memcheck.log)"; status=1; }
   tail -3 "$OUT/memcheck.log"
 fi
