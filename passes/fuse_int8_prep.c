@@ -4,6 +4,7 @@
  * preparation left without users are erased. With explain on, every matmul fed by a gather through a
  * column list gets a located remark: "fused as ..." or the first reason it was not. */
 #include "match_int8_prep.h"
+#include "rewrite.h"
 #include "w4a16/dialect.h"
 #include "w4a16/passes.h"
 
@@ -15,19 +16,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static void remark(const W4a16FuseOptions *options, MlirOperation at, const char *fmt, ...) {
-  if (!options->explain)
-    return;
-  char where[256], msg[768];
-  locationText(mlirOperationGetLocation(at), where, sizeof where);
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  FILE *out = options->explain_stream ? options->explain_stream : stderr;
-  fprintf(out, "%s: remark: w4a16-int8-prep: %s\n", where, msg);
-}
 
 /* --- rewriting ---------------------------------------------------------------------------------- */
 
@@ -66,51 +54,6 @@ static void replaceUsesAfter(MlirValue from, MlirValue to, MlirOperation after) 
     MlirOperation anc = ancestorIn(owner, block);
     if (!mlirOperationIsNull(anc) && !mlirOperationEqual(anc, after) && mlirOperationIsBeforeInBlock(after, anc))
       mlirOperationSetOperand(owner, (intptr_t)mlirOpOperandGetOperandNumber(uses[i]), to);
-  }
-}
-
-static bool isPureProducer(MlirOperation op) {
-  return opIs(op, "tensor.empty") || opIs(op, "tensor.dim") || opIs(op, "arith.constant") || isViewProducer(op) ||
-         isElementwiseProducer(op);
-}
-
-static bool isDead(MlirOperation op) {
-  for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
-    if (userCount(mlirOperationGetResult(op, i)) != 0)
-      return false;
-  return true;
-}
-
-typedef struct Producers {
-  OpSet *set;
-  MlirBlock outer;
-} Producers;
-
-static MlirWalkResult addProducers(MlirOperation op, void *userData) {
-  Producers *p = userData;
-  for (intptr_t j = 0, n = mlirOperationGetNumOperands(op); j < n; ++j) {
-    MlirOperation def = producer(mlirOperationGetOperand(op, j));
-    if (!mlirOperationIsNull(def) && mlirBlockEqual(mlirOperationGetBlock(def), p->outer) && isPureProducer(def))
-      opSetAdd(p->set, def);
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* Erases the candidates left without users, then the pure producers (empties, dims, constants, views,
- * elementwise ops, and values captured by their bodies) that this leaves without users. */
-static void eraseDead(OpSet *candidates) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int i = 0; i < candidates->count; ++i) {
-      MlirOperation op = candidates->ops[i];
-      if (!isDead(op))
-        continue;
-      candidates->ops[i--] = candidates->ops[--candidates->count];
-      Producers producers = {candidates, mlirOperationGetBlock(op)};
-      mlirOperationWalk(op, addProducers, &producers, MlirWalkPreOrder);
-      mlirOperationDestroy(op);
-      changed = true;
-    }
   }
 }
 
@@ -159,7 +102,7 @@ static MlirOperation buildPrepOp(Int8PrepMatch *pm) {
   OpSet dead = pm->producers;
   opSetAdd(&dead, producer(pm->subA));
   opSetAdd(&dead, producer(pm->subB));
-  eraseDead(&dead);
+  eraseDeadOps(&dead);
   return prep;
 }
 
@@ -176,14 +119,14 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
   Reason why = {0};
   if (!matchInt8Prep(op, &pm, &why)) {
     if (why.text[0])
-      remark(options, op, "not fused: %s", why.text);
+      explainRemark(options, "w4a16-int8-prep", op, "not fused: %s", why.text);
     return;
   }
   char m[24], l[24], n[24];
   dimText(pm.subA, 0, m, sizeof m);
   dimText(pm.subA, 1, l, sizeof l);
   dimText(pm.subB, pm.bTransposed ? 0 : 1, n, sizeof n);
-  remark(options, op,
+  explainRemark(options, "w4a16-int8-prep", op,
          "fused as subA = A[:, cols] (%sx%s), subB = f16(f32(CB[:, cols]) * SCB[:, None] * 1/127).t() (%sx%s)%s", m, l,
          l, n, pm.bTransposed ? "; the matmul's transposed read of subB is now a plain one" : "");
   buildPrepOp(&pm);
@@ -191,57 +134,14 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
 
 /* --- the pass ----------------------------------------------------------------------------------- */
 
-typedef struct Candidates {
-  MlirOperation *ops;
-  int count, capacity;
-} Candidates;
-
-static MlirWalkResult collectContraction(MlirOperation op, void *userData) {
-  Candidates *c = userData;
-  if (!opInDialect(op, "linalg") || !mlirLinalgIsAContractionOp(op))
-    return MlirWalkResultAdvance;
-  if (c->count == c->capacity) {
-    c->capacity = c->capacity ? 2 * c->capacity : 16;
-    c->ops = realloc(c->ops, sizeof *c->ops * (size_t)c->capacity);
-  }
-  c->ops[c->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
-static void fuseRun(MlirOperation root, MlirExternalPass pass, void *userData) {
-  (void)pass;
-  const W4a16FuseOptions *options = userData;
-  Candidates c = {NULL, 0, 0};
-  mlirOperationWalk(root, collectContraction, &c, MlirWalkPreOrder);
-  /* A rewrite erases only ops of the preparation it replaced, never a contraction. */
-  for (int i = 0; i < c.count; ++i)
-    fuseAt(c.ops[i], options);
-  free(c.ops);
-}
-
-static MlirLogicalResult fuseInitialize(MlirContext ctx, void *userData) {
-  (void)userData;
-  return w4a16LoadDialect(ctx);
-}
-
-static void *fuseClone(void *userData) {
-  W4a16FuseOptions *copy = malloc(sizeof *copy);
-  *copy = *(const W4a16FuseOptions *)userData;
-  return copy;
-}
-
-static void fuseConstruct(void *userData) { (void)userData; }
-
 static _Alignas(8) char fuseInt8PrepPassId;
 
+static const ContractionPassSpec kFuseInt8PrepPass = {
+    &fuseInt8PrepPassId, "W4a16FuseInt8Prep", "w4a16-fuse-int8-prep",
+    "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep", fuseAt};
+
 MlirPass w4a16CreateFuseInt8PrepPass(W4a16FuseOptions options) {
-  MlirExternalPassCallbacks callbacks = {fuseConstruct, free, fuseInitialize, fuseClone, fuseRun};
-  MlirDialectHandle tensor = mlirGetDialectHandle__tensor__();
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&fuseInt8PrepPassId), mlirStringRefCreateFromCString("W4a16FuseInt8Prep"),
-      mlirStringRefCreateFromCString("w4a16-fuse-int8-prep"),
-      mlirStringRefCreateFromCString("Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep"),
-      mlirStringRefCreateFromCString(""), 1, &tensor, callbacks, fuseClone(&options));
+  return createContractionPass(&kFuseInt8PrepPass, options);
 }
 
 void w4a16AddFuseInt8PrepPass(MlirOpPassManager pm, W4a16FuseOptions options) {

@@ -1,0 +1,129 @@
+/* Shared rewrite plumbing of the fuse passes; see rewrite.h. */
+#include "rewrite.h"
+
+#include "w4a16/dialect.h"
+
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/Tensor.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* --- erasing dead producers -------------------------------------------------------------------- */
+
+static bool isPureProducer(MlirOperation op) {
+  return opIs(op, "tensor.empty") || opIs(op, "tensor.dim") || opIs(op, "arith.constant") || isViewProducer(op) ||
+         isElementwiseProducer(op);
+}
+
+static bool isDead(MlirOperation op) {
+  for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
+    if (userCount(mlirOperationGetResult(op, i)) != 0)
+      return false;
+  return true;
+}
+
+typedef struct Producers {
+  OpSet *set;
+  MlirBlock outer; /* values captured from this block by a body */
+} Producers;
+
+/* Adds the pure producers of op's operands, and of values its bodies capture from `outer`. */
+static MlirWalkResult addProducers(MlirOperation op, void *userData) {
+  Producers *p = userData;
+  for (intptr_t j = 0, n = mlirOperationGetNumOperands(op); j < n; ++j) {
+    MlirOperation def = producer(mlirOperationGetOperand(op, j));
+    if (!mlirOperationIsNull(def) && mlirBlockEqual(mlirOperationGetBlock(def), p->outer) && isPureProducer(def))
+      opSetAdd(p->set, def);
+  }
+  return MlirWalkResultAdvance;
+}
+
+void eraseDeadOps(OpSet *candidates) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < candidates->count; ++i) {
+      MlirOperation op = candidates->ops[i];
+      if (!isDead(op))
+        continue;
+      candidates->ops[i--] = candidates->ops[--candidates->count];
+      Producers producers = {candidates, mlirOperationGetBlock(op)};
+      mlirOperationWalk(op, addProducers, &producers, MlirWalkPreOrder);
+      mlirOperationDestroy(op);
+      changed = true;
+    }
+  }
+}
+
+/* --- explain remarks --------------------------------------------------------------------------- */
+
+void explainRemark(const W4a16FuseOptions *options, const char *tag, MlirOperation at, const char *fmt, ...) {
+  if (!options->explain)
+    return;
+  char where[256], msg[1024];
+  locationText(mlirOperationGetLocation(at), where, sizeof where);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  FILE *out = options->explain_stream ? options->explain_stream : stderr;
+  fprintf(out, "%s: remark: %s: %s\n", where, tag, msg);
+}
+
+/* --- the pass object ------------------------------------------------------------------------------ */
+
+typedef struct PassState {
+  const ContractionPassSpec *spec;
+  W4a16FuseOptions options;
+} PassState;
+
+typedef struct Contractions {
+  MlirOperation *ops;
+  int count, capacity;
+} Contractions;
+
+static MlirWalkResult collectContraction(MlirOperation op, void *userData) {
+  Contractions *c = userData;
+  if (!opInDialect(op, "linalg") || !mlirLinalgIsAContractionOp(op))
+    return MlirWalkResultAdvance;
+  if (c->count == c->capacity) {
+    c->capacity = c->capacity ? 2 * c->capacity : 16;
+    c->ops = realloc(c->ops, sizeof *c->ops * (size_t)c->capacity);
+  }
+  c->ops[c->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
+  (void)pass;
+  const PassState *state = userData;
+  Contractions c = {NULL, 0, 0};
+  mlirOperationWalk(root, collectContraction, &c, MlirWalkPreOrder);
+  for (int i = 0; i < c.count; ++i)
+    state->spec->rewriteAt(c.ops[i], &state->options);
+  free(c.ops);
+}
+
+static MlirLogicalResult passInitialize(MlirContext ctx, void *userData) {
+  (void)userData;
+  return w4a16LoadDialect(ctx);
+}
+
+static void *passClone(void *userData) {
+  PassState *copy = malloc(sizeof *copy);
+  *copy = *(const PassState *)userData;
+  return copy;
+}
+
+static void passConstruct(void *userData) { (void)userData; }
+
+MlirPass createContractionPass(const ContractionPassSpec *spec, W4a16FuseOptions options) {
+  MlirExternalPassCallbacks callbacks = {passConstruct, free, passInitialize, passClone, passRun};
+  MlirDialectHandle tensor = mlirGetDialectHandle__tensor__(); /* rewrites may create tensor.collapse_shape */
+  PassState state = {spec, options};
+  return mlirCreateExternalPass(mlirTypeIDCreate(spec->typeId), mlirStringRefCreateFromCString(spec->name),
+                                mlirStringRefCreateFromCString(spec->argument),
+                                mlirStringRefCreateFromCString(spec->description), mlirStringRefCreateFromCString(""),
+                                1, &tensor, callbacks, passClone(&state));
+}
