@@ -8,10 +8,16 @@
  * enough distinct weight copies (separate plans, i.e. separate repacks) to exceed 4 x 60 MB of L2;
  * L2-hot reuses one. The floor is SPEC §3's byte count over the HBM read bandwidth measured in the same run.
  *
+ * The baselines are 10-70x slower than ours, so they are timed over 11 groups of fewer calls (plain
+ * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
+ *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
+ *               [--sweep FILE]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
- *     --shape, --ms     a subset (experiments); --ours-only skips the baselines */
+ *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
+ *     --sweep FILE      also time ours L2-cold for every M in 1..64 (11 groups of 128 calls) into FILE
+ *                       and report the worst t(M) / t(M+1) (SPEC: no M slower than M+1 by > 10 %) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -38,13 +44,13 @@ int bench_read(const void *p, size_t bytes, uint32_t *sink, int sms);
     }                                                                                                \
   } while (0)
 
-enum { GROUPS = 11, CALLS = 512, WARMUP = 48 };
+enum { GROUPS = 11, CALLS = 512, WARMUP = 48, CALLS_PLAIN = 32, CALLS_CUBLAS = 128, CALLS_SWEEP = 128 };
 enum { IMPL_OURS, IMPL_PLAIN, IMPL_CUBLAS };
-static const char *IMPL_NAME[] = {"w4a16_tc_v1", "plain_direct_w4", "cublas_f16+epilogue"};
+static const char *IMPL_NAME[] = {"w4a16", "plain_direct_w4", "cublas_f16+epilogue"};
 static const double L2_ROTATE_BYTES = 4.0 * 60.0 * 1024 * 1024;
 
 typedef struct {
-  int K, N, M, R, Rc, hot, impl;
+  int K, N, M, R, Rc, hot, impl, calls;
   w4a16_plan **plans;        /* R plans = R distinct repacks */
   int32_t **qw;              /* R copies of the GPTQ weight (plain baseline) */
   uint16_t **sc;
@@ -80,17 +86,18 @@ static void measure(ctx *c, double *med, double *mn, double *mx) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
+  const int calls = c->calls > 0 ? c->calls : CALLS;
   for (int i = 0; i < WARMUP; ++i) one_call(c, i);
   double t[GROUPS];
   int idx = WARMUP;
   for (int g = 0; g < GROUPS; ++g) {
     CK(cudaEventRecord(e0, NULL));
-    for (int i = 0; i < CALLS; ++i) one_call(c, idx++);
+    for (int i = 0; i < calls; ++i) one_call(c, idx++);
     CK(cudaEventRecord(e1, NULL));
     CK(cudaEventSynchronize(e1));
     float ms;
     CK(cudaEventElapsedTime(&ms, e0, e1));
-    t[g] = ms * 1000.0 / CALLS;
+    t[g] = ms * 1000.0 / calls;
   }
   CK(cudaGetLastError());
   qsort(t, GROUPS, sizeof t[0], cmp_double);
@@ -142,13 +149,14 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 }
 
 int main(int argc, char **argv) {
-  const char *csv_path = "bench.csv";
+  const char *csv_path = "bench.csv", *sweep_path = NULL;
   int quick = 0, baselines_hot = 0, ours_only = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
     else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
+    else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
       for (char *t = strtok(argv[++i], ","); t && n_user_ms < 8; t = strtok(NULL, ",")) user_ms[n_user_ms++] = atoi(t);
@@ -160,6 +168,9 @@ int main(int argc, char **argv) {
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
   FILE *csv = fopen(csv_path, "w");
   if (!csv) return 2;
+  FILE *sweep = sweep_path ? fopen(sweep_path, "w") : NULL;
+  if (sweep_path && !sweep) return 2;
+  if (sweep) fprintf(sweep, "K,N,M,median_us,min_us,max_us,floor_us,x_floor,config\n");
   fprintf(csv, "K,N,M,impl,l2,median_us,min_us,max_us,max_over_min,floor_us,x_floor,read_bw_TBps,config\n");
 
   int shapes[][2] = {{8192, 8192}, {8192, 28672}, {28672, 8192}, {14336, 4096}};
@@ -252,6 +263,7 @@ int main(int argc, char **argv) {
         for (int hot = 0; hot < 2; ++hot) {
           if (impl != IMPL_OURS && ((hot && !baselines_hot) || ours_only)) continue;
           c.impl = impl, c.M = M, c.hot = hot, c.bad = 0;
+          c.calls = impl == IMPL_PLAIN ? CALLS_PLAIN : impl == IMPL_CUBLAS ? CALLS_CUBLAS : CALLS;
           measure(&c, &med[impl][hot], &mn[impl][hot], &mx[impl][hot]);
           if (c.bad) {
             fprintf(stderr, "a call failed: %s %dx%d M=%d: %s\n", IMPL_NAME[impl], K, N, M, w4a16_last_error());
@@ -269,6 +281,33 @@ int main(int argc, char **argv) {
              med[2][0], med[2][0] / med[0][0], floor_us, ours_only ? desc : "");
       fflush(stdout);
     }
+    if (sweep) { /* every M in 1..64, ours, L2-cold */
+      double t[65];
+      c.impl = IMPL_OURS, c.hot = 0, c.calls = CALLS_SWEEP;
+      for (int M = 1; M <= 64; ++M) {
+        double med, mn, mx;
+        c.M = M, c.bad = 0;
+        measure(&c, &med, &mn, &mx);
+        if (c.bad) {
+          fprintf(stderr, "a call failed: sweep %dx%d M=%d: %s\n", K, N, M, w4a16_last_error());
+          return 2;
+        }
+        const double floor_us = ((double)K * N / 2 + (double)K / 128 * N * 2 + (double)M * K * 2 + 2.0 * M * N * 2 +
+                                 (double)N * 2) / bw * 1e6;
+        char desc[200];
+        w4a16_plan_describe(c.plans[0], M, desc, sizeof desc);
+        fprintf(sweep, "%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,\"%s\"\n", K, N, M, med, mn, mx, floor_us, med / floor_us, desc);
+        t[M] = med;
+      }
+      fflush(sweep);
+      double worst = 0;
+      int worst_m = 0;
+      for (int M = 1; M < 64; ++M)
+        if (t[M] / t[M + 1] > worst) worst = t[M] / t[M + 1], worst_m = M;
+      printf("sweep %dx%d (L2-cold, M = 1..64): min %.1f us, max %.1f us; worst t(M)/t(M+1) = %.3f at M = %d (limit 1.10)\n",
+             K, N, t[1], t[64], worst, worst_m);
+      fflush(stdout);
+    }
     for (int r = 0; r < c.R; ++r) {
       w4a16_plan_destroy(c.plans[r]);
       CK(cudaFree(c.qw[r]));
@@ -284,5 +323,6 @@ int main(int argc, char **argv) {
          GROUPS, CALLS);
   cublasDestroy(cublas);
   fclose(csv);
+  if (sweep) fclose(sweep);
   return 0;
 }

@@ -1,21 +1,40 @@
 // CUDA backend: plan creation (one repack of the weight, one padded copy of the scales, kernel
 // configuration), launch, and destruction. The plan is immutable after creation and runs allocate
 // nothing, so any number of threads may run one plan concurrently on their own streams.
+//
+// Two kernels share one weight layout: v2 (gemm_v2.cuh: wgmma + TMA, sm_90 only, the default there)
+// and v1 (gemm_kernel.cuh: mma.sync + cp.async, sm_80 and later; W4A16_FORCE_KERNEL=v1 selects it).
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 
+#include <mutex>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "gemm_kernel.cuh"
 #include "internal.h"
+#include "kernels.h"
 
 using w4a16::GemmArgs;
 
+namespace {
+struct V2Choice {
+  int W;       // consumer warpgroups per CTA (64 output columns each)
+  int S;       // CTAs per cluster along K (1 = no split-K)
+  int stages;  // pipeline depth
+  int sched;   // accumulation schedule (gemm_v2.cuh)
+};
+}  // namespace
+
 struct w4a16_cuda_plan {
   int device;
-  int K, N, Npad;       // Npad = N rounded up to the 16-column mma tile
-  int warps;            // 4 or 8 warps per CTA: 128 or 256 output columns
-  int splits;           // CTAs per cluster along K (1 = no split-K)
+  int K, N, Npad;       // Npad = N rounded up to 64 (the v2 column block; v1 tiles divide it)
+  int version;          // 2 = wgmma kernel (sm_90), 1 = mma.sync kernel
+  int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
+  int splits;           // v1: CTAs per cluster along K (1 = no split-K)
+  V2Choice v2[8];       // v2: configuration per token tile count (M rounded up to 8, /8, at most 8)
+  int l2hint;           // v2: evict_first policy on the weight stream
   int sms, cc_major;
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
   __half *scales;       // [K/128][Npad]
@@ -24,44 +43,44 @@ struct w4a16_cuda_plan {
 
 namespace {
 
-using KernelFn = void (*)(GemmArgs);
-struct KernelEntry {
-  KernelFn fn;
-  int smem;
-  int threads;
-};
+using w4a16::KernelEntry;
+using w4a16::V2Entry;
 
-// Token tiles 1..8 (M rounded up to 8, at most 64 per CTA) x 4 or 8 warps. Deeper pipelines where
-// the staged x slice is small; two CTAs of ~100 KB fit one SM in every configuration.
-template <int NT, int WARPS> constexpr KernelEntry entry() {
-  constexpr int S = NT <= 4 ? 4 : 3;
-  return {w4a16::w4a16_gemm_kernel<NT, WARPS, S>, w4a16::Config<NT, WARPS, S>::kSmemBytes, WARPS * 32};
-}
-const KernelEntry kKernels[2][8] = {
-    {entry<1, 4>(), entry<2, 4>(), entry<3, 4>(), entry<4, 4>(), entry<5, 4>(), entry<6, 4>(), entry<7, 4>(),
-     entry<8, 4>()},
-    {entry<1, 8>(), entry<2, 8>(), entry<3, 8>(), entry<4, 8>(), entry<5, 8>(), entry<6, 8>(), entry<7, 8>(),
-     entry<8, 8>()},
-};
+int token_tiles(int64_t M) { return M >= 64 ? 8 : (int)((M + 7) / 8); }
 
 const KernelEntry &kernel_for(int warps, int64_t M) {
-  const int nt = M >= 64 ? 8 : (int)((M + 7) / 8);
-  return kKernels[warps == 8 ? 1 : 0][nt - 1];
+  return w4a16::kV1Kernels[warps == 8 ? 1 : 0][token_tiles(M) - 1];
 }
 
-// Word w of the repacked weight = ((tile * K/64 + chunk) * 32 + lane) * 4 + kstep holds the 8 codes
-// lane (g = lane/4, t = lane%4) needs for mma k-step `chunk*4 + kstep` of 16-column tile `tile`:
-// A-fragment rows (output columns) n0+g and n0+g+8, k offsets 2t, 2t+1, 2t+8, 2t+9, ordered so that
-// dequant8's four registers come out right (nibble j -> register j%4, half j/4).
+const V2Entry *const kV2[3][w4a16::kV2Scheds] = {{w4a16::kV2W1S0}, {w4a16::kV2W2S0}, {w4a16::kV2W4S0}};
+int widx(int W) { return W == 4 ? 2 : W == 2 ? 1 : 0; }
+// Every schedule of one (W, token tiles) has the same block size and shared memory, so occupancy
+// and stage counts are read off schedule 0.
+const V2Entry &v2_for(int W, int nt, int sched = 0) { return kV2[widx(W)][sched][nt - 1]; }
+// Default accumulation schedule per token-tile count (1..8 tiles of 8 tokens); see gemm_v2.cuh.
+// Schedules 1 and 2 (more, smaller wgmma chains) measured slower everywhere (bench/RESULTS.md,
+// 2026-11-30) and are no longer instantiated (kV2Scheds = 1).
+const int kDefaultSched[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+
+// Word w of the repacked weight, w = (((g * NB + cb) * 4 + tt) * 2 + kc) * 128 + lane * 4 + ks (NB =
+// Npad/64 column blocks; group-major, see gemm_v2.cuh for why), holds
+// the 8 codes lane (gr = lane/4, t = lane%4) needs for mma k-step kc*4 + ks of group g of 16-column
+// tile cb*4 + tt: A-fragment rows (output columns) n0+gr and n0+gr+8, k offsets 2t, 2t+1, 2t+8, 2t+9,
+// ordered so that dequant8's four registers come out right (nibble j -> register j%4, half j/4).
+// So one 64-column block of one 128-k group is 4 KB contiguous (adjacent blocks of a group follow
+// each other: a CTA's W blocks are one bulk copy in v2), and inside it
+// a warp's 16-column tile reads 512 contiguous bytes per 64 k (one 16-byte vector per lane).
 __global__ void repack_kernel(const int32_t *__restrict__ qw, uint32_t *__restrict__ out, int K, int N, int Npad) {
-  const size_t total = (size_t)(Npad / 16) * (size_t)(K / 64) * 128;
+  const int G = K / 128;
+  const size_t total = (size_t)(Npad / 64) * (size_t)G * 1024;
   for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x) {
-    const int ks = (int)(w & 3), lane = (int)((w >> 2) & 31);
-    const size_t rest = w >> 7;
-    const int chunk = (int)(rest % (size_t)(K / 64));
-    const int tile = (int)(rest / (size_t)(K / 64));
-    const int g = lane >> 2, t = lane & 3;
-    const int k0 = (chunk * 4 + ks) * 16 + 2 * t, n0 = tile * 16 + g;
+    const int ks = (int)(w & 3), lane = (int)((w >> 2) & 31), kc = (int)((w >> 7) & 1), tt = (int)((w >> 8) & 3);
+    const size_t rest = w >> 10;
+    const int cb = (int)(rest % (size_t)(Npad / 64));
+    const int g = (int)(rest / (size_t)(Npad / 64));
+    const int tile = cb * 4 + tt, chunk = g * 2 + kc;
+    const int gr = lane >> 2, t = lane & 3;
+    const int k0 = (chunk * 4 + ks) * 16 + 2 * t, n0 = tile * 16 + gr;
     auto code = [&](int k, int n) -> uint32_t {
       if (n >= N) return 8u;  // padding column: weight 0
       return ((uint32_t)qw[(size_t)(k >> 3) * N + n] >> ((k & 7) * 4)) & 15u;
@@ -86,12 +105,10 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-// Split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the number
-// of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue, CTA
-// launch) was fitted on the H200 (bench/RESULTS.md, 2026-11-30): for 8192x28672 the model without it
-// chose S=7 (3 waves), measured 102.5 us at M=32, against 77.0 us for S=2 (one wave); ~16 groups'
-// worth of streaming per wave orders S=1,2,4,7 as measured at the top. Smallest cost wins, fewer
-// splits on ties. Clusters are portable up to 8 CTAs.
+// v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
+// number of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue,
+// CTA launch) was fitted on the H200 (bench/RESULTS.md, 2026-11-30). Smallest cost wins, fewer splits
+// on ties. Clusters are portable up to 8 CTAs.
 constexpr int kWaveOverheadGroups = 16;
 int choose_splits(int ctas_n, int G, int capacity) {
   int best = 1;
@@ -102,6 +119,115 @@ int choose_splits(int ctas_n, int G, int capacity) {
     if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
   }
   return best;
+}
+
+// ---- process-wide, per-device caches (plans are created thousands of times in the tests) ----
+std::mutex g_mu;
+int g_attr_done_dev = -1;                 // device whose kernels got their shared-memory attribute
+int g_occ_dev = -1;
+int g_occ[3][8][9];                       // resident CTAs per GPU for (W, NT, S); -1 = not asked yet
+PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
+
+w4a16_status prepare_device(int dev) {  // call with g_mu held
+  cudaError_t e;
+  if (g_attr_done_dev != dev) {
+    for (int w = 0; w < 2; ++w)
+      for (int nt = 0; nt < 8; ++nt)
+        if ((e = cudaFuncSetAttribute(w4a16::kV1Kernels[w][nt].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      w4a16::kV1Kernels[w][nt].smem)) != cudaSuccess)
+          return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (major == 9)
+      for (int w = 0; w < 3; ++w)
+        for (int sc = 0; sc < w4a16::kV2Scheds; ++sc)
+          for (int nt = 0; nt < 8; ++nt) {
+            const V2Entry &k = kV2[w][sc][nt];  // w: index of W in {1, 2, 4}
+            if ((e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem(k.max_stages))) !=
+                cudaSuccess)
+              return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v2)");
+          }
+    g_attr_done_dev = dev;
+  }
+  if (g_occ_dev != dev) {
+    memset(g_occ, 0xff, sizeof g_occ);
+    g_occ_dev = dev;
+  }
+  if (!g_encode) {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if ((e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q)) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !fn)
+      return e != cudaSuccess ? cuda_fail(e, "plan_create(cuda): cuTensorMapEncodeTiled entry point")
+                              : w4a16_fail(W4A16_ERR_CUDA, "plan_create(cuda): cuTensorMapEncodeTiled not found");
+    g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+  }
+  return W4A16_OK;
+}
+
+// CTAs of kernel (W, NT) with cluster size S that the GPU holds at once (call with g_mu held).
+int v2_capacity(int W, int nt, int S, int stages, int sms) {
+  int &c = g_occ[widx(W)][nt - 1][S];
+  if (c >= 0) return c;
+  const V2Entry &k = v2_for(W, nt);
+  if (S == 1) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, k.smem(stages)) != cudaSuccess)
+      per_sm = 0, cudaGetLastError();
+    c = per_sm * sms;
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)S, 1, 1);
+    cfg.blockDim = dim3((unsigned)k.threads);
+    cfg.dynamicSmemBytes = (size_t)k.smem(stages);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)S;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)k.fn, &cfg) != cudaSuccess)
+      clusters = 0, cudaGetLastError();
+    c = clusters * S;
+  }
+  return c;
+}
+
+// v2 configuration for T = 8*nt tokens. A CTA of W warpgroups covers 64W columns of one K range
+// (1/S of the groups). Among the layouts that run in a single wave (every CTA resident at once), take
+// the smallest estimated time per SM: CTAs per SM x groups per CTA x the CTA's bytes per group
+// (weights W * 4 KB, plus the x tile T * 256 B re-read from L2 by every CTA, counted at a quarter of
+// an HBM byte) plus a fixed cost per CTA (fill, epilogue) and per split (the cluster reduction).
+// Ties go to wider CTAs (less x traffic) and fewer splits.
+V2Choice choose_v2(int nt, int nblocks, int G, int sms) {
+  const int T = nt * 8;
+  V2Choice best = {nblocks >= 4 ? 4 : nblocks >= 2 ? 2 : 1, 1, 0, kDefaultSched[nt - 1]};
+  double best_cost = -1;
+  static const int Ws[3] = {4, 2, 1};
+  for (int wi = 0; wi < 3; ++wi) {
+    const int W = Ws[wi];
+    if (W > nblocks && W != 1) continue;
+    const int stages = v2_for(W, nt).max_stages;
+    const long long nbw = (nblocks + W - 1) / W;
+    for (int S = 1; S <= 8 && S <= G; ++S) {
+      const long long ctas = nbw * S;
+      const int cap = v2_capacity(W, nt, S, stages, sms);
+      if (cap <= 0 || ctas > cap) continue;
+      const long long per_sm = (ctas + sms - 1) / sms;
+      const double cost = (double)per_sm * (((G + S - 1) / S) * W * (1.0 + 0.25 * T / (16.0 * W)) + 8.0) + S;
+      if (best_cost < 0 || cost < best_cost - 1e-9) best = {W, S, stages, kDefaultSched[nt - 1]}, best_cost = cost;
+    }
+  }
+  if (best.stages == 0) best.stages = v2_for(best.W, nt).max_stages;  // more than one wave whatever we do
+  return best;
+}
+
+int env_int(const char *name, int dflt) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : dflt;
 }
 
 }  // namespace
@@ -129,7 +255,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): host allocation failed");
   p->K = (int)K;
   p->N = (int)N;
-  p->Npad = (int)((N + 15) / 16 * 16);
+  p->Npad = (int)((N + 63) / 64 * 64);
   const int G = (int)(K / 128);
   cudaDeviceProp prop;
   w4a16_status st = W4A16_OK;
@@ -164,16 +290,12 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       goto fail;
     }
   }
-  for (int w = 0; w < 2; ++w)
-    for (int nt = 0; nt < 8; ++nt)
-      if ((e = cudaFuncSetAttribute(kKernels[w][nt].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kKernels[w][nt].smem)) != cudaSuccess) {
-        st = cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute");
-        goto fail;
-      }
   {
-    // 8 warps (256 columns) per CTA unless that leaves too few CTAs to spread over the SMs: narrow
-    // matrices use 4 warps (128 columns). The choice targets M <= 32 (token tiles <= 4).
+    std::lock_guard<std::mutex> lock(g_mu);
+    if ((st = prepare_device(p->device)) != W4A16_OK) goto fail;
+
+    // v1 configuration (sm_80, or forced): 8 warps (256 columns) per CTA unless that leaves too few
+    // CTAs to spread over the SMs: narrow matrices use 4 warps (128 columns).
     p->warps = 8;
     if ((long long)((p->Npad / 16 + 15) / 16) * (G < 8 ? G : 8) < (long long)p->sms * 3 / 2) p->warps = 4;
     const KernelEntry &k = kernel_for(p->warps, 32);
@@ -184,10 +306,33 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     }
     const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
     p->splits = prop.major >= 9 ? choose_splits(ctas_n, G, (per_sm > 0 ? per_sm : 1) * p->sms) : 1;
-    if (const char *force = getenv("W4A16_FORCE_SPLITS")) {  // tests: exercise every split count
-      const int s = atoi(force);
-      if (s >= 1 && s <= 8 && s <= G && prop.major >= 9) p->splits = s;
-    }
+
+    // v2 (sm_90 only: the sm_90a cubin holds it) unless W4A16_FORCE_KERNEL=v1.
+    const char *fk = getenv("W4A16_FORCE_KERNEL");
+    p->version = prop.major == 9 && !(fk && !strcmp(fk, "v1")) ? 2 : 1;
+    p->l2hint = env_int("W4A16_L2HINT", 0);
+    const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
+    const int force_st = env_int("W4A16_FORCE_STAGES", 0), force_sched = env_int("W4A16_SCHED", -1);
+    // W4A16_SCHED_TABLE="s1,...,s8": schedule per token-tile count (tuning runs)
+    int sched_table[8];
+    memcpy(sched_table, kDefaultSched, sizeof sched_table);
+    if (const char *t = getenv("W4A16_SCHED_TABLE"))
+      for (int i = 0; i < 8 && *t; ++i) {
+        const int v = atoi(t);
+        if (v >= 0 && v < w4a16::kV2Scheds) sched_table[i] = v;
+        while (*t && *t != ',') ++t;
+        if (*t == ',') ++t;
+      }
+    if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
+    if (p->version == 2)
+      for (int nt = 1; nt <= 8; ++nt) {
+        V2Choice c = choose_v2(nt, p->Npad / 64, G, p->sms);
+        if (force_w == 1 || force_w == 2 || force_w == 4) c.W = force_w, c.stages = v2_for(c.W, nt).max_stages;
+        if (force_s >= 1 && force_s <= 8 && force_s <= G) c.S = force_s;
+        if (force_st >= 2 && force_st <= v2_for(c.W, nt).max_stages) c.stages = force_st;
+        c.sched = force_sched >= 0 && force_sched < w4a16::kV2Scheds ? force_sched : sched_table[nt - 1];
+        p->v2[nt - 1] = c;
+      }
   }
   *out = p;
   return W4A16_OK;
@@ -207,17 +352,76 @@ extern "C" void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) {
 extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { return p ? p->bytes : 0; }
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
-  const int nt = M >= 64 ? 8 : (int)((M + 7) / 8);
+  const int nt = token_tiles(M < 1 ? 1 : M);
+  if (p->version == 2) {
+    const V2Choice &c = p->v2[nt - 1];
+    snprintf(buf, (size_t)len, "tc-v2 K=%d N=%d M=%lld W=%d tokens=%d sched=%d splits=%d stages=%d grid=%dx%dx%lld%s",
+             p->K, p->N, (long long)M, c.W, nt * 8, c.sched, c.S, c.stages, c.S, (p->Npad / 64 + c.W - 1) / c.W,
+             (long long)((M + 63) / 64), p->l2hint ? " evict_first" : "");
+    return;
+  }
   const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
   snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld warps=%d token_tiles=%d splits=%d grid=%dx%dx%lld (%s)", p->K,
-           p->N, (long long)M, p->warps, nt < 1 ? 1 : nt, p->splits, p->splits, ctas_n, (long long)((M + 63) / 64),
+           p->N, (long long)M, p->warps, nt, p->splits, p->splits, ctas_n, (long long)((M + 63) / 64),
            p->splits > 1 ? "cluster split-K" : "no split");
 }
+
+namespace {
+w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+  const int nt = token_tiles(M);
+  const V2Choice &c = p->v2[nt - 1];
+  const V2Entry &k = v2_for(c.W, nt, c.sched);
+  // x as a 2-D tensor [M][K] of f16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
+  // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
+  CUtensorMap map;
+  cuuint64_t dims[2] = {(cuuint64_t)p->K, (cuuint64_t)M};
+  cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
+  cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
+  cuuint32_t estr[2] = {1, 1};
+  CUresult r = g_encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)x, dims, strides, box, estr,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
+  w4a16::v2::Args a;
+  a.wq = (const unsigned char *)p->wq;
+  a.scales = p->scales;
+  a.bias = (const __half *)bias;
+  a.residual = (const __half *)residual;
+  a.out = (__half *)out;
+  a.M = (int)M;
+  a.K = p->K;
+  a.N = p->N;
+  a.Npad = p->Npad;
+  a.splits = c.S;
+  a.act = (int)act;
+  a.stages = c.stages;
+  a.l2hint = p->l2hint;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)c.S, (unsigned)((p->Npad / 64 + c.W - 1) / c.W), (unsigned)((M + 63) / 64));
+  cfg.blockDim = dim3((unsigned)k.threads);
+  cfg.dynamicSmemBytes = (size_t)k.smem(c.stages);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (c.S > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)c.S;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v2 kernel launch");
+  return W4A16_OK;
+}
+}  // namespace
 
 extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                             const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                             uint16_t *out, void *stream) {
-  // 16-byte vectors: x is staged with cp.async, bias/residual/out move 8 halves per thread.
+  // 16-byte vectors: x is staged with cp.async / TMA, bias/residual/out move 8 halves per thread.
   if ((uintptr_t)x % 16 || (uintptr_t)out % 16 || (uintptr_t)bias % 16 || (uintptr_t)residual % 16)
     return w4a16_fail(W4A16_ERR_MISALIGNED,
                       "plan_run(cuda): x, out, bias and residual must be 16-byte aligned (cudaMalloc gives 256)");
@@ -229,6 +433,7 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   if (dev != p->device)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
+  if (p->version == 2) return run_v2(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p->warps, M);
   GemmArgs a;
   a.wq = p->wq;

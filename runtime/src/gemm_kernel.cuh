@@ -34,7 +34,7 @@ constexpr int kXStride = 136;  // halves per staged x row: 128 + 8 pad, so the 8
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 
 struct GemmArgs {
-  const uint4 *wq;          // repacked weight: [Npad/16 tiles][K/64 chunks][32 lanes] x 16 B
+  const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (v2 layout)
   const __half *scales;     // [K/128][Npad], padded columns hold 0
   const __half *x;          // [M][K]
   const __half *bias;       // [N] or null
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
   const int tile0 = blockIdx.y * C::kTiles;  // first 16-column tile of this CTA
   const int m0 = blockIdx.z * kMaxRows;
   const int rows = min(C::kRows, args.M - m0);  // valid tokens in this CTA
-  const int K = args.K, G = K >> 7, chunks = K >> 6, ntiles = args.Npad >> 4;
+  const int K = args.K, G = K >> 7, ntiles = args.Npad >> 4;
   // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
@@ -151,7 +151,8 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
 #pragma unroll
       for (int kc = 0; kc < 2; ++kc)
         cp_async16(st + ((warp * NA + j) * 2 + kc) * 512 + lane * 16,
-                   args.wq + (tile * chunks + grp * 2 + kc) * 32 + lane, true);
+                 args.wq + ((((size_t)grp * (args.Npad >> 6) + (tile >> 2)) * 4 + (tile & 3)) * 2 + kc) * 32 + lane,
+                 true);
     }
     __half *xs = reinterpret_cast<__half *>(st + C::kWBytes);
     for (int c = tid; c < C::kRows * 16; c += C::kThreads) {
