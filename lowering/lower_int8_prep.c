@@ -10,6 +10,7 @@
  * its empty tensors too) and no call -- statically, no call is emitted at all; dynamically, an scf.if on L
  * skips it. The function is written as IR text and parsed, like lower_to_runtime.c does for
  * w4a16.fused_matmul; inlining then removes the call of the private function. */
+#include "call_template.h"
 #include "w4a16/dialect.h"
 #include "w4a16/lowering.h"
 
@@ -28,44 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* --- text helpers ------------------------------------------------------------------------------- */
-
-typedef struct Text {
-  char *buf;
-  size_t used, size;
-} Text;
-
-static void append(Text *t, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && t->used + (size_t)n < t->size) {
-      t->used += (size_t)n;
-      return;
-    }
-    t->size = 2 * t->size + (size_t)n + 256;
-    t->buf = realloc(t->buf, t->size);
-  }
-}
-
-static void appendStringRef(MlirStringRef s, void *userData) { append(userData, "%.*s", (int)s.length, s.data); }
-static void appendType(Text *t, MlirType type) { mlirTypePrint(type, appendStringRef, t); }
-
-/* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
-static void appendMemrefOf(Text *t, MlirType tensor) {
-  Text tmp = {NULL, 0, 0};
-  appendType(&tmp, tensor);
-  append(t, "memref%s", strchr(tmp.buf, '<'));
-  free(tmp.buf);
-}
-
-static bool isInt8Prep(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == strlen(W4A16_INT8_PREP_OP) && memcmp(name.data, W4A16_INT8_PREP_OP, name.length) == 0;
-}
 
 static int64_t staticDim(MlirType t, int i) {
   int64_t d = mlirShapedTypeGetDimSize(t, i);
@@ -163,138 +126,16 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
 
 /* --- the pass ----------------------------------------------------------------------------------- */
 
-typedef struct Ops {
-  MlirOperation *ops;
-  int count, capacity;
-} Ops;
-
-static MlirWalkResult collect(MlirOperation op, void *userData) {
-  Ops *list = userData;
-  if (!isInt8Prep(op))
-    return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
-static bool hasSymbol(MlirOperation module, MlirStringRef name) {
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
-  mlirSymbolTableDestroy(table);
-  return found;
-}
-
-static MlirStringRef symbolName(MlirOperation op) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
-  return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
-}
-
-/* Moves the functions of `from` into `module`, skipping declarations it already has. */
-static void moveFunctions(MlirModule from, MlirOperation module) {
-  MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
-  while (!mlirOperationIsNull(op)) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (!hasSymbol(module, symbolName(op))) {
-      mlirOperationRemoveFromParent(op);
-      mlirBlockAppendOwnedOperation(target, op);
-    }
-    op = next;
-  }
-}
-
-static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
-  MlirContext ctx = mlirOperationGetContext(op);
-  char name[64];
-  for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
-    snprintf(name, sizeof name, "__w4a16_int8_prep_%d", suffix);
-    if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
-      break;
-  }
-  Text text = {NULL, 0, 0};
-  writeCallFunction(&text, op, name);
-  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
-  free(text.buf);
-  if (mlirModuleIsNull(parsed)) {
-    mlirEmitError(mlirOperationGetLocation(op), "w4a16-lower-int8-prep: could not build the runtime call");
-    return false;
-  }
-  moveFunctions(parsed, module);
-  mlirModuleDestroy(parsed);
-
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), mlirOperationGetLocation(op));
-  MlirValue operands[4];
-  for (int i = 0; i < 4; ++i)
-    operands[i] = mlirOperationGetOperand(op, i);
-  MlirType results[2] = {mlirValueGetType(mlirOperationGetResult(op, 0)),
-                         mlirValueGetType(mlirOperationGetResult(op, 1))};
-  mlirOperationStateAddOperands(&state, 4, operands);
-  mlirOperationStateAddResults(&state, 2, results);
-  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
-                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
-  mlirOperationStateAddAttributes(&state, 1, &callee);
-  MlirOperation call = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
-  for (int i = 0; i < 2; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
-  mlirOperationDestroy(op);
-  return true;
-}
-
-/* Public functions with a body get the C interface, so compiled code exports _mlir_ciface_<name>
- * (as w4a16-lower-to-runtime does; either pass may run alone). */
-static void exportCInterfaces(MlirOperation module) {
-  MlirContext ctx = mlirOperationGetContext(module);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
-    bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
-    bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-    if (isFunc && !isPrivate && hasBody)
-      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
-  }
-}
-
-static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
-  (void)userData;
-  Ops list = {NULL, 0, 0};
-  mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
-  for (int i = 0; i < list.count; ++i)
-    if (!lowerOne(module, list.ops[i], i)) {
-      mlirExternalPassSignalFailure(pass);
-      break;
-    }
-  free(list.ops);
-  exportCInterfaces(module);
-}
-
-static MlirLogicalResult lowerInitialize(MlirContext ctx, void *userData) {
-  (void)userData;
-  return w4a16LoadDialect(ctx);
-}
-
-static void noop(void *userData) { (void)userData; }
-static void *sameData(void *userData) { return userData; }
-
 static _Alignas(8) char lowerInt8PrepPassId;
 
-MlirPass w4a16CreateLowerInt8PrepPass(void) {
-  MlirExternalPassCallbacks callbacks = {noop, noop, lowerInitialize, sameData, lowerRun};
-  MlirDialectHandle dialects[] = {mlirGetDialectHandle__arith__(),  mlirGetDialectHandle__bufferization__(),
-                                  mlirGetDialectHandle__cf__(),     mlirGetDialectHandle__func__(),
-                                  mlirGetDialectHandle__memref__(), mlirGetDialectHandle__scf__(),
-                                  mlirGetDialectHandle__tensor__()};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&lowerInt8PrepPassId), mlirStringRefCreateFromCString("W4a16LowerInt8Prep"),
-      mlirStringRefCreateFromCString("w4a16-lower-int8-prep"),
-      mlirStringRefCreateFromCString("Lower w4a16.int8_prep to calls into the int8prep runtime"),
-      mlirStringRefCreateFromCString("builtin.module"), sizeof dialects / sizeof dialects[0], dialects, callbacks,
-      NULL);
-}
+static const TemplateLoweringSpec kLowerInt8Prep = {
+    &lowerInt8PrepPassId, "W4a16LowerInt8Prep", "w4a16-lower-int8-prep",
+    "Lower w4a16.int8_prep to calls into the int8prep runtime", W4A16_INT8_PREP_OP, "__w4a16_int8_prep",
+    writeCallFunction,
+    {mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__cf__,
+     mlirGetDialectHandle__func__, mlirGetDialectHandle__memref__, mlirGetDialectHandle__scf__,
+     mlirGetDialectHandle__tensor__}};
+
+MlirPass w4a16CreateLowerInt8PrepPass(void) { return createTemplateLoweringPass(&kLowerInt8Prep); }
 
 void w4a16AddLowerInt8PrepPass(MlirOpPassManager pm) { mlirOpPassManagerAddOwnedPass(pm, w4a16CreateLowerInt8PrepPass()); }

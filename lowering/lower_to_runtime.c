@@ -8,6 +8,7 @@
  *
  * The function is written as IR text and parsed: the template reads like the IR it produces. Upstream
  * one-shot bufferization then treats it like any other code, and inlining removes the call. */
+#include "call_template.h"
 #include "w4a16/dialect.h"
 #include "w4a16/lowering.h"
 
@@ -25,40 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* --- text helpers ------------------------------------------------------------------------------- */
-
-typedef struct Text {
-  char *buf;
-  size_t used, size;
-} Text;
-
-static void append(Text *t, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && t->used + (size_t)n < t->size) {
-      t->used += (size_t)n;
-      return;
-    }
-    t->size = 2 * t->size + (size_t)n + 256;
-    t->buf = realloc(t->buf, t->size);
-  }
-}
-
-static void appendStringRef(MlirStringRef s, void *userData) { append(userData, "%.*s", (int)s.length, s.data); }
-
-static void appendType(Text *t, MlirType type) { mlirTypePrint(type, appendStringRef, t); }
-
-/* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
-static void appendMemrefOf(Text *t, MlirType tensor) {
-  Text tmp = {NULL, 0, 0};
-  appendType(&tmp, tensor);
-  append(t, "memref%s", strchr(tmp.buf, '<'));
-  free(tmp.buf);
-}
 
 static bool attrIs(MlirOperation op, const char *name, const char *value) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
@@ -187,136 +154,16 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
 
 /* --- the pass ----------------------------------------------------------------------------------- */
 
-typedef struct FusedOps {
-  MlirOperation *ops;
-  int count, capacity;
-} FusedOps;
-
-static MlirWalkResult collectFused(MlirOperation op, void *userData) {
-  FusedOps *list = userData;
-  if (!w4a16IsFusedMatmul(op))
-    return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
-static bool hasSymbol(MlirOperation module, MlirStringRef name) {
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
-  mlirSymbolTableDestroy(table);
-  return found;
-}
-
-static MlirStringRef symbolName(MlirOperation op) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
-  return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
-}
-
-/* Moves the functions of `from` into `module`, skipping declarations it already has. */
-static void moveFunctions(MlirModule from, MlirOperation module) {
-  MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
-  while (!mlirOperationIsNull(op)) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (!hasSymbol(module, symbolName(op))) {
-      mlirOperationRemoveFromParent(op);
-      mlirBlockAppendOwnedOperation(target, op);
-    }
-    op = next;
-  }
-}
-
-static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
-  MlirContext ctx = mlirOperationGetContext(op);
-  char name[64];
-  for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
-    snprintf(name, sizeof name, "__w4a16_fused_matmul_%d", suffix);
-    if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
-      break;
-  }
-  Text text = {NULL, 0, 0};
-  writeCallFunction(&text, op, name);
-  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
-  free(text.buf);
-  if (mlirModuleIsNull(parsed)) {
-    mlirEmitError(mlirOperationGetLocation(op), "w4a16-lower-to-runtime: could not build the runtime call");
-    return false;
-  }
-  moveFunctions(parsed, module);
-  mlirModuleDestroy(parsed);
-
-  MlirLocation loc = mlirOperationGetLocation(op);
-  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), loc);
-  intptr_t numOperands = mlirOperationGetNumOperands(op);
-  MlirValue operands[5];
-  for (intptr_t i = 0; i < numOperands; ++i)
-    operands[i] = mlirOperationGetOperand(op, i);
-  mlirOperationStateAddOperands(&state, numOperands, operands);
-  mlirOperationStateAddResults(&state, 1, &resultType);
-  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
-                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
-  mlirOperationStateAddAttributes(&state, 1, &callee);
-  MlirOperation call = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(call, 0));
-  mlirOperationDestroy(op);
-  return true;
-}
-
-/* Public functions with a body get the C interface, so compiled code exports _mlir_ciface_<name>. */
-static void exportCInterfaces(MlirOperation module) {
-  MlirContext ctx = mlirOperationGetContext(module);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirIdentifier opName = mlirOperationGetName(op);
-    MlirStringRef n = mlirIdentifierStr(opName);
-    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
-    bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
-    bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-    if (isFunc && !isPrivate && hasBody)
-      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
-  }
-}
-
-static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
-  (void)userData;
-  FusedOps list = {NULL, 0, 0};
-  mlirOperationWalk(module, collectFused, &list, MlirWalkPreOrder);
-  for (int i = 0; i < list.count; ++i)
-    if (!lowerOne(module, list.ops[i], i)) {
-      mlirExternalPassSignalFailure(pass);
-      break;
-    }
-  free(list.ops);
-  exportCInterfaces(module);
-}
-
-static MlirLogicalResult lowerInitialize(MlirContext ctx, void *userData) {
-  (void)userData;
-  return w4a16LoadDialect(ctx);
-}
-
-static void noop(void *userData) { (void)userData; }
-static void *sameData(void *userData) { return userData; }
-
 static _Alignas(8) char lowerPassId;
 
-MlirPass w4a16CreateLowerToRuntimePass(void) {
-  MlirExternalPassCallbacks callbacks = {noop, noop, lowerInitialize, sameData, lowerRun};
-  MlirDialectHandle dialects[] = {mlirGetDialectHandle__arith__(), mlirGetDialectHandle__bufferization__(),
-                                  mlirGetDialectHandle__cf__(), mlirGetDialectHandle__func__(),
-                                  mlirGetDialectHandle__memref__(), mlirGetDialectHandle__tensor__()};
-  return mlirCreateExternalPass(mlirTypeIDCreate(&lowerPassId), mlirStringRefCreateFromCString("W4a16LowerToRuntime"),
-                                mlirStringRefCreateFromCString("w4a16-lower-to-runtime"),
-                                mlirStringRefCreateFromCString("Lower w4a16.fused_matmul to calls into the w4a16 runtime"),
-                                mlirStringRefCreateFromCString("builtin.module"), sizeof dialects / sizeof dialects[0],
-                                dialects, callbacks, NULL);
-}
+static const TemplateLoweringSpec kLowerToRuntime = {
+    &lowerPassId, "W4a16LowerToRuntime", "w4a16-lower-to-runtime",
+    "Lower w4a16.fused_matmul to calls into the w4a16 runtime", W4A16_FUSED_MATMUL_OP, "__w4a16_fused_matmul",
+    writeCallFunction,
+    {mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__cf__,
+     mlirGetDialectHandle__func__, mlirGetDialectHandle__memref__, mlirGetDialectHandle__tensor__}};
+
+MlirPass w4a16CreateLowerToRuntimePass(void) { return createTemplateLoweringPass(&kLowerToRuntime); }
 
 void w4a16AddLowerToRuntimePass(MlirOpPassManager pm) {
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateLowerToRuntimePass());

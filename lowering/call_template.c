@@ -1,0 +1,185 @@
+/* Template-based lowering shared by w4a16-lower-to-runtime and w4a16-lower-int8-prep; see call_template.h. */
+#include "call_template.h"
+
+#include "w4a16/dialect.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- text ----------------------------------------------------------------------------------------- */
+
+void append(Text *t, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && t->used + (size_t)n < t->size) {
+      t->used += (size_t)n;
+      return;
+    }
+    t->size = 2 * t->size + (size_t)n + 256;
+    t->buf = realloc(t->buf, t->size);
+  }
+}
+
+static void appendStringRef(MlirStringRef s, void *userData) { append(userData, "%.*s", (int)s.length, s.data); }
+
+void appendType(Text *t, MlirType type) { mlirTypePrint(type, appendStringRef, t); }
+
+void appendMemrefOf(Text *t, MlirType tensor) {
+  Text tmp = {NULL, 0, 0};
+  appendType(&tmp, tensor);
+  append(t, "memref%s", strchr(tmp.buf, '<'));
+  free(tmp.buf);
+}
+
+/* --- symbols and functions ------------------------------------------------------------------------ */
+
+static bool hasSymbol(MlirOperation module, MlirStringRef name) {
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
+  mlirSymbolTableDestroy(table);
+  return found;
+}
+
+static MlirStringRef symbolName(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+  return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
+}
+
+/* Moves the functions of `from` into `module`, skipping declarations it already has. */
+static void moveFunctions(MlirModule from, MlirOperation module) {
+  MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!hasSymbol(module, symbolName(op))) {
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(target, op);
+    }
+    op = next;
+  }
+}
+
+/* Public functions with a body get the C interface, so compiled code exports _mlir_ciface_<name>. */
+static void exportCInterfaces(MlirOperation module) {
+  MlirContext ctx = mlirOperationGetContext(module);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+    bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
+    bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    if (isFunc && !isPrivate && hasBody)
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
+  }
+}
+
+/* --- one op ----------------------------------------------------------------------------------------- */
+
+static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, MlirOperation op, int index) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  char name[96];
+  for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
+    snprintf(name, sizeof name, "%s_%d", spec->functionPrefix, suffix);
+    if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
+      break;
+  }
+  Text text = {NULL, 0, 0};
+  spec->writeCallFunction(&text, op, name);
+  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
+  free(text.buf);
+  if (mlirModuleIsNull(parsed)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: could not build the runtime call", spec->argument);
+    mlirEmitError(mlirOperationGetLocation(op), msg);
+    return false;
+  }
+  moveFunctions(parsed, module);
+  mlirModuleDestroy(parsed);
+
+  intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);
+  MlirValue operands[16];
+  MlirType results[8];
+  if (numOperands > 16 || numResults > 8)
+    return false;
+  for (intptr_t i = 0; i < numOperands; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  for (intptr_t i = 0; i < numResults; ++i)
+    results[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), mlirOperationGetLocation(op));
+  mlirOperationStateAddOperands(&state, numOperands, operands);
+  mlirOperationStateAddResults(&state, numResults, results);
+  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
+                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  mlirOperationStateAddAttributes(&state, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
+  for (intptr_t i = 0; i < numResults; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+/* --- the pass --------------------------------------------------------------------------------------- */
+
+typedef struct Collected {
+  const char *opName;
+  MlirOperation *ops;
+  int count, capacity;
+} Collected;
+
+static MlirWalkResult collect(MlirOperation op, void *userData) {
+  Collected *list = userData;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (n.length != strlen(list->opName) || memcmp(n.data, list->opName, n.length) != 0)
+    return MlirWalkResultAdvance;
+  if (list->count == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 8;
+    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
+  const TemplateLoweringSpec *spec = userData;
+  Collected list = {spec->opName, NULL, 0, 0};
+  mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
+  for (int i = 0; i < list.count; ++i)
+    if (!lowerOne(spec, module, list.ops[i], i)) {
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+  free(list.ops);
+  exportCInterfaces(module);
+}
+
+static MlirLogicalResult lowerInitialize(MlirContext ctx, void *userData) {
+  (void)userData;
+  return w4a16LoadDialect(ctx);
+}
+
+static void noop(void *userData) { (void)userData; }
+static void *sameSpec(void *userData) { return userData; } /* the spec is static and immutable */
+
+MlirPass createTemplateLoweringPass(const TemplateLoweringSpec *spec) {
+  MlirExternalPassCallbacks callbacks = {noop, noop, lowerInitialize, sameSpec, lowerRun};
+  MlirDialectHandle dialects[8];
+  intptr_t numDialects = 0;
+  while (numDialects < 8 && spec->dialects[numDialects]) {
+    dialects[numDialects] = spec->dialects[numDialects]();
+    ++numDialects;
+  }
+  return mlirCreateExternalPass(mlirTypeIDCreate(spec->typeId), mlirStringRefCreateFromCString(spec->name),
+                                mlirStringRefCreateFromCString(spec->argument),
+                                mlirStringRefCreateFromCString(spec->description),
+                                mlirStringRefCreateFromCString("builtin.module"), numDialects, dialects, callbacks,
+                                (void *)spec);
+}

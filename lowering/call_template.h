@@ -1,0 +1,34 @@
+/* What both lowering passes share: an op of ours becomes a func.call of a private function written as IR
+ * text (the template reads like the IR it produces), parsed and merged into the module. */
+#ifndef W4A16_CALL_TEMPLATE_H
+#define W4A16_CALL_TEMPLATE_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+typedef struct Text {
+  char *buf;
+  size_t used, size;
+} Text;
+
+void append(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendType(Text *t, MlirType type);
+/* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
+void appendMemrefOf(Text *t, MlirType tensor);
+
+typedef struct TemplateLoweringSpec {
+  const void *typeId; /* address of a static, 8-byte aligned object unique to the pass */
+  const char *name, *argument, *description;
+  const char *opName;         /* the op lowered, e.g. "w4a16.fused_matmul" */
+  const char *functionPrefix; /* private functions are named <prefix>_<n> */
+  /* Writes the runtime declaration(s) and `func.func private @<name>` taking the op's operands and
+   * returning its results. */
+  void (*writeCallFunction)(Text *t, MlirOperation op, const char *name);
+  MlirDialectHandle (*dialects[8])(void); /* dialects the template uses (handle getters, NULL-terminated) */
+} TemplateLoweringSpec;
+
+/* A pass on builtin.module that replaces every spec->opName op by a call of its template function and
+ * gives public functions llvm.emit_c_interface (compiled code then exports _mlir_ciface_<name>). */
+MlirPass createTemplateLoweringPass(const TemplateLoweringSpec *spec);
+
+#endif
