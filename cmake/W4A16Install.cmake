@@ -1,12 +1,13 @@
-# Installs the compiler libraries, the runtime libraries (when built), the public headers and the w4a16-opt
-# tool, and exports a CMake package so another project can do
+# Installs the compiler libraries, the runtime libraries (when built), the public headers and the tools
+# (w4a16-opt, w4a16-compile), and exports a CMake package so another project can do
 #
 #   find_package(W4A16 CONFIG REQUIRED)                    # -DCMAKE_PREFIX_PATH=<prefix>
 #   target_link_libraries(mytool PRIVATE W4A16::compiler)  # dialect + passes + lowering + MLIR C API
 #   target_link_libraries(myapp  PRIVATE W4A16::runtime)   # the runtime C API (if built)
 #   target_link_libraries(myapp  PRIVATE W4A16::rt_abi)    # entry points of AOT-compiled code (if built)
+#   target_link_libraries(myapp  PRIVATE W4A16::int8prep)  # LLM.int8 preparation entry point (if built)
 #
-# Install components: w4a16-dev (libraries, headers, CMake package) and w4a16-tools (w4a16-opt).
+# Install components: w4a16-dev (libraries, headers, CMake package) and w4a16-tools (w4a16-opt, w4a16-compile).
 # Included from the top-level CMakeLists.txt (not in W4A16_RUNTIME_ONLY builds).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -21,7 +22,8 @@ set(_w4a16_export_names
   w4a16_lowering lowering
   w4a16_compiler compiler
   w4a16_runtime  runtime
-  w4a16_rt_abi   rt_abi)
+  w4a16_rt_abi   rt_abi
+  w4a16_int8prep int8prep)
 set(W4A16_INSTALLED_TARGETS "")
 set(W4A16_INSTALLED_EXPORT_NAMES "")
 list(LENGTH _w4a16_export_names _w4a16_n)
@@ -116,6 +118,8 @@ install(FILES
   DESTINATION ${W4A16_INSTALL_CMAKEDIR}
   COMPONENT w4a16-dev)
 
-if(TARGET w4a16-opt)
-  install(TARGETS w4a16-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT w4a16-tools)
-endif()
+foreach(_tool w4a16-opt w4a16-compile)
+  if(TARGET ${_tool})
+    install(TARGETS ${_tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT w4a16-tools)
+  endif()
+endforeach()
