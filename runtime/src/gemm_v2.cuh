@@ -96,9 +96,6 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-__device__ __forceinline__ void mbar_expect_tx_only(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
@@ -178,7 +175,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
 
   if (tid == 0) {
     for (int s = 0; s < stages; ++s) {
-      mbar_init(smem_u32(&full_bar[s]), 1);           // the producer's arrive (after expect_tx + copies)
+      mbar_init(smem_u32(&full_bar[s]), 1);           // the producer's arrive.expect_tx
       mbar_init(smem_u32(&empty_bar[s]), W * 4);      // one arrive per warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -194,17 +191,12 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
     if (n > 0) mbar_wait(smem_u32(&empty_bar[s]), (n - 1) & 1);
     const uint32_t fb = smem_u32(&full_bar[s]);
     const uint32_t sb = smem_u32(smem + s * C::kStageBytes);
-    // expect_tx, then the copies, then the producer's arrive: the phase cannot complete before the
-    // copies are issued and have landed. (Arriving with expect_tx before issuing them is equally
-    // valid, but compute-sanitizer racecheck then reports every bulk-copied byte as racing with the
-    // reads after the wait: it orders the readers only after the arrive, not after the tx bytes.)
-    mbar_expect_tx_only(fb, C::kXBytes + nvalid * (kBlockBytes + kBlockCols * 2));
+    mbar_expect_tx(fb, C::kXBytes + nvalid * (kBlockBytes + kBlockCols * 2));
     tma_2d(sb, &xmap, g * 128, m0, fb);
     tma_2d(sb + C::kXHalf, &xmap, g * 128 + 64, m0, fb);
     bulk_g2s(sb + C::kXBytes, args.wq + ((size_t)g * nblocks + cb0) * kBlockBytes, nvalid * kBlockBytes, fb, hint);
     bulk_g2s(sb + C::kXBytes + C::kWBytes, args.scales + (size_t)g * args.Npad + (size_t)cb0 * kBlockCols,
              nvalid * kBlockCols * 2, fb, false);
-    mbar_arrive(fb);
   };
   if (tid == 0)
     for (int j = 0; j < stages - 1 && j < ng; ++j) produce(j);
