@@ -18,6 +18,9 @@
 
 using w4a16::GemmArgs;
 
+// Below this many tokens the mma.sync kernel (v1) beats the wgmma kernel (v2) on the H200.
+constexpr int kV2MinTokens = 25;
+
 namespace {
 struct V2Choice {
   int W;       // consumer warpgroups per CTA (64 output columns each)
@@ -30,7 +33,8 @@ struct V2Choice {
 struct w4a16_cuda_plan {
   int device;
   int K, N, Npad;       // Npad = N rounded up to 64 (the v2 column block; v1 tiles divide it)
-  int version;          // 2 = wgmma kernel (sm_90), 1 = mma.sync kernel
+  int version;          // 2 = wgmma kernel available (sm_90), 1 = mma.sync kernel only
+  int v2_min_tokens;    // version 2: calls with M below this run v1 (faster there, measured)
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   V2Choice v2[8];       // v2: configuration per token tile count (M rounded up to 8, /8, at most 8)
@@ -307,9 +311,12 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
     p->splits = prop.major >= 9 ? choose_splits(ctas_n, G, (per_sm > 0 ? per_sm : 1) * p->sms) : 1;
 
-    // v2 (sm_90 only: the sm_90a cubin holds it) unless W4A16_FORCE_KERNEL=v1.
+    // v2 (sm_90 only: the sm_90a cubin holds it) for M >= kV2MinTokens, v1 below: measured on the H200
+    // (bench/RESULTS.md, 2026-11-30), v1 is faster at M <= 24 on all four benchmark shapes and v2 from
+    // M = 48. W4A16_FORCE_KERNEL=v1|v2 picks one kernel for every M (tests, tuning).
     const char *fk = getenv("W4A16_FORCE_KERNEL");
     p->version = prop.major == 9 && !(fk && !strcmp(fk, "v1")) ? 2 : 1;
+    p->v2_min_tokens = fk && !strcmp(fk, "v2") ? 1 : kV2MinTokens;
     p->l2hint = env_int("W4A16_L2HINT", 0);
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
     const int force_st = env_int("W4A16_FORCE_STAGES", 0), force_sched = env_int("W4A16_SCHED", -1);
@@ -353,7 +360,7 @@ extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { return p ?
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
-  if (p->version == 2) {
+  if (p->version == 2 && M >= p->v2_min_tokens) {
     const V2Choice &c = p->v2[nt - 1];
     snprintf(buf, (size_t)len, "tc-v2 K=%d N=%d M=%lld W=%d tokens=%d sched=%d splits=%d stages=%d grid=%dx%dx%lld%s",
              p->K, p->N, (long long)M, c.W, nt * 8, c.sched, c.S, c.stages, c.S, (p->Npad / 64 + c.W - 1) / c.W,
@@ -433,7 +440,7 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   if (dev != p->device)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
-  if (p->version == 2) return run_v2(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
+  if (p->version == 2 && M >= p->v2_min_tokens) return run_v2(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p->warps, M);
   GemmArgs a;
   a.wq = p->wq;

@@ -52,8 +52,9 @@ static void set_env_int(const char *name, int v) {
 static void set_splits(int s) { set_env_int("W4A16_FORCE_SPLITS", s); }
 static void set_wg(int w) { set_env_int("W4A16_FORCE_WG", w); }
 static void set_stages(int s) { set_env_int("W4A16_FORCE_STAGES", s); }
-static void set_v1(int on) {
-  if (on) setenv("W4A16_FORCE_KERNEL", "v1", 1);
+/* "v1" or "v2" for every M; NULL: the default dispatch (v1 below 25 tokens on sm_90, v2 from there) */
+static void set_kernel(const char *kernel) {
+  if (kernel) setenv("W4A16_FORCE_KERNEL", kernel, 1);
   else unsetenv("W4A16_FORCE_KERNEL");
 }
 
@@ -69,6 +70,7 @@ static void run_matrix(int small, w4t_stats *st) {
       for (int i = 0; i < 4; ++i) w4t_run_case(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, seed++, st, 0);
     }
     set_splits(0);
+    set_kernel("v2");
     static const int wgs[] = {1, 4};
     for (int w = 0; w < 2; ++w) {
       set_wg(wgs[w]);
@@ -78,11 +80,11 @@ static void run_matrix(int small, w4t_stats *st) {
     set_stages(2);
     w4t_run_case(&gpu_ops, 2048, 136, 40, W4T_RANDOM, seed++, st, 0);
     set_stages(0);
-    set_v1(1);
+    set_kernel("v1");
     set_splits(3);
     w4t_run_case(&gpu_ops, 1024, 136, 17, W4T_RANDOM, seed++, st, 0);
     set_splits(0);
-    set_v1(0);
+    set_kernel(NULL);
     return;
   }
   static const int64_t shapes[][2] = {{128, 8}, {256, 24}, {384, 40}, {1024, 136}, {8192, 64}};
@@ -113,6 +115,7 @@ static void run_matrix(int small, w4t_stats *st) {
   set_splits(0);
   /* v2: every warpgroup count (1, 2, 4 x 64 columns per CTA), partial column blocks (520 = 8 x 64 + 8),
      every token-tile count */
+  set_kernel("v2");
   static const int wgs[] = {1, 2, 4};
   for (int w = 0; w < 3; ++w) {
     set_wg(wgs[w]);
@@ -128,14 +131,14 @@ static void run_matrix(int small, w4t_stats *st) {
     w4t_run_case(&gpu_ops, 4096, 8200, 24, W4T_ALTERNATING, seed++, st, 0);
   }
   set_stages(0);
-  /* v1 (the sm_80 path) on the same weight layout */
-  set_v1(1);
+  /* v1 (the sm_80 path, and M < 25 on sm_90) on the same weight layout */
+  set_kernel("v1");
   static const int64_t v1M[] = {1, 17, 32, 64, 100};
   for (size_t i = 0; i < 5; ++i) w4t_run_case(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, seed++, st, 0);
   set_splits(3);
   w4t_run_case(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, seed++, st, 0);
   set_splits(0);
-  set_v1(0);
+  set_kernel(NULL);
 }
 
 /* ---- concurrent streams ---- */
