@@ -13,29 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "../common/test_data.h"
 
 enum { M = 3, K = 4096, N = 11008, G = K / 128 };
-
-static double f16_to_double(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-  double v = exp == 0 ? ldexp(man, -24) : exp == 31 ? (man ? NAN : INFINITY) : ldexp(man + 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-static uint16_t double_to_f16(double x) { /* round to nearest even, normal range only (enough here) */
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  double a = fabs(x);
-  if (a < ldexp(1, -14))
-    return sign | (uint16_t)nearbyint(a * ldexp(1, 24));
-  int e;
-  frexp(a, &e);
-  double q = nearbyint(ldexp(a, 11 - e));
-  if (q >= 2048) {
-    q /= 2;
-    ++e;
-  }
-  return sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)((int)q - 1024);
-}
 
 static uint32_t g_state = 12345u;
 static uint32_t next_u32(void) {

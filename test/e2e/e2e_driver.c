@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../common/test_data.h"
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* The examples: one descriptor table per function signature (see examples/<name>.mlir).                 */
@@ -169,49 +170,9 @@ static void call_ciface(void *fn, Memref2 *ret, AnyMemref *a, int n) {
 /* f16 and deterministic data                                                                           */
 /* ---------------------------------------------------------------------------------------------------- */
 
-static double f16_to_double(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-  double v;
-  if (exp == 0)
-    v = ldexp(man, -24);
-  else if (exp == 31)
-    v = man ? NAN : INFINITY;
-  else
-    v = ldexp(man + 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-/* Round to nearest even (inputs here are small and finite). */
-static uint16_t double_to_f16(double x) {
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  double a = fabs(x);
-  if (a >= 65520.0)
-    return sign | 0x7c00;
-  if (a < ldexp(1, -14)) { /* subnormal: units of 2^-24 */
-    double q = nearbyint(a * ldexp(1, 24));
-    return sign | (uint16_t)q;
-  }
-  int e;
-  frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
-  double q = nearbyint(ldexp(a, 11 - e)); /* 11 significant bits */
-  if (q >= 2048) {
-    q /= 2;
-    ++e;
-  }
-  int exp = e - 1 + 15;
-  if (exp >= 31)
-    return sign | 0x7c00;
-  return sign | (uint16_t)(exp << 10) | (uint16_t)((int)q - 1024);
-}
-
 static uint64_t g_rng;
-static uint64_t rng_next(void) { /* splitmix64 */
-  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double rng_uniform(double lo, double hi) { return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1p-53; }
+static uint64_t rng_next(void) { return splitmix64(&g_rng); }
+static double rng_uniform(double lo, double hi) { return uniform_in(&g_rng, lo, hi); }
 
 static int64_t numel(const ArgDesc *a, int64_t M) {
   int64_t n = 1;

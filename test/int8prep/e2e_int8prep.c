@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../common/test_data.h"
 
 enum { K = 256, N = 264 };
 
@@ -41,12 +42,7 @@ typedef void (*PrepFn)(Results *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *S
 static int g_failures;
 
 static uint64_t g_rng = 0x6a09e667;
-static uint64_t rng(void) {
-  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static uint64_t rng(void) { return splitmix64(&g_rng); }
 
 static float bitsToFloat(uint32_t b) {
   float f;

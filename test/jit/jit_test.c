@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/test_data.h"
 
 enum { D = 4096, F = 16384, G1 = D / 128, G2 = F / 128 };
 
@@ -45,35 +46,9 @@ typedef struct Memref3i8 {
 typedef void (*GptMlpFn)(Memref2 *ret, Memref2 *x, Memref3i8 *w1, Memref2 *s1, Memref1 *b1, Memref3i8 *w2,
                          Memref2 *s2, Memref1 *b2);
 
-static double f16_to_double(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-  double v = exp == 0 ? ldexp(man, -24) : exp == 31 ? (man ? NAN : INFINITY) : ldexp(man + 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-static uint16_t double_to_f16(double x) { /* round to nearest even; normal and subnormal range */
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  double a = fabs(x);
-  if (a < ldexp(1, -14))
-    return sign | (uint16_t)nearbyint(a * ldexp(1, 24));
-  int e;
-  frexp(a, &e);
-  double q = nearbyint(ldexp(a, 11 - e));
-  if (q >= 2048) {
-    q /= 2;
-    ++e;
-  }
-  return sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)((int)q - 1024);
-}
-
 static uint64_t g_rng = 4242;
-static uint64_t rng(void) {
-  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double uniform(double lo, double hi) { return lo + (hi - lo) * (double)(rng() >> 11) * 0x1p-53; }
+static uint64_t rng(void) { return splitmix64(&g_rng); }
+static double uniform(double lo, double hi) { return uniform_in(&g_rng, lo, hi); }
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n);
