@@ -50,6 +50,59 @@ __device__ __forceinline__ float activation(float v, int act) {
   return v;
 }
 
+// Split-K reduce-scatter + the fused epilogue, shared by both kernels. Each CTA of a cluster has left
+// its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
+// finishes items [i0, i1) of the tile's (token, 8 columns) items, adding the partials in split order
+// 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
+// rounding to f16. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+template <int kCols, int kRedStride, int kThreads>
+__device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
+                                                 int N, const __half *bias, const __half *residual, __half *out,
+                                                 int act) {
+  constexpr int kGroups8 = kCols / 8;
+  const int items = rows * kGroups8;
+  const int i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+  for (int it = i0 + (int)threadIdx.x; it < i1; it += kThreads) {
+    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
+    const int n = col0 + c8 * 8;
+    if (n >= N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
+    float v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+    const int off = tok * kRedStride + c8 * 8;
+    for (int q = 0; q < splits; ++q) {  // fixed order 0..S-1: the same bits whoever reduces
+      const float *src = red + off;
+#if __CUDA_ARCH__ >= 900
+      if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
+#endif
+      const float4 lo = *reinterpret_cast<const float4 *>(src);
+      const float4 hi = *reinterpret_cast<const float4 *>(src + 4);
+      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+    }
+    const size_t row = (size_t)(m0 + tok) * N + n;
+    uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
+    if (bias) bias_v = *reinterpret_cast<const uint4 *>(bias + n);
+    if (residual) res_v = *reinterpret_cast<const uint4 *>(residual + row);
+    const __half *bh = reinterpret_cast<const __half *>(&bias_v);
+    const __half *rh = reinterpret_cast<const __half *>(&res_v);
+    uint4 o;
+    __half *oh = reinterpret_cast<__half *>(&o);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      float t = v[e];
+      if (bias) t += __half2float(bh[e]);
+      t = activation(t, act);
+      if (residual) t += __half2float(rh[e]);
+      oh[e] = __float2half_rn(t);  // the one f16 rounding
+    }
+    *reinterpret_cast<uint4 *>(out + row) = o;
+  }
+#if __CUDA_ARCH__ >= 900
+  if (splits > 1) cooperative_groups::this_cluster().sync();
+#endif
+}
+
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid) {
   // src-size 0 zero-fills the 16 bytes without reading gmem (used for tokens >= M, columns >= Npad).
   // No L2 cache hint: CUDA 13 ptxas was seen to drop the createpolicy feeding one (NOTES.md).
@@ -272,50 +325,8 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
   __syncthreads();
 #endif
 
-  // Reduce-scatter + epilogue: this CTA finishes items [i0, i1) of the tile's (token, 8 columns) items.
-  constexpr int kGroups8 = C::kCols / 8;
-  const int items = rows * kGroups8;
-  const int i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
-  for (int it = i0 + tid; it < i1; it += C::kThreads) {
-    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
-    const int n = tile0 * 16 + c8 * 8;
-    if (n >= args.N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
-    float v[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    const int off = tok * C::kRedStride + c8 * 8;
-    for (int q = 0; q < splits; ++q) {  // fixed order 0..S-1: the same bits whoever reduces
-      const float *src = red + off;
-#if __CUDA_ARCH__ >= 900
-      if (splits > 1) src = cg::this_cluster().map_shared_rank(red, q) + off;
-#endif
-      const float4 lo = *reinterpret_cast<const float4 *>(src);
-      const float4 hi = *reinterpret_cast<const float4 *>(src + 4);
-      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
-      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
-    }
-    const size_t row = (size_t)(m0 + tok) * args.N + n;
-    uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
-    if (args.bias) bias_v = *reinterpret_cast<const uint4 *>(args.bias + n);
-    if (args.residual) res_v = *reinterpret_cast<const uint4 *>(args.residual + row);
-    const __half *bh = reinterpret_cast<const __half *>(&bias_v);
-    const __half *rh = reinterpret_cast<const __half *>(&res_v);
-    uint4 o;
-    __half *oh = reinterpret_cast<__half *>(&o);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      float t = v[e];
-      if (args.bias) t += __half2float(bh[e]);
-      t = activation(t, args.act);
-      if (args.residual) t += __half2float(rh[e]);
-      oh[e] = __float2half_rn(t);  // the one f16 rounding
-    }
-    *reinterpret_cast<uint4 *>(args.out + row) = o;
-  }
-
-#if __CUDA_ARCH__ >= 900
-  if (splits > 1) cg::this_cluster().sync();  // peers may still be reading our shared memory
-#endif
+  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N, args.bias,
+                                                        args.residual, args.out, args.act);
 }
 
 }  // namespace w4a16

@@ -319,46 +319,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
   namespace cg = cooperative_groups;
   if (splits > 1) cg::this_cluster().sync(); else __syncthreads();
 
-  // Reduce-scatter + epilogue (v1): this CTA finishes items [i0, i1) of the tile's (token, 8 columns).
-  constexpr int kGroups8 = C::kCols / 8;
-  const int items = rows * kGroups8;
-  const int i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
-  const int col0 = cb0 * kBlockCols;
-  for (int it = i0 + tid; it < i1; it += C::kThreads) {
-    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
-    const int n = col0 + c8 * 8;
-    if (n >= args.N) continue;  // N % 8 == 0: an 8-column item is all in or all out
-    float v[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    const int off = tok * C::kRedStride + c8 * 8;
-    for (int q = 0; q < splits; ++q) {  // fixed order 0..S-1: the same bits whoever reduces
-      const float *src = red + off;
-      if (splits > 1) src = cg::this_cluster().map_shared_rank(red, q) + off;
-      const float4 lo = *reinterpret_cast<const float4 *>(src);
-      const float4 hi = *reinterpret_cast<const float4 *>(src + 4);
-      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
-      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
-    }
-    const size_t row = (size_t)(m0 + tok) * args.N + n;
-    uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
-    if (args.bias) bias_v = *reinterpret_cast<const uint4 *>(args.bias + n);
-    if (args.residual) res_v = *reinterpret_cast<const uint4 *>(args.residual + row);
-    const __half *bh = reinterpret_cast<const __half *>(&bias_v);
-    const __half *rh = reinterpret_cast<const __half *>(&res_v);
-    uint4 o;
-    __half *oh = reinterpret_cast<__half *>(&o);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      float t = v[e];
-      if (args.bias) t += __half2float(bh[e]);
-      t = activation(t, args.act);
-      if (args.residual) t += __half2float(rh[e]);
-      oh[e] = __float2half_rn(t);  // the one f16 rounding
-    }
-    *reinterpret_cast<uint4 *>(args.out + row) = o;
-  }
-  if (splits > 1) cg::this_cluster().sync();  // peers may still be reading our shared memory
+  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
+                                                        args.bias, args.residual, args.out, args.act);
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif
