@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "half.h"
+#include "cuda_check.h"
 #include "support.h"
 #include "w4a16/runtime.h"
 
@@ -35,14 +36,6 @@ int bench_epilogue(const uint16_t *y, const uint16_t *bias, const uint16_t *resi
                    int act, void *stream);
 int bench_read(const void *p, size_t bytes, uint32_t *sink, int sms);
 
-#define CK(call)                                                                                     \
-  do {                                                                                               \
-    cudaError_t e_ = (call);                                                                         \
-    if (e_ != cudaSuccess) {                                                                         \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
-      exit(3);                                                                                       \
-    }                                                                                                \
-  } while (0)
 
 enum { GROUPS = 11, CALLS = 512, WARMUP = 48, CALLS_PLAIN = 32, CALLS_CUBLAS = 128, CALLS_SWEEP = 128 };
 enum { IMPL_OURS, IMPL_PLAIN, IMPL_CUBLAS };

@@ -10,16 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.h"
 #include "support.h"
 
-#define CK(call)                                                                                     \
-  do {                                                                                               \
-    cudaError_t e_ = (call);                                                                         \
-    if (e_ != cudaSuccess) {                                                                         \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
-      exit(3);                                                                                       \
-    }                                                                                                \
-  } while (0)
 
 static void *g_alloc(size_t n) {
   void *p = NULL;

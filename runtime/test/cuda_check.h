@@ -1,0 +1,20 @@
+/* CK(call): abort a GPU test or benchmark program with file:line and CUDA's message when a CUDA runtime
+ * call fails. Shared by runtime/test/gpu_test.c and bench/bench.c (both reach this folder through
+ * w4a16_test_support's include path). */
+#ifndef W4A16_CUDA_CHECK_H
+#define W4A16_CUDA_CHECK_H
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CK(call)                                                                                     \
+  do {                                                                                               \
+    cudaError_t e_ = (call);                                                                         \
+    if (e_ != cudaSuccess) {                                                                         \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
+      exit(3);                                                                                       \
+    }                                                                                                \
+  } while (0)
+
+#endif
