@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../common/jit_context.h"
 #include "../common/test_data.h"
 
 enum { K = 256, N = 264 };
@@ -259,14 +260,7 @@ int main(int argc, char **argv) {
   }
   const char *path = argv[1 + g_perturb];
   w4a16_int8prep_set_backend(W4A16_BACKEND_CPU);
-  mlirRegisterAllPasses();
-  MlirContext ctx = mlirContextCreateWithThreading(false);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(ctx, registry);
-  mlirDialectRegistryDestroy(registry);
-  mlirRegisterAllLLVMTranslations(ctx);
-  w4a16RegisterDialects(ctx);
+  MlirContext ctx = create_jit_context();
   MlirExecutionEngine fusedJit = compile(ctx, path, true), unfusedJit = compile(ctx, path, false);
 
   static Inputs in;

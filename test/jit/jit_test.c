@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/jit_context.h"
 #include "../common/test_data.h"
 
 enum { D = 4096, F = 16384, G1 = D / 128, G2 = F / 128 };
@@ -87,14 +88,7 @@ int main(int argc, char **argv) {
   w4a16_rt_set_backend(W4A16_BACKEND_CPU);
 
   /* --- compile: parse, pipeline, ExecutionEngine ------------------------------------------------------ */
-  mlirRegisterAllPasses();
-  MlirContext ctx = mlirContextCreateWithThreading(false);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(ctx, registry);
-  mlirDialectRegistryDestroy(registry);
-  mlirRegisterAllLLVMTranslations(ctx);
-  w4a16RegisterDialects(ctx);
+  MlirContext ctx = create_jit_context();
 
   MlirModule module = mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(argv[1]));
   if (mlirModuleIsNull(module)) {
