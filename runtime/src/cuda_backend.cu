@@ -2,8 +2,9 @@
 // configuration), launch, and destruction. The plan is immutable after creation and runs allocate
 // nothing, so any number of threads may run one plan concurrently on their own streams.
 //
-// Two kernels share one weight layout: v2 (gemm_v2.cuh: wgmma + TMA, sm_90 only, the default there)
-// and v1 (gemm_kernel.cuh: mma.sync + cp.async, sm_80 and later; W4A16_FORCE_KERNEL=v1 selects it).
+// Three kernels share one weight layout: v3 (gemm_v3.cuh: wgmma, per-warp weight streams, sm_90 only,
+// the default there), v2 (gemm_v2.cuh: wgmma + one TMA pipeline for everything, sm_90 only) and v1
+// (gemm_kernel.cuh: mma.sync + cp.async, sm_80 and later). W4A16_FORCE_KERNEL=v1|v2|v3 selects one.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -33,8 +34,9 @@ struct V2Choice {
 struct w4a16_cuda_plan {
   int device;
   int K, N, Npad;       // Npad = N rounded up to 64 (the v2 column block; v1 tiles divide it)
-  int version;          // 2 = wgmma kernel available (sm_90), 1 = mma.sync kernel only
+  int version;          // 3 or 2 = that wgmma kernel (sm_90), 1 = mma.sync kernel only
   int v2_min_tokens;    // version 2: calls with M below this run v1 (faster there, measured)
+  struct { int W, S; } v3[8];  // v3: warpgroups per CTA and CTAs per cluster along K, per token tile count
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   V2Choice v2[8];       // v2: configuration per token tile count (M rounded up to 8, /8, at most 8)
@@ -143,6 +145,12 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
     int major = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (major == 9)
+      for (int w = 0; w < 2; ++w)
+        for (int nt = 0; nt < 8; ++nt)
+          if ((e = cudaFuncSetAttribute(w4a16::kV3Kernels[w][nt].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        w4a16::kV3Kernels[w][nt].smem)) != cudaSuccess)
+            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
+    if (major == 9)
       for (int w = 0; w < 3; ++w)
         for (int sc = 0; sc < w4a16::kV2Scheds; ++sc)
           for (int nt = 0; nt < 8; ++nt) {
@@ -170,21 +178,19 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
   return W4A16_OK;
 }
 
-// CTAs of kernel (W, NT) with cluster size S that the GPU holds at once (call with g_mu held).
-int v2_capacity(int W, int nt, int S, int stages, int sms) {
-  int &c = g_occ[widx(W)][nt - 1][S];
-  if (c >= 0) return c;
-  const V2Entry &k = v2_for(W, nt);
+// CTAs of a kernel with cluster size S that the GPU holds at once.
+int capacity(void (*fn)(CUtensorMap, w4a16::v2::Args), int threads, int smem, int S, int sms) {
+  int c = 0;
   if (S == 1) {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, k.smem(stages)) != cudaSuccess)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess)
       per_sm = 0, cudaGetLastError();
     c = per_sm * sms;
   } else {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)S, 1, 1);
-    cfg.blockDim = dim3((unsigned)k.threads);
-    cfg.dynamicSmemBytes = (size_t)k.smem(stages);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = (size_t)smem;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = (unsigned)S;
@@ -193,9 +199,19 @@ int v2_capacity(int W, int nt, int S, int stages, int sms) {
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)k.fn, &cfg) != cudaSuccess)
+    if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg) != cudaSuccess)
       clusters = 0, cudaGetLastError();
     c = clusters * S;
+  }
+  return c;
+}
+
+// CTAs of v2 kernel (W, NT) with cluster size S that the GPU holds at once (call with g_mu held).
+int v2_capacity(int W, int nt, int S, int stages, int sms) {
+  int &c = g_occ[widx(W)][nt - 1][S];
+  if (c < 0) {
+    const V2Entry &k = v2_for(W, nt);
+    c = capacity(k.fn, k.threads, k.smem(stages), S, sms);
   }
   return c;
 }
@@ -226,6 +242,39 @@ V2Choice choose_v2(int nt, int nblocks, int G, int sms) {
     }
   }
   if (best.stages == 0) best.stages = v2_for(best.W, nt).max_stages;  // more than one wave whatever we do
+  return best;
+}
+
+// v3 configuration for T = 8*nt tokens: W = 4 warpgroups per CTA (one CTA per SM) or W = 2 (two per
+// SM), and S CTAs per cluster along K. Estimated time: the block-groups the busiest SM streams, scaled
+// up when the SM holds fewer than 16 warps (the loop needs them to hide its latencies) and by the x
+// tile each CTA re-reads from L2 (a quarter of an HBM byte per byte), plus a fixed cost per wave of
+// CTAs (fill, epilogue) and per split (the cluster reduction). A second wave (a tail that the first
+// wave's SMs wait for) is taken only when nothing fits in one. Ties go to W = 4 and fewer splits.
+struct V3Choice {
+  int W, S;
+};
+V3Choice choose_v3(int nt, int nblocks, int G, int sms, int force_w, int force_s) {
+  V3Choice best = {4, 1};
+  double best_cost = -1;
+  const int T = nt * 8;
+  for (int wi = 1; wi >= 0; --wi) {
+    const w4a16::V3Entry &k = w4a16::kV3Kernels[wi][nt - 1];
+    if (force_w && force_w != k.W) continue;
+    const long long ctas_n = (nblocks + k.W - 1) / k.W;
+    for (int S = 1; S <= 8 && S <= G; ++S) {
+      if (force_s && force_s != S) continue;
+      const int cap = capacity(k.fn, k.threads, k.smem, S, sms);
+      if (cap <= 0) continue;
+      const long long ctas = ctas_n * S, waves = (ctas + cap - 1) / cap;
+      const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * ((cap + sms - 1) / sms);
+      const double warps = (double)(per_sm < (cap + sms - 1) / sms ? per_sm : (cap + sms - 1) / sms) * 4 * k.W;
+      const double eff = warps >= 16 ? 1.0 : warps / 16;
+      const double cost = (double)per_sm * k.W * ((G + S - 1) / S) * (1.0 + 0.25 * T / (16.0 * k.W)) / eff +
+                          8.0 * (double)waves + 0.5 * S + (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
+      if (best_cost < 0 || cost < best_cost - 1e-9) best = {k.W, S}, best_cost = cost;
+    }
+  }
   return best;
 }
 
@@ -315,7 +364,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     // (bench/RESULTS.md, 2026-11-30), v1 is faster at M <= 24 on all four benchmark shapes and v2 from
     // M = 48. W4A16_FORCE_KERNEL=v1|v2 picks one kernel for every M (tests, tuning).
     const char *fk = getenv("W4A16_FORCE_KERNEL");
-    p->version = prop.major == 9 && !(fk && !strcmp(fk, "v1")) ? 2 : 1;
+    p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : fk && !strcmp(fk, "v2") ? 2 : 3;
     p->v2_min_tokens = fk && !strcmp(fk, "v2") ? 1 : kV2MinTokens;
     p->l2hint = env_int("W4A16_L2HINT", 0);
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
@@ -331,6 +380,12 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
         if (*t == ',') ++t;
       }
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
+    if (p->version == 3)
+      for (int nt = 1; nt <= 8; ++nt) {
+        const V3Choice c = choose_v3(nt, p->Npad / 64, G, p->sms, force_w == 2 || force_w == 4 ? force_w : 0,
+                                     force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0);
+        p->v3[nt - 1].W = c.W, p->v3[nt - 1].S = c.S;
+      }
     if (p->version == 2)
       for (int nt = 1; nt <= 8; ++nt) {
         V2Choice c = choose_v2(nt, p->Npad / 64, G, p->sms);
@@ -360,6 +415,12 @@ extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { return p ?
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
+  if (p->version == 3) {
+    const int W = p->v3[nt - 1].W, S = p->v3[nt - 1].S;
+    snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%dx%lld", p->K, p->N,
+             (long long)M, W, nt * 8, S, S, (p->Npad / 64 + W - 1) / W, (long long)((M + 63) / 64));
+    return;
+  }
   if (p->version == 2 && M >= p->v2_min_tokens) {
     const V2Choice &c = p->v2[nt - 1];
     snprintf(buf, (size_t)len, "tc-v2 K=%d N=%d M=%lld W=%d tokens=%d sched=%d splits=%d stages=%d grid=%dx%dx%lld%s",
@@ -374,11 +435,15 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
-w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+// Launches a wgmma kernel (v2 or v3): CTAs of W column blocks, clusters of S CTAs along K.
+struct WgmmaLaunch {
+  void (*fn)(CUtensorMap, w4a16::v2::Args);
+  int threads, smem, W, S, stages;
+};
+w4a16_status run_wgmma(const w4a16_cuda_plan *p, const WgmmaLaunch &c, const uint16_t *x, int64_t M,
+                       const uint16_t *bias, const uint16_t *residual, w4a16_activation act, uint16_t *out,
+                       cudaStream_t stream) {
   const int nt = token_tiles(M);
-  const V2Choice &c = p->v2[nt - 1];
-  const V2Entry &k = v2_for(c.W, nt, c.sched);
   // x as a 2-D tensor [M][K] of f16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;
@@ -406,8 +471,8 @@ w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   a.l2hint = p->l2hint;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)c.S, (unsigned)((p->Npad / 64 + c.W - 1) / c.W), (unsigned)((M + 63) / 64));
-  cfg.blockDim = dim3((unsigned)k.threads);
-  cfg.dynamicSmemBytes = (size_t)k.smem(c.stages);
+  cfg.blockDim = dim3((unsigned)c.threads);
+  cfg.dynamicSmemBytes = (size_t)c.smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   if (c.S > 1) {
@@ -418,10 +483,24 @@ w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
     cfg.attrs = attr;
     cfg.numAttrs = 1;
   }
-  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
+  cudaError_t e = cudaLaunchKernelEx(&cfg, c.fn, map, a);
   if (e == cudaSuccess) e = cudaGetLastError();
-  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v2 kernel launch");
+  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): wgmma kernel launch");
   return W4A16_OK;
+}
+
+w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+  const V2Choice &c = p->v2[token_tiles(M) - 1];
+  const V2Entry &k = v2_for(c.W, token_tiles(M), c.sched);
+  return run_wgmma(p, {k.fn, k.threads, k.smem(c.stages), c.W, c.S, c.stages}, x, M, bias, residual, act, out, stream);
+}
+
+w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+  const int nt = token_tiles(M), W = p->v3[nt - 1].W;
+  const w4a16::V3Entry &k = w4a16::kV3Kernels[W == 4 ? 1 : 0][nt - 1];
+  return run_wgmma(p, {k.fn, k.threads, k.smem, W, p->v3[nt - 1].S, 0}, x, M, bias, residual, act, out, stream);
 }
 }  // namespace
 
@@ -440,6 +519,7 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   if (dev != p->device)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
+  if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   if (p->version == 2 && M >= p->v2_min_tokens) return run_v2(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p->warps, M);
   GemmArgs a;

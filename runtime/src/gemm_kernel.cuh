@@ -140,9 +140,16 @@ __device__ __forceinline__ uint32_t hfma2_u(uint32_t a, uint32_t b, uint32_t c) 
   return d;
 }
 
+// (a & b) | c in one LOP3 (ptxas was seen to emit an AND and an OR for the plain C expression).
+__device__ __forceinline__ uint32_t and_or(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
 // One repacked word -> the four f16x2 A-fragment registers of one mma, holding code-8 exactly.
 // Magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
-// 1024 + code (the compiler folds AND+OR into one LOP3); subtracting 1032 leaves code - 8. A nibble
+// 1024 + code (one LOP3); subtracting 1032 leaves code - 8. A nibble
 // sitting 4 bits higher gives 1024 + 16*code, so fma(v, 1/16, -72) = code - 8 instead. Both halves of
 // a register are converted at once, and the results are exact. Nibble j of the word was placed by
 // repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7).
@@ -150,10 +157,10 @@ __device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4]) {
   constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u;
   constexpr uint32_t k1032 = 0x64086408u, kSixteenth = 0x2c002c00u, kMinus72 = 0xd480d480u;
   const uint32_t q8 = q >> 8;
-  a[0] = hsub2_u((q & kLo) | kMagic, k1032);
-  a[1] = hfma2_u((q & kHi) | kMagic, kSixteenth, kMinus72);
-  a[2] = hsub2_u((q8 & kLo) | kMagic, k1032);
-  a[3] = hfma2_u((q8 & kHi) | kMagic, kSixteenth, kMinus72);
+  a[0] = hsub2_u(and_or(q, kLo, kMagic), k1032);
+  a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, kMinus72);
+  a[2] = hsub2_u(and_or(q8, kLo, kMagic), k1032);
+  a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, kMinus72);
 }
 
 template <int NT, int WARPS, int STAGES> struct Config {

@@ -147,7 +147,17 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
   return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
 }
 
-template <int NT, int W, int SCHED>
+// Instrumentation points for bench/probes (v2_probe.cu): the runtime's kernels use NoProbe, whose
+// hooks compile to nothing. A probe records clock stamps at these events and can switch off one
+// side of the pipeline to time the other alone.
+enum ProbeEvent { kCtaStart, kLoopEnd, kCtaEnd, kProduceBegin, kProduceIssued, kWaitBegin, kWaitEnd, kComputeEnd };
+struct NoProbe {
+  static constexpr bool kSkipCompute = false;  // consumers only wait and release: the memory side alone
+  static constexpr bool kFillOnce = false;     // each stage filled once, then reused: the compute side alone
+  __device__ static void at(ProbeEvent, int) {}
+};
+
+template <int NT, int W, int SCHED, class Probe = NoProbe>
 __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
     gemm_v2_kernel(const __grid_constant__ CUtensorMap xmap, const Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -163,6 +173,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
   unsigned char *smem = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  Probe::at(kCtaStart, 0);
   const int split = blockIdx.x, splits = args.splits, stages = args.stages;
   const int nblocks = args.Npad / kBlockCols;
   const int cb0 = blockIdx.y * W;                        // first 64-column block of this CTA
@@ -188,6 +199,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
   const bool hint = args.l2hint != 0;
   auto produce = [&](int j) {
     const int s = j % stages, n = j / stages, g = g_begin + j;
+    if (Probe::kFillOnce && n > 0) return;
+    Probe::at(kProduceBegin, j);
     if (n > 0) mbar_wait(smem_u32(&empty_bar[s]), (n - 1) & 1);
     const uint32_t fb = smem_u32(&full_bar[s]);
     const uint32_t sb = smem_u32(smem + s * C::kStageBytes);
@@ -197,6 +210,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
     bulk_g2s(sb + C::kXBytes, args.wq + ((size_t)g * nblocks + cb0) * kBlockBytes, nvalid * kBlockBytes, fb, hint);
     bulk_g2s(sb + C::kXBytes + C::kWBytes, args.scales + (size_t)g * args.Npad + (size_t)cb0 * kBlockCols,
              nvalid * kBlockCols * 2, fb, false);
+    Probe::at(kProduceIssued, j);
   };
   if (tid == 0)
     for (int j = 0; j < stages - 1 && j < ng; ++j) produce(j);
@@ -232,10 +246,12 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
       // Refill the stage released in iteration i-1 (all warps finished with it, or about to).
       if (tid == 0 && i + stages - 1 < ng) produce(i + stages - 1);
       __syncwarp();
-      if (!have) mbar_wait(smem_u32(&full_bar[st]), ph);
+      Probe::at(kWaitBegin, i);
+      if (!have && !(Probe::kFillOnce && i >= stages)) mbar_wait(smem_u32(&full_bar[st]), ph);
+      Probe::at(kWaitEnd, i);
       const int nst = st + 1 == stages ? 0 : st + 1;
       const uint32_t nph = st + 1 == stages ? ph ^ 1 : ph;
-      if (active) {
+      if (active && !Probe::kSkipCompute) {
         if (!have) load_words(st);
         const float s0 = __low2float(sc), s1 = __high2float(sc);
         // Descriptor of this stage's x tile; k-step kk of half h and token chunk t add constants.
@@ -271,7 +287,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
         wgmma_commit();
         have = false;
         if (kPrefetch && i + 1 < ng) {  // next stage's words while the wgmma run
-          mbar_wait(smem_u32(&full_bar[nst]), nph);
+          if (!(Probe::kFillOnce && i + 1 >= stages)) mbar_wait(smem_u32(&full_bar[nst]), nph);
           load_words(nst);
           have = true;
         }
@@ -283,6 +299,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
 #pragma unroll
             for (int j = 0; j < NDC; ++j) fence_operand(p[c][t][j]);
         __syncwarp();
+        Probe::at(kComputeEnd, i);
         if (lane == 0) mbar_arrive(smem_u32(&empty_bar[st]));
         // D fragment (full T): d[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output
         // columns. Chunk t holds d[t*NDC .. t*NDC + NDC).
@@ -303,6 +320,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
       st = nst, ph = nph;
     }
   }
+  Probe::at(kLoopEnd, 0);
   __syncthreads();  // every stage consumed (so every copy landed): the buffers become the partials
 
   float *red = reinterpret_cast<float *>(smem);
@@ -321,6 +339,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kMinBlocks)
 
   reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
                                                         args.bias, args.residual, args.out, args.act);
+  Probe::at(kCtaEnd, 0);
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif

@@ -6,6 +6,7 @@
 
 #include "gemm_kernel.cuh"
 #include "gemm_v2.cuh"
+#include "gemm_v3.cuh"
 
 namespace w4a16 {
 
@@ -38,5 +39,14 @@ template <int NT, int W, int S> constexpr V2Entry v2entry() {
   extern const V2Entry kV2W##W##S##SC[8] = {v2entry<1, W, SC>(), v2entry<2, W, SC>(), v2entry<3, W, SC>(),    \
                                             v2entry<4, W, SC>(), v2entry<5, W, SC>(), v2entry<6, W, SC>(),    \
                                             v2entry<7, W, SC>(), v2entry<8, W, SC>()};
+
+// v3 (wgmma, per-warp weight streams): [W = 2, 4 warpgroups per CTA][token tiles 1..8].
+struct V3Entry {
+  void (*fn)(CUtensorMap, v2::Args);
+  int threads;
+  int smem;
+  int W;
+};
+extern const V3Entry kV3Kernels[2][8];
 
 }  // namespace w4a16

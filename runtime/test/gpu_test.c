@@ -45,7 +45,7 @@ static void set_env_int(const char *name, int v) {
 static void set_splits(int s) { set_env_int("W4A16_FORCE_SPLITS", s); }
 static void set_wg(int w) { set_env_int("W4A16_FORCE_WG", w); }
 static void set_stages(int s) { set_env_int("W4A16_FORCE_STAGES", s); }
-/* "v1" or "v2" for every M; NULL: the default dispatch (v1 below 25 tokens on sm_90, v2 from there) */
+/* "v1", "v2" or "v3" for every M; NULL: the default dispatch (v3 on sm_90, v1 elsewhere) */
 static void set_kernel(const char *kernel) {
   if (kernel) setenv("W4A16_FORCE_KERNEL", kernel, 1);
   else unsetenv("W4A16_FORCE_KERNEL");
@@ -54,8 +54,8 @@ static void set_kernel(const char *kernel) {
 static void run_matrix(int small, w4t_stats *st) {
   uint64_t seed = 1000;
   if (small) {
-    /* default kernel (v2 on sm_90) with cluster split-K S = 1, 3, 8, every warpgroup count, a
-       2-stage pipeline, and v1 once */
+    /* default kernel (v3 on sm_90) with cluster split-K S = 1, 3, 8, both v3 CTA widths, then v2
+       with every warpgroup count and a 2-stage pipeline, and v1 once */
     static const int64_t Ms[] = {1, 17, 64, 65};
     static const int splits[] = {1, 3, 8};
     for (int s = 0; s < 3; ++s) {
@@ -63,6 +63,12 @@ static void run_matrix(int small, w4t_stats *st) {
       for (int i = 0; i < 4; ++i) w4t_run_case(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, seed++, st, 0);
     }
     set_splits(0);
+    for (int w = 2; w <= 4; w += 2) {
+      set_wg(w);
+      w4t_run_case(&gpu_ops, 2048, 520, 24, W4T_RANDOM, seed++, st, 0);
+      w4t_run_case(&gpu_ops, 2048, 520, 64, W4T_OPPOSITE_RES, seed++, st, 0);
+    }
+    set_wg(0);
     set_kernel("v2");
     static const int wgs[] = {1, 4};
     for (int w = 0; w < 2; ++w) {
@@ -106,6 +112,19 @@ static void run_matrix(int small, w4t_stats *st) {
     w4t_run_case(&gpu_ops, 2048, 520, 33, W4T_OPPOSITE_RES, seed++, st, 0);
   }
   set_splits(0);
+  /* v3: both CTA widths (2, 4 x 64 columns), partial column blocks (520 = 8 x 64 + 8), every
+     token-tile count, odd group counts per split (K = 1152: 9 groups) */
+  for (int w = 2; w <= 4; w += 2) {
+    set_wg(w);
+    for (int64_t M = 8; M <= 64; M += 8) w4t_run_case(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, seed++, st, 0);
+    for (int s = 1; s <= 8; s += 7) {
+      set_splits(s);
+      w4t_run_case(&gpu_ops, 1152, 520, 33, W4T_ALTERNATING, seed++, st, 0);
+    }
+    set_splits(0);
+    w4t_run_case(&gpu_ops, 8192, 1024, 64, W4T_OPPOSITE_RES, seed++, st, 0);
+  }
+  set_wg(0);
   /* v2: every warpgroup count (1, 2, 4 x 64 columns per CTA), partial column blocks (520 = 8 x 64 + 8),
      every token-tile count */
   set_kernel("v2");

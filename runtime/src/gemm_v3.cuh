@@ -1,0 +1,273 @@
+// W4A16 fused GEMM, kernel v3 (issue #5): sm_90a, wgmma with the dequantised weight as the register
+// operand (as v2), but each warp streams its own weights.
+//
+// out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
+//
+// Why not v2 (bench/probes/v2_probe.cu and mma_rate.cu, bench/RESULTS.md 2026-11-30): the tensor
+// cores were never the limit (wgmma m64n32k16 takes ~6 SM cycles per 64x16 weight block at 4
+// warpgroups per SM; the weight stream at HBM speed brings one block every ~31 cycles). v2 lost on
+// both other sides: its compute loop issued ~290 instructions per warp per 128-k group (an unfused
+// AND/OR per nibble mask, 64-bit descriptor arithmetic per wgmma, mbarrier spins), and its copy
+// pipeline -- one producer thread refilling each stage as soon as the previous use was released, so
+// that warp 0 always trailed the slowest warp -- delivered ~2.6 TB/s whatever its depth. v3:
+//  * Weights never meet another warp: a lane needs exactly the 32 bytes per group that the repack put
+//    at lane*16 (+512) of its warp's 1 KB, so each lane copies them itself with cp.async into a
+//    private ring slot and waits only for its own copies (cp.async.wait_group): no barrier, no
+//    producer. WD-1 groups are in flight per warp, ~100 KB per SM.
+//  * The group's 16 scales of a warp ride in the same ring (lanes 0-1 copy 16 bytes each); a
+//    __syncwarp after the wait makes them visible to the warp.
+//  * x (the only operand the warpgroups share) comes by TMA into an XS-stage ring with full/empty
+//    mbarriers. Thread 0 refills stage i + XS/2 at the top of iteration i, so the stage it waits for
+//    was released XS/2 iterations ago: the producer never waits on the slowest warp.
+//  * Per group and warp: 2 LDS.128 + 2 LDS.U16, 8 x dequant8 (9 instructions each with fused LOP3),
+//    8 wgmma m64nTk16 into fresh f32 p (the first with scale-d = 0), then acc = fma(p, scale, acc)
+//    per accumulator: the same arithmetic, in the same order, as v1 and v2.
+//  * Split-K across a cluster and the epilogue: v1's reduce_and_store.
+#pragma once
+
+#include <type_traits>
+
+#include "gemm_v2.cuh"
+
+namespace w4a16 {
+namespace v3 {
+
+using v2::kBlockBytes;
+using v2::kBlockCols;
+
+// One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop
+// control) are paid once per 256 k.
+// W = 4 warpgroups per CTA, one CTA per SM; or W = 2 and two CTAs per SM, which gives the host
+// twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
+// columns per CTA).
+template <int NT, int W> struct Cfg {
+  static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
+  static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
+  static constexpr int kThreads = kW * 128;
+  static constexpr int kCols = kW * kBlockCols;
+  static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
+  static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
+  static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
+  static constexpr int kXS = kTok <= 32 && W == 4 ? 4 : 3;  // x stages (the main loop handles 3 or 4)
+  static constexpr int kXAhead = kXS - 2;               // x steps requested ahead of the consumer
+  static constexpr int kWarpGroupBytes = 1024 + 32;     // one warp's weights + 16 scales of one group
+  static constexpr int kWarpSlot = 2 * kWarpGroupBytes;
+  static constexpr int kWStage = kW * 4 * kWarpSlot;
+  static constexpr int kBudget = W == 4 ? 222 * 1024 : 112 * 1024;
+  static constexpr int kWD = kXS;                       // weight ring depth (steps): the main loop is
+                                                        // unrolled over both rings at once
+  static constexpr int kXBytes = kXS * kXStage;
+  static constexpr int kRedStride = kCols + 4;
+  static constexpr int kRedBytes = kTok * kRedStride * 4;
+  static constexpr int kRingBytes = kXBytes + kWD * kWStage;
+  static constexpr int kSmemBytes = (kRingBytes > kRedBytes ? kRingBytes : kRedBytes) + 1024;  // + alignment
+  static_assert(kWD >= 3 && (W == 2 || kSmemBytes <= kBudget + 1024), "stages do not fit");
+};
+
+__device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gmem) {
+  // .cg: through L2 only; each weight byte is used once, by this lane.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+
+// Four wgmma m64nTk16 (k 0-63 of one x box, descriptor low word xlo) on dequantised A fragments a,
+// into p; the first of them overwrites p when `fresh`. Commits them as one wgmma group.
+template <int T>
+__device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
+                                        float (&p)[T / 2]) {
+  v2::wgmma_fence();
+  if (fresh) WgmmaRS<T, 0>::run(p, a[0], desc_hi | xlo);
+  else WgmmaRS<T, 1>::run(p, a[0], desc_hi | xlo);
+#pragma unroll
+  for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
+  v2::wgmma_commit();
+}
+__device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
+  dequant8(w.x, a[0]);
+  dequant8(w.y, a[1]);
+  dequant8(w.z, a[2]);
+  dequant8(w.w, a[3]);
+}
+// acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
+template <int ND>
+__device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
+  v2::wgmma_wait<0>();
+#pragma unroll
+  for (int j = 0; j < ND; ++j) v2::fence_operand(p[j]);
+  // D fragment: p[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output columns.
+#pragma unroll
+  for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? s1 : s0, acc[j]);
+}
+
+// Probe: v2's instrumentation switches (bench/probes/v2_probe.cu); the runtime uses v2::NoProbe.
+template <int NT, int W, class Probe = v2::NoProbe>
+__global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
+    gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const v2::Args args) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using C = Cfg<NT, W>;
+  constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS];
+  unsigned char *smem = smem_raw + ((1024u - (v2::smem_u32(smem_raw) & 1023u)) & 1023u);
+
+  const int tid = threadIdx.x, lane = tid & 31;
+  // Broadcast from lane 0 so that the compiler knows the warp index is warp-uniform: branches on it
+  // stay uniform and the wgmma descriptors stay in uniform registers.
+  const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
+  const int wg = warp >> 2, wq = warp & 3, g8 = lane >> 2;
+  const int split = blockIdx.x, splits = args.splits;
+  const int nblocks = args.Npad / kBlockCols;
+  const int cb0 = blockIdx.y * C::kW;
+  const bool active = wg < nblocks - cb0;
+  const int m0 = blockIdx.z * kMaxRows;
+  const int rows = min(T, args.M - m0);
+  const int G = args.K >> 7;
+  const int g_begin = (int)((long long)split * G / splits);
+  const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
+  const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
+
+  if (tid == 0) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
+    for (int s = 0; s < XS; ++s) {
+      v2::mbar_init(v2::smem_u32(&full_bar[s]), 1);
+      v2::mbar_init(v2::smem_u32(&empty_bar[s]), C::kW * 4);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  // x producer (thread 0): step j's tile (2 groups = 4 boxes of 64 k) into stage j % XS once step
+  // j - XS has released it -- two steps ago, so the wait is normally already satisfied.
+  auto produce_x = [&](int j) {
+    const int s = j % XS, n = j / XS, g = g_begin + 2 * j;
+    const int boxes = 2 * j + 1 < ng ? 4 : 2;
+    if (n > 0) v2::mbar_wait(v2::smem_u32(&empty_bar[s]), (n - 1) & 1);
+    const uint32_t fb = v2::smem_u32(&full_bar[s]);
+    const uint32_t sb = v2::smem_u32(smem + s * C::kXStage);
+    v2::mbar_expect_tx(fb, boxes * C::kXBox);
+    for (int b = 0; b < boxes; ++b) v2::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
+  };
+  if (tid == 0)
+    for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
+
+  // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
+  // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0-1 also copy the warp's
+  // 16 scales (32 bytes) of the group. Ring slot = 2 groups per warp.
+  const int cb = cb0 + (active ? wg : 0);
+  const size_t gstride = (size_t)nblocks * kBlockBytes;
+  const unsigned char *wsrc = args.wq + ((size_t)g_begin * nblocks + cb) * kBlockBytes + wq * 1024 + lane * 16;
+  const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(
+      args.scales + (size_t)g_begin * args.Npad + cb * kBlockCols + wq * 16 + (lane & 1) * 8);
+  const size_t sstride = (size_t)args.Npad * 2;
+  const uint32_t wring = v2::smem_u32(smem + C::kXBytes) + warp * C::kWarpSlot;
+  int load_step = 0;
+  auto load_w = [&](int slot) {  // the next step's two groups into ring slot `slot` (caller commits)
+    const uint32_t load_slot = wring + slot * C::kWStage;
+    if (active && load_step < nsteps && !(Probe::kFillOnce && load_step >= WD)) {
+      const bool two = 2 * load_step + 1 < ng;
+      cp_async16_noalloc(load_slot + lane * 16, wsrc);
+      cp_async16_noalloc(load_slot + 512 + lane * 16, wsrc + 512);
+      if (two) {
+        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + lane * 16, wsrc + gstride);
+        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 512 + lane * 16, wsrc + gstride + 512);
+      }
+      if (lane < 2) cp_async16_noalloc(load_slot + 1024 + lane * 16, ssrc);
+      if (lane < 2 && two) cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 1024 + lane * 16, ssrc + sstride);
+    }
+    wsrc += 2 * gstride;
+    ssrc += 2 * sstride;
+    ++load_step;
+  };
+#pragma unroll
+  for (int i = 0; i < WD - 1; ++i) {
+    load_w(i);
+    cp_async_commit();
+  }
+
+  float acc[ND];
+#pragma unroll
+  for (int j = 0; j < ND; ++j) acc[j] = 0.f;
+  float p[ND];
+  // Matrix descriptors of the x boxes: the high word is the same for every box (stride byte offset,
+  // swizzle mode); the low word holds the address, and the k-step offsets never carry out of it.
+  const uint64_t desc_hi = v2::desc_sw128(0) & 0xFFFFFFFF00000000ull;
+  const uint32_t xlo_base = (uint32_t)v2::desc_sw128(v2::smem_u32(smem));
+  const unsigned char *wslots = smem + C::kXBytes + warp * C::kWarpSlot;
+  // One pipeline step; `s` (= step % XS, which is also step % WD) is a compile-time constant in every
+  // copy of the unrolled loop below, so ring addresses and descriptors are constants plus a base.
+  auto run_step = [&](int step, auto sc, uint32_t xphase) {
+    constexpr int s = decltype(sc)::value;
+    if (tid == 0 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
+    cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
+    __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
+    load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
+    cp_async_commit();
+    const bool two = 2 * step + 1 < ng;
+    const uint32_t full = v2::smem_u32(&full_bar[s]);
+    if (active && !Probe::kSkipCompute) {
+      // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
+      // x, so the first words are dequantised before the x wait (hiding its latency).
+      const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
+      constexpr uint32_t kBox = C::kXBox >> 4;
+      const unsigned char *ws = wslots + s * C::kWStage;
+      uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
+      uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
+      float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
+      float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
+      uint32_t a[4][4], b[4][4];
+      dequant4(w0, a);
+      v2::mbar_wait(full, xphase);
+      mma_box<T>(a, desc_hi, xlo, true, p);
+      dequant4(w1, b);
+      mma_box<T>(b, desc_hi, xlo + kBox, false, p);
+      if (two) {
+        const unsigned char *wt = ws + C::kWarpGroupBytes;
+        w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
+        w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
+        const float t0 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + g8 * 2));
+        const float t1 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + 16 + g8 * 2));
+        scale_add(p, s0, s1, acc);
+        dequant4(w0, a);
+        mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
+        dequant4(w1, b);
+        mma_box<T>(b, desc_hi, xlo + 3 * kBox, false, p);
+        s0 = t0, s1 = t1;
+      }
+      scale_add(p, s0, s1, acc);
+    } else {
+      v2::mbar_wait(full, xphase);
+    }
+    __syncwarp();
+    if (lane == 0) v2::mbar_arrive(v2::smem_u32(&empty_bar[s]));
+  };
+  uint32_t xphase = 0;
+  for (int base = 0; base < nsteps; base += XS, xphase ^= 1) {
+    run_step(base, std::integral_constant<int, 0>(), xphase);
+    if (base + 1 < nsteps) run_step(base + 1, std::integral_constant<int, 1>(), xphase);
+    if (base + 2 < nsteps) run_step(base + 2, std::integral_constant<int, 2>(), xphase);
+    if constexpr (XS > 3)
+      if (base + 3 < nsteps) run_step(base + 3, std::integral_constant<int, 3>(), xphase);
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
+
+  float *red = reinterpret_cast<float *>(smem);
+  {
+    const int tq = (lane & 3) * 2;
+#pragma unroll
+    for (int j = 0; j < ND; ++j) {
+      const int col = wg * kBlockCols + wq * 16 + g8 + 8 * ((j >> 1) & 1);
+      const int tok = 8 * (j >> 2) + tq + (j & 1);
+      red[tok * C::kRedStride + col] = acc[j];
+    }
+  }
+  namespace cg = cooperative_groups;
+  if (splits > 1) cg::this_cluster().sync(); else __syncthreads();
+  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
+                                                        args.bias, args.residual, args.out, args.act);
+#else
+  __trap();  // built only for sm_90a; the host never launches it elsewhere
+#endif
+}
+
+}  // namespace v3
+}  // namespace w4a16
