@@ -5,10 +5,10 @@
 B=$1
 L=$2
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || echo ncu)
-timeout 240 "$NCU" --clock-control none -k regex:gemm_v2 --launch-skip 300 --launch-count 1 \
+timeout 240 "$NCU" --clock-control none -k regex:gemm_v3 --launch-skip 300 --launch-count 1 \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
   --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
   --metrics dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum.per_second,gpu__time_duration.sum,lts__t_bytes.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
   "$B/bin/w4a16_bench" --shape 8192x28672 --ms 32 --ours-only --csv /tmp/ncu-bench.csv >"$L/ncu.txt" 2>&1
 echo "ncu exit $?"
-grep -E "gemm_v2|Duration|DRAM Throughput|dram__bytes_read.sum|dram__throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|gmma|lts__t_bytes|Stall|Issued Warp" "$L/ncu.txt" | head -40
+grep -E "gemm_v3|Duration|DRAM Throughput|dram__bytes_read.sum|dram__throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|gmma|lts__t_bytes|Stall|Issued Warp" "$L/ncu.txt" | head -40

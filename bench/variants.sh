@@ -31,7 +31,7 @@ echo "gpu_test exit $? in $(( $(date +%s) - t0 )) s: $(grep -E '^(PASS|FAIL)' "$
 grep -E "^FAIL" "$L/gpu_test.log" | head -20
 
 if [ $# -eq 0 ]; then
-  set -- "v2:" "v2-hint:W4A16_L2HINT=1" "v2-W2:W4A16_FORCE_WG=2" "v2-st4:W4A16_FORCE_STAGES=4" "v1:W4A16_FORCE_KERNEL=v1"
+  set -- "v3:" "v3-W2:W4A16_FORCE_WG=2" "v3-W4:W4A16_FORCE_WG=4" "v1:W4A16_FORCE_KERNEL=v1"
 fi
 for spec in "$@"; do
   name=${spec%%:*}
@@ -86,8 +86,8 @@ for M in Ms:
     if tot:
         print(f"M={M}: " + ", ".join(f"{n} {v:.1f}" for n, v in sorted(tot.items(), key=lambda t: t[1])))
 PY
-cuobjdump -sass -arch sm_90a "$(find "$B" -name 'gemm_v2_w4_s2.cu.o' | head -1)" >"$L/sass_v2_w4.txt" 2>&1
-echo "SASS v2 W4: HGMMA $(grep -c HGMMA "$L/sass_v2_w4.txt") UTMALDG $(grep -c UTMALDG "$L/sass_v2_w4.txt") UBLKCP $(grep -c UBLKCP "$L/sass_v2_w4.txt") LDL/STL $(grep -cE '\b(LDL|STL)\b' "$L/sass_v2_w4.txt") WARPSYNC $(grep -c 'WARPGROUP' "$L/sass_v2_w4.txt")"
-gzip -f "$L/sass_v2_w4.txt"
+cuobjdump -sass -arch sm_90a "$(find "$B" -name 'gemm_v3.cu.o' | head -1)" >"$L/sass_v3.txt" 2>&1
+echo "SASS v3: HGMMA $(grep -c HGMMA "$L/sass_v3.txt") UTMALDG $(grep -c UTMALDG "$L/sass_v3.txt") LDGSTS $(grep -c LDGSTS "$L/sass_v3.txt") LDL/STL $(grep -cE '\b(LDL|STL)\b' "$L/sass_v3.txt") WARPGROUP $(grep -c 'WARPGROUP' "$L/sass_v3.txt")"
+gzip -f "$L/sass_v3.txt"
 [ "${SKIP_NCU:-0}" = 1 ] || bash "$ROOT/bench/ncu.sh" "$B" "$L"
 tar czf "$O/exp.tgz" -C "$O" exp && rm -rf "$L"

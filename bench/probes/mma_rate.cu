@@ -1,7 +1,7 @@
 // How fast does one SM consume weights through the tensor cores at small token counts? (issue #5)
 //
-// v2_probe showed kernel v2's compute side alone (no memory waits) taking ~2000 cycles per 128-k
-// group per SM at any M <= 32: far slower than its FLOPs. This probe times the two instruction
+// The kernel probe showed kernel v2's compute side alone (no memory waits) taking ~2000 cycles per
+// 128-k group per SM at any M <= 32: far slower than its FLOPs. This probe times the two instruction
 // shapes the kernels use, with everything else stripped away, in the patterns that matter:
 //   wgmma m64nNk16 (A = weight in registers, B = x^T from shared memory), N = 8..64, with
 //     `chains` independent accumulators per warpgroup, 8 k-steps per group, and either a full wait
@@ -11,7 +11,9 @@
 // 1..4 warpgroups (or 4..32 warps) per SM. Operand values are irrelevant (zeros).
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o mma_rate mma_rate.cu
-#include "../../runtime/src/gemm_v2.cuh"
+#include "../../runtime/src/gemm_kernel.cuh"
+#include "../../runtime/src/sm90.cuh"
+#include "../../runtime/src/wgmma_rs.cuh"
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,10 +48,10 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
   for (int k = 0; k < 8; ++k)
 #pragma unroll
     for (int e = 0; e < 4; ++e) a[k][e] = threadIdx.x * 0 + k;  // opaque enough; zero-ish weights
-  const uint64_t d0 = v2::desc_sw128(v2::smem_u32(xs));
+  const uint64_t d0 = sm90::desc_sw128(sm90::smem_u32(xs));
   auto group = [&](auto bc) {  // one 128-k group into accumulator set bc (a compile-time 0 or 1)
     constexpr int b = decltype(bc)::value;
-    v2::wgmma_fence();
+    sm90::wgmma_fence();
 #pragma unroll
     for (int k = 0; k < 8; ++k)
 #pragma unroll
@@ -58,19 +60,19 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
         if (k == 0) WgmmaRS<N, 0>::run(acc[b][c], a[k], d);
         else WgmmaRS<N, 1>::run(acc[b][c], a[k], d);
       }
-    v2::wgmma_commit();
-    if (PIPE) v2::wgmma_wait<1>();  // group i-1 (the other set) is done; group i keeps running
-    else v2::wgmma_wait<0>();
+    sm90::wgmma_commit();
+    if (PIPE) sm90::wgmma_wait<1>();  // group i-1 (the other set) is done; group i keeps running
+    else sm90::wgmma_wait<0>();
 #pragma unroll
     for (int c = 0; c < CHAINS; ++c)
 #pragma unroll
-      for (int j = 0; j < ND; ++j) v2::fence_operand(acc[PIPE ? 1 - b : b][c][j]);
+      for (int j = 0; j < ND; ++j) sm90::fence_operand(acc[PIPE ? 1 - b : b][c][j]);
   };
   for (int it = 0; it < iters; it += 2) {
     group(std::integral_constant<int, 0>());
     group(std::integral_constant<int, PIPE ? 1 : 0>());
   }
-  v2::wgmma_wait<0>();
+  sm90::wgmma_wait<0>();
   float s = 0.f;
 #pragma unroll
   for (int b = 0; b < 2; ++b)

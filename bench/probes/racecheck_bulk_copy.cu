@@ -1,21 +1,23 @@
 // Does compute-sanitizer racecheck understand bulk copies that complete on an mbarrier?
 //
-// Kernel v2 reports hazards between the cp.async.bulk that fills a pipeline stage and the shared-memory
-// loads of that stage after its full-barrier wait (bench/RESULTS.md). This probe is that pattern and
-// nothing else, built from v2's own primitives: a 2-stage ring, thread 0 producing (wait "empty",
+// Kernel v2 (replaced by v3; commit ffc7063 has it) drew racecheck hazards between the cp.async.bulk
+// that fills a pipeline stage and the shared-memory loads of that stage after its full-barrier wait
+// (bench/RESULTS.md). This probe is that pattern and nothing else, built from the same primitives
+// (runtime/src/sm90.cuh): a 2-stage ring, thread 0 producing (wait "empty",
 // arrive.expect_tx on "full", bulk copy), every warp consuming (wait "full", LDS, one arrive per warp on
 // "empty"). This is the ordering CUTLASS's TMA pipelines rely on (consumer release = a plain arrive): if
-// racecheck still reports hazards here, v2's reports say nothing about v2. The result is checked against
+// racecheck still reports hazards here, such reports say nothing about the kernel. v3 fills its x
+// stages with TMA tensor copies completing on mbarriers in the same way. The result is checked against
 // the host sum either way.
 //
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o racecheck_bulk_copy racecheck_bulk_copy.cu
 //   compute-sanitizer --tool racecheck ./racecheck_bulk_copy
-#include "../../runtime/src/gemm_v2.cuh"
+#include "../../runtime/src/sm90.cuh"
 
 #include <cstdio>
 #include <vector>
 
-using namespace w4a16::v2;
+using namespace w4a16::sm90;
 
 constexpr int kThreads = 128, kStages = 2, kIters = 16, kStageFloats = 1024;
 
@@ -35,7 +37,7 @@ __global__ void ring(const float *src, float *out) {
     const int s = j % kStages, n = j / kStages;
     if (n > 0) mbar_wait(smem_u32(&empty[s]), (n - 1) & 1);
     mbar_expect_tx(smem_u32(&full[s]), kStageFloats * 4);
-    bulk_g2s(smem_u32(buf[s]), src + (size_t)j * kStageFloats, kStageFloats * 4, smem_u32(&full[s]), false);
+    bulk_g2s(smem_u32(buf[s]), src + (size_t)j * kStageFloats, kStageFloats * 4, smem_u32(&full[s]));
   };
   if (tid == 0) produce(0);
   float sum = 0.f;

@@ -2,9 +2,9 @@
 // configuration), launch, and destruction. The plan is immutable after creation and runs allocate
 // nothing, so any number of threads may run one plan concurrently on their own streams.
 //
-// Three kernels share one weight layout: v3 (gemm_v3.cuh: wgmma, per-warp weight streams, sm_90 only,
-// the default there), v2 (gemm_v2.cuh: wgmma + one TMA pipeline for everything, sm_90 only) and v1
-// (gemm_kernel.cuh: mma.sync + cp.async, sm_80 and later). W4A16_FORCE_KERNEL=v1|v2|v3 selects one.
+// Two kernels share one weight layout: v3 (gemm_v3.cuh: wgmma, per-warp weight streams; sm_90 only,
+// the default there) and v1 (gemm_kernel.cuh: mma.sync + cp.async; sm_80 and later).
+// W4A16_FORCE_KERNEL=v1 selects v1 on sm_90 too (tests, comparisons).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -19,28 +19,13 @@
 
 using w4a16::GemmArgs;
 
-// Below this many tokens the mma.sync kernel (v1) beats the wgmma kernel (v2) on the H200.
-constexpr int kV2MinTokens = 25;
-
-namespace {
-struct V2Choice {
-  int W;       // consumer warpgroups per CTA (64 output columns each)
-  int S;       // CTAs per cluster along K (1 = no split-K)
-  int stages;  // pipeline depth
-  int sched;   // accumulation schedule (gemm_v2.cuh)
-};
-}  // namespace
-
 struct w4a16_cuda_plan {
   int device;
-  int K, N, Npad;       // Npad = N rounded up to 64 (the v2 column block; v1 tiles divide it)
-  int version;          // 3 or 2 = that wgmma kernel (sm_90), 1 = mma.sync kernel only
-  int v2_min_tokens;    // version 2: calls with M below this run v1 (faster there, measured)
+  int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
+  int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   struct { int W, S; } v3[8];  // v3: warpgroups per CTA and CTAs per cluster along K, per token tile count
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
-  V2Choice v2[8];       // v2: configuration per token tile count (M rounded up to 8, /8, at most 8)
-  int l2hint;           // v2: evict_first policy on the weight stream
   int sms, cc_major;
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
   __half *scales;       // [K/128][Npad]
@@ -50,7 +35,6 @@ struct w4a16_cuda_plan {
 namespace {
 
 using w4a16::KernelEntry;
-using w4a16::V2Entry;
 
 int token_tiles(int64_t M) { return M >= 64 ? 8 : (int)((M + 7) / 8); }
 
@@ -58,24 +42,16 @@ const KernelEntry &kernel_for(int warps, int64_t M) {
   return w4a16::kV1Kernels[warps == 8 ? 1 : 0][token_tiles(M) - 1];
 }
 
-const V2Entry *const kV2[3][w4a16::kV2Scheds] = {{w4a16::kV2W1S0}, {w4a16::kV2W2S0}, {w4a16::kV2W4S0}};
-int widx(int W) { return W == 4 ? 2 : W == 2 ? 1 : 0; }
-// Every schedule of one (W, token tiles) has the same block size and shared memory, so occupancy
-// and stage counts are read off schedule 0.
-const V2Entry &v2_for(int W, int nt, int sched = 0) { return kV2[widx(W)][sched][nt - 1]; }
-// Default accumulation schedule per token-tile count (1..8 tiles of 8 tokens); see gemm_v2.cuh.
-// Schedules 1 and 2 (more, smaller wgmma chains) measured slower everywhere (bench/RESULTS.md,
-// 2026-11-30) and are no longer instantiated (kV2Scheds = 1).
-const int kDefaultSched[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-
 // Word w of the repacked weight, w = (((g * NB + cb) * 4 + tt) * 2 + kc) * 128 + lane * 4 + ks (NB =
-// Npad/64 column blocks; group-major, see gemm_v2.cuh for why), holds
+// Npad/64 column blocks; group-major: all CTAs walk K at the same pace, so at any moment they read one
+// contiguous region -- block-major storage made their streams camp on a few DRAM channels,
+// bench/RESULTS.md), holds
 // the 8 codes lane (gr = lane/4, t = lane%4) needs for mma k-step kc*4 + ks of group g of 16-column
 // tile cb*4 + tt: A-fragment rows (output columns) n0+gr and n0+gr+8, k offsets 2t, 2t+1, 2t+8, 2t+9,
 // ordered so that dequant8's four registers come out right (nibble j -> register j%4, half j/4).
 // So one 64-column block of one 128-k group is 4 KB contiguous (adjacent blocks of a group follow
-// each other: a CTA's W blocks are one bulk copy in v2), and inside it
-// a warp's 16-column tile reads 512 contiguous bytes per 64 k (one 16-byte vector per lane).
+// each other), and inside it a warp's 16-column tile reads 512 contiguous bytes per 64 k (one 16-byte
+// vector per lane).
 __global__ void repack_kernel(const int32_t *__restrict__ qw, uint32_t *__restrict__ out, int K, int N, int Npad) {
   const int G = K / 128;
   const size_t total = (size_t)(Npad / 64) * (size_t)G * 1024;
@@ -131,7 +107,7 @@ int choose_splits(int ctas_n, int G, int capacity) {
 std::mutex g_mu;
 int g_attr_done_dev = -1;                 // device whose kernels got their shared-memory attribute
 int g_occ_dev = -1;
-int g_occ[3][8][9];                       // resident CTAs per GPU for (W, NT, S); -1 = not asked yet
+int g_occ[2][8][9];                       // v3: resident CTAs per GPU for (W, NT, S); -1 = not asked yet
 PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
 
 w4a16_status prepare_device(int dev) {  // call with g_mu held
@@ -150,15 +126,6 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
           if ((e = cudaFuncSetAttribute(w4a16::kV3Kernels[w][nt].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         w4a16::kV3Kernels[w][nt].smem)) != cudaSuccess)
             return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
-    if (major == 9)
-      for (int w = 0; w < 3; ++w)
-        for (int sc = 0; sc < w4a16::kV2Scheds; ++sc)
-          for (int nt = 0; nt < 8; ++nt) {
-            const V2Entry &k = kV2[w][sc][nt];  // w: index of W in {1, 2, 4}
-            if ((e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem(k.max_stages))) !=
-                cudaSuccess)
-              return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v2)");
-          }
     g_attr_done_dev = dev;
   }
   if (g_occ_dev != dev) {
@@ -179,7 +146,7 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
 }
 
 // CTAs of a kernel with cluster size S that the GPU holds at once.
-int capacity(void (*fn)(CUtensorMap, w4a16::v2::Args), int threads, int smem, int S, int sms) {
+int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, int S, int sms) {
   int c = 0;
   if (S == 1) {
     int per_sm = 0;
@@ -206,43 +173,15 @@ int capacity(void (*fn)(CUtensorMap, w4a16::v2::Args), int threads, int smem, in
   return c;
 }
 
-// CTAs of v2 kernel (W, NT) with cluster size S that the GPU holds at once (call with g_mu held).
-int v2_capacity(int W, int nt, int S, int stages, int sms) {
-  int &c = g_occ[widx(W)][nt - 1][S];
+// CTAs of v3 kernel (W index wi, NT) with cluster size S that the GPU holds at once (call with g_mu
+// held: the answers are cached per device).
+int v3_capacity(int wi, int nt, int S, int sms) {
+  int &c = g_occ[wi][nt - 1][S];
   if (c < 0) {
-    const V2Entry &k = v2_for(W, nt);
-    c = capacity(k.fn, k.threads, k.smem(stages), S, sms);
+    const w4a16::V3Entry &k = w4a16::kV3Kernels[wi][nt - 1];
+    c = capacity(k.fn, k.threads, k.smem, S, sms);
   }
   return c;
-}
-
-// v2 configuration for T = 8*nt tokens. A CTA of W warpgroups covers 64W columns of one K range
-// (1/S of the groups). Among the layouts that run in a single wave (every CTA resident at once), take
-// the smallest estimated time per SM: CTAs per SM x groups per CTA x the CTA's bytes per group
-// (weights W * 4 KB, plus the x tile T * 256 B re-read from L2 by every CTA, counted at a quarter of
-// an HBM byte) plus a fixed cost per CTA (fill, epilogue) and per split (the cluster reduction).
-// Ties go to wider CTAs (less x traffic) and fewer splits.
-V2Choice choose_v2(int nt, int nblocks, int G, int sms) {
-  const int T = nt * 8;
-  V2Choice best = {nblocks >= 4 ? 4 : nblocks >= 2 ? 2 : 1, 1, 0, kDefaultSched[nt - 1]};
-  double best_cost = -1;
-  static const int Ws[3] = {4, 2, 1};
-  for (int wi = 0; wi < 3; ++wi) {
-    const int W = Ws[wi];
-    if (W > nblocks && W != 1) continue;
-    const int stages = v2_for(W, nt).max_stages;
-    const long long nbw = (nblocks + W - 1) / W;
-    for (int S = 1; S <= 8 && S <= G; ++S) {
-      const long long ctas = nbw * S;
-      const int cap = v2_capacity(W, nt, S, stages, sms);
-      if (cap <= 0 || ctas > cap) continue;
-      const long long per_sm = (ctas + sms - 1) / sms;
-      const double cost = (double)per_sm * (((G + S - 1) / S) * W * (1.0 + 0.25 * T / (16.0 * W)) + 8.0) + S;
-      if (best_cost < 0 || cost < best_cost - 1e-9) best = {W, S, stages, kDefaultSched[nt - 1]}, best_cost = cost;
-    }
-  }
-  if (best.stages == 0) best.stages = v2_for(best.W, nt).max_stages;  // more than one wave whatever we do
-  return best;
 }
 
 // v3 configuration for T = 8*nt tokens: W = 4 warpgroups per CTA (one CTA per SM) or W = 2 (two per
@@ -264,7 +203,7 @@ V3Choice choose_v3(int nt, int nblocks, int G, int sms, int force_w, int force_s
     const long long ctas_n = (nblocks + k.W - 1) / k.W;
     for (int S = 1; S <= 8 && S <= G; ++S) {
       if (force_s && force_s != S) continue;
-      const int cap = capacity(k.fn, k.threads, k.smem, S, sms);
+      const int cap = v3_capacity(wi, nt, S, sms);
       if (cap <= 0) continue;
       const long long ctas = ctas_n * S, waves = (ctas + cap - 1) / cap;
       const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * ((cap + sms - 1) / sms);
@@ -360,40 +299,18 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
     p->splits = prop.major >= 9 ? choose_splits(ctas_n, G, (per_sm > 0 ? per_sm : 1) * p->sms) : 1;
 
-    // v2 (sm_90 only: the sm_90a cubin holds it) for M >= kV2MinTokens, v1 below: measured on the H200
-    // (bench/RESULTS.md, 2026-11-30), v1 is faster at M <= 24 on all four benchmark shapes and v2 from
-    // M = 48. W4A16_FORCE_KERNEL=v1|v2 picks one kernel for every M (tests, tuning).
+    // v3 on sm_90 (only the sm_90a cubin holds it): faster than v1 at every M on the four benchmark
+    // shapes (bench/RESULTS.md, 2026-11-30). W4A16_FORCE_KERNEL=v1 runs v1 there too; the tests also
+    // force the split count (W4A16_FORCE_SPLITS) and the v3 CTA width (W4A16_FORCE_WG).
     const char *fk = getenv("W4A16_FORCE_KERNEL");
-    p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : fk && !strcmp(fk, "v2") ? 2 : 3;
-    p->v2_min_tokens = fk && !strcmp(fk, "v2") ? 1 : kV2MinTokens;
-    p->l2hint = env_int("W4A16_L2HINT", 0);
+    p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : 3;
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
-    const int force_st = env_int("W4A16_FORCE_STAGES", 0), force_sched = env_int("W4A16_SCHED", -1);
-    // W4A16_SCHED_TABLE="s1,...,s8": schedule per token-tile count (tuning runs)
-    int sched_table[8];
-    memcpy(sched_table, kDefaultSched, sizeof sched_table);
-    if (const char *t = getenv("W4A16_SCHED_TABLE"))
-      for (int i = 0; i < 8 && *t; ++i) {
-        const int v = atoi(t);
-        if (v >= 0 && v < w4a16::kV2Scheds) sched_table[i] = v;
-        while (*t && *t != ',') ++t;
-        if (*t == ',') ++t;
-      }
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
     if (p->version == 3)
       for (int nt = 1; nt <= 8; ++nt) {
         const V3Choice c = choose_v3(nt, p->Npad / 64, G, p->sms, force_w == 2 || force_w == 4 ? force_w : 0,
                                      force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0);
         p->v3[nt - 1].W = c.W, p->v3[nt - 1].S = c.S;
-      }
-    if (p->version == 2)
-      for (int nt = 1; nt <= 8; ++nt) {
-        V2Choice c = choose_v2(nt, p->Npad / 64, G, p->sms);
-        if (force_w == 1 || force_w == 2 || force_w == 4) c.W = force_w, c.stages = v2_for(c.W, nt).max_stages;
-        if (force_s >= 1 && force_s <= 8 && force_s <= G) c.S = force_s;
-        if (force_st >= 2 && force_st <= v2_for(c.W, nt).max_stages) c.stages = force_st;
-        c.sched = force_sched >= 0 && force_sched < w4a16::kV2Scheds ? force_sched : sched_table[nt - 1];
-        p->v2[nt - 1] = c;
       }
   }
   *out = p;
@@ -421,13 +338,6 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
              (long long)M, W, nt * 8, S, S, (p->Npad / 64 + W - 1) / W, (long long)((M + 63) / 64));
     return;
   }
-  if (p->version == 2 && M >= p->v2_min_tokens) {
-    const V2Choice &c = p->v2[nt - 1];
-    snprintf(buf, (size_t)len, "tc-v2 K=%d N=%d M=%lld W=%d tokens=%d sched=%d splits=%d stages=%d grid=%dx%dx%lld%s",
-             p->K, p->N, (long long)M, c.W, nt * 8, c.sched, c.S, c.stages, c.S, (p->Npad / 64 + c.W - 1) / c.W,
-             (long long)((M + 63) / 64), p->l2hint ? " evict_first" : "");
-    return;
-  }
   const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
   snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld warps=%d token_tiles=%d splits=%d grid=%dx%dx%lld (%s)", p->K,
            p->N, (long long)M, p->warps, nt, p->splits, p->splits, ctas_n, (long long)((M + 63) / 64),
@@ -435,15 +345,11 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
-// Launches a wgmma kernel (v2 or v3): CTAs of W column blocks, clusters of S CTAs along K.
-struct WgmmaLaunch {
-  void (*fn)(CUtensorMap, w4a16::v2::Args);
-  int threads, smem, W, S, stages;
-};
-w4a16_status run_wgmma(const w4a16_cuda_plan *p, const WgmmaLaunch &c, const uint16_t *x, int64_t M,
-                       const uint16_t *bias, const uint16_t *residual, w4a16_activation act, uint16_t *out,
-                       cudaStream_t stream) {
-  const int nt = token_tiles(M);
+// Kernel v3: CTAs of W column blocks, clusters of S CTAs along K, grid.z over chunks of 64 tokens.
+w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+  const int nt = token_tiles(M), W = p->v3[nt - 1].W, S = p->v3[nt - 1].S;
+  const w4a16::V3Entry &k = w4a16::kV3Kernels[W == 4 ? 1 : 0][nt - 1];
   // x as a 2-D tensor [M][K] of f16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;
@@ -455,7 +361,7 @@ w4a16_status run_wgmma(const w4a16_cuda_plan *p, const WgmmaLaunch &c, const uin
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
-  w4a16::v2::Args a;
+  w4a16::sm90::Args a;
   a.wq = (const unsigned char *)p->wq;
   a.scales = p->scales;
   a.bias = (const __half *)bias;
@@ -465,43 +371,28 @@ w4a16_status run_wgmma(const w4a16_cuda_plan *p, const WgmmaLaunch &c, const uin
   a.K = p->K;
   a.N = p->N;
   a.Npad = p->Npad;
-  a.splits = c.S;
+  a.splits = S;
   a.act = (int)act;
-  a.stages = c.stages;
-  a.l2hint = p->l2hint;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)c.S, (unsigned)((p->Npad / 64 + c.W - 1) / c.W), (unsigned)((M + 63) / 64));
-  cfg.blockDim = dim3((unsigned)c.threads);
-  cfg.dynamicSmemBytes = (size_t)c.smem;
+  cfg.gridDim = dim3((unsigned)S, (unsigned)((p->Npad / 64 + W - 1) / W), (unsigned)((M + 63) / 64));
+  cfg.blockDim = dim3((unsigned)k.threads);
+  cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
-  if (c.S > 1) {
+  if (S > 1) {
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)c.S;
+    attr[0].val.clusterDim.x = (unsigned)S;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
   }
-  cudaError_t e = cudaLaunchKernelEx(&cfg, c.fn, map, a);
+  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
   if (e == cudaSuccess) e = cudaGetLastError();
-  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): wgmma kernel launch");
+  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v3 kernel launch");
   return W4A16_OK;
 }
 
-w4a16_status run_v2(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
-  const V2Choice &c = p->v2[token_tiles(M) - 1];
-  const V2Entry &k = v2_for(c.W, token_tiles(M), c.sched);
-  return run_wgmma(p, {k.fn, k.threads, k.smem(c.stages), c.W, c.S, c.stages}, x, M, bias, residual, act, out, stream);
-}
-
-w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
-  const int nt = token_tiles(M), W = p->v3[nt - 1].W;
-  const w4a16::V3Entry &k = w4a16::kV3Kernels[W == 4 ? 1 : 0][nt - 1];
-  return run_wgmma(p, {k.fn, k.threads, k.smem, W, p->v3[nt - 1].S, 0}, x, M, bias, residual, act, out, stream);
-}
 }  // namespace
 
 extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
@@ -520,7 +411,6 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
   if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
-  if (p->version == 2 && M >= p->v2_min_tokens) return run_v2(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p->warps, M);
   GemmArgs a;
   a.wq = p->wq;

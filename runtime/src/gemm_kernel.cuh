@@ -34,7 +34,7 @@ constexpr int kXStride = 136;  // halves per staged x row: 128 + 8 pad, so the 8
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 
 struct GemmArgs {
-  const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (v2 layout)
+  const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (group-major, cuda_backend.cu)
   const __half *scales;     // [K/128][Npad], padded columns hold 0
   const __half *x;          // [M][K]
   const __half *bias;       // [N] or null

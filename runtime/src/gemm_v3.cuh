@@ -1,39 +1,42 @@
 // W4A16 fused GEMM, kernel v3 (issue #5): sm_90a, wgmma with the dequantised weight as the register
-// operand (as v2), but each warp streams its own weights.
+// operand ("swap AB": A = 64 output columns x 16 k of weight, B = x^T, N = M rounded up to 8), and
+// each warp streaming its own weights.
 //
 // out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
 //
-// Why not v2 (bench/probes/v2_probe.cu and mma_rate.cu, bench/RESULTS.md 2026-11-30): the tensor
-// cores were never the limit (wgmma m64n32k16 takes ~6 SM cycles per 64x16 weight block at 4
-// warpgroups per SM; the weight stream at HBM speed brings one block every ~31 cycles). v2 lost on
-// both other sides: its compute loop issued ~290 instructions per warp per 128-k group (an unfused
-// AND/OR per nibble mask, 64-bit descriptor arithmetic per wgmma, mbarrier spins), and its copy
-// pipeline -- one producer thread refilling each stage as soon as the previous use was released, so
-// that warp 0 always trailed the slowest warp -- delivered ~2.6 TB/s whatever its depth. v3:
+// Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
+// operands through one TMA pipeline refilled by thread 0. Probes (bench/probes/kernel_probe.cu,
+// mma_rate.cu) found the tensor cores far from busy and both other sides slow: ~290 instructions per
+// warp per 128-k group, and a copy pipeline stuck at ~2.6 TB/s whatever its depth. v3:
 //  * Weights never meet another warp: a lane needs exactly the 32 bytes per group that the repack put
 //    at lane*16 (+512) of its warp's 1 KB, so each lane copies them itself with cp.async into a
 //    private ring slot and waits only for its own copies (cp.async.wait_group): no barrier, no
-//    producer. WD-1 groups are in flight per warp, ~100 KB per SM.
-//  * The group's 16 scales of a warp ride in the same ring (lanes 0-1 copy 16 bytes each); a
-//    __syncwarp after the wait makes them visible to the warp.
-//  * x (the only operand the warpgroups share) comes by TMA into an XS-stage ring with full/empty
-//    mbarriers. Thread 0 refills stage i + XS/2 at the top of iteration i, so the stage it waits for
-//    was released XS/2 iterations ago: the producer never waits on the slowest warp.
-//  * Per group and warp: 2 LDS.128 + 2 LDS.U16, 8 x dequant8 (9 instructions each with fused LOP3),
-//    8 wgmma m64nTk16 into fresh f32 p (the first with scale-d = 0), then acc = fma(p, scale, acc)
-//    per accumulator: the same arithmetic, in the same order, as v1 and v2.
-//  * Split-K across a cluster and the epilogue: v1's reduce_and_store.
+//    producer. The warp's 16 scales of the group ride along (lanes 0-1); a __syncwarp after the wait
+//    makes them visible to the warp.
+//  * x, the only operand the warpgroups share, comes by TMA into a ring with full/empty mbarriers.
+//    Thread 0 requests step i + XS - 2 at the top of step i, so the stage it refills was released two
+//    steps earlier: the producer does not wait on the slowest warp.
+//  * A pipeline step is two 128-k groups (waits, refills and loop control paid per 256 k), and the
+//    loop is unrolled over the ring, so stage addresses are constants; with the warp index broadcast
+//    from lane 0, ptxas keeps the wgmma descriptors in uniform registers.
+//  * Per group and warp: 2 LDS.128 + 2 LDS.U16, 8 x dequant8 (9 instructions each), the first four
+//    before the x wait, 8 wgmma m64nTk16 into fresh f32 p (the first with scale-d = 0), then
+//    acc = fma(p, scale, acc): the same arithmetic, in the same order, as kernel v1.
+//  * A CTA is W = 4 warpgroups (one CTA per SM) or W = 2 (two per SM, for small N); the host picks W
+//    and the split-K cluster size. Split-K reduction and epilogue: v1's reduce_and_store.
 #pragma once
 
 #include <type_traits>
 
-#include "gemm_v2.cuh"
+#include "gemm_kernel.cuh"
+#include "sm90.cuh"
+#include "wgmma_rs.cuh"
 
 namespace w4a16 {
 namespace v3 {
 
-using v2::kBlockBytes;
-using v2::kBlockCols;
+using sm90::kBlockBytes;
+using sm90::kBlockCols;
 
 // One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop
 // control) are paid once per 256 k.
@@ -70,16 +73,17 @@ __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gm
 }
 
 // Four wgmma m64nTk16 (k 0-63 of one x box, descriptor low word xlo) on dequantised A fragments a,
-// into p; the first of them overwrites p when `fresh`. Commits them as one wgmma group.
+// into p; the first of them overwrites p when `fresh`. Committed as one wgmma group, so that the next
+// box's words can be dequantised while these run (one fence per group instead measured ~3 % slower).
 template <int T>
 __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
                                         float (&p)[T / 2]) {
-  v2::wgmma_fence();
+  sm90::wgmma_fence();
   if (fresh) WgmmaRS<T, 0>::run(p, a[0], desc_hi | xlo);
   else WgmmaRS<T, 1>::run(p, a[0], desc_hi | xlo);
 #pragma unroll
   for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
-  v2::wgmma_commit();
+  sm90::wgmma_commit();
 }
 __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
   dequant8(w.x, a[0]);
@@ -90,24 +94,24 @@ __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
 template <int ND>
 __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
-  v2::wgmma_wait<0>();
+  sm90::wgmma_wait<0>();
 #pragma unroll
-  for (int j = 0; j < ND; ++j) v2::fence_operand(p[j]);
+  for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
   // D fragment: p[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output columns.
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? s1 : s0, acc[j]);
 }
 
-// Probe: v2's instrumentation switches (bench/probes/v2_probe.cu); the runtime uses v2::NoProbe.
-template <int NT, int W, class Probe = v2::NoProbe>
+// Probe: switches of bench/probes/kernel_probe.cu; the runtime uses sm90::NoProbe.
+template <int NT, int W, class Probe = sm90::NoProbe>
 __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
-    gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const v2::Args args) {
+    gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Cfg<NT, W>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS];
-  unsigned char *smem = smem_raw + ((1024u - (v2::smem_u32(smem_raw) & 1023u)) & 1023u);
+  unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
   // Broadcast from lane 0 so that the compiler knows the warp index is warp-uniform: branches on it
@@ -128,8 +132,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   if (tid == 0) {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
     for (int s = 0; s < XS; ++s) {
-      v2::mbar_init(v2::smem_u32(&full_bar[s]), 1);
-      v2::mbar_init(v2::smem_u32(&empty_bar[s]), C::kW * 4);
+      sm90::mbar_init(sm90::smem_u32(&full_bar[s]), 1);
+      sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -140,11 +144,11 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   auto produce_x = [&](int j) {
     const int s = j % XS, n = j / XS, g = g_begin + 2 * j;
     const int boxes = 2 * j + 1 < ng ? 4 : 2;
-    if (n > 0) v2::mbar_wait(v2::smem_u32(&empty_bar[s]), (n - 1) & 1);
-    const uint32_t fb = v2::smem_u32(&full_bar[s]);
-    const uint32_t sb = v2::smem_u32(smem + s * C::kXStage);
-    v2::mbar_expect_tx(fb, boxes * C::kXBox);
-    for (int b = 0; b < boxes; ++b) v2::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
+    if (n > 0) sm90::mbar_wait(sm90::smem_u32(&empty_bar[s]), (n - 1) & 1);
+    const uint32_t fb = sm90::smem_u32(&full_bar[s]);
+    const uint32_t sb = sm90::smem_u32(smem + s * C::kXStage);
+    sm90::mbar_expect_tx(fb, boxes * C::kXBox);
+    for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
   };
   if (tid == 0)
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
@@ -158,7 +162,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(
       args.scales + (size_t)g_begin * args.Npad + cb * kBlockCols + wq * 16 + (lane & 1) * 8);
   const size_t sstride = (size_t)args.Npad * 2;
-  const uint32_t wring = v2::smem_u32(smem + C::kXBytes) + warp * C::kWarpSlot;
+  const uint32_t wring = sm90::smem_u32(smem + C::kXBytes) + warp * C::kWarpSlot;
   int load_step = 0;
   auto load_w = [&](int slot) {  // the next step's two groups into ring slot `slot` (caller commits)
     const uint32_t load_slot = wring + slot * C::kWStage;
@@ -189,8 +193,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   float p[ND];
   // Matrix descriptors of the x boxes: the high word is the same for every box (stride byte offset,
   // swizzle mode); the low word holds the address, and the k-step offsets never carry out of it.
-  const uint64_t desc_hi = v2::desc_sw128(0) & 0xFFFFFFFF00000000ull;
-  const uint32_t xlo_base = (uint32_t)v2::desc_sw128(v2::smem_u32(smem));
+  const uint64_t desc_hi = sm90::desc_sw128(0) & 0xFFFFFFFF00000000ull;
+  const uint32_t xlo_base = (uint32_t)sm90::desc_sw128(sm90::smem_u32(smem));
   const unsigned char *wslots = smem + C::kXBytes + warp * C::kWarpSlot;
   // One pipeline step; `s` (= step % XS, which is also step % WD) is a compile-time constant in every
   // copy of the unrolled loop below, so ring addresses and descriptors are constants plus a base.
@@ -202,7 +206,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
     cp_async_commit();
     const bool two = 2 * step + 1 < ng;
-    const uint32_t full = v2::smem_u32(&full_bar[s]);
+    const uint32_t full = sm90::smem_u32(&full_bar[s]);
     if (active && !Probe::kSkipCompute) {
       // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
       // x, so the first words are dequantised before the x wait (hiding its latency).
@@ -215,7 +219,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
       uint32_t a[4][4], b[4][4];
       dequant4(w0, a);
-      v2::mbar_wait(full, xphase);
+      sm90::mbar_wait(full, xphase);
       mma_box<T>(a, desc_hi, xlo, true, p);
       dequant4(w1, b);
       mma_box<T>(b, desc_hi, xlo + kBox, false, p);
@@ -234,10 +238,10 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       }
       scale_add(p, s0, s1, acc);
     } else {
-      v2::mbar_wait(full, xphase);
+      sm90::mbar_wait(full, xphase);
     }
     __syncwarp();
-    if (lane == 0) v2::mbar_arrive(v2::smem_u32(&empty_bar[s]));
+    if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&empty_bar[s]));
   };
   uint32_t xphase = 0;
   for (int base = 0; base < nsteps; base += XS, xphase ^= 1) {

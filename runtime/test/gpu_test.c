@@ -1,6 +1,6 @@
 /* GPU test (run by runtime/test/run-gpu.sh on the device; not part of ctest, CI has no GPU).
  *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
- *                       forced split counts, warpgroup counts and pipeline depths (v2), the v1 kernel,
+ *                       forced split counts and CTA widths (v3), the v1 kernel,
  *                       M > 64, CUDA alignment errors, concurrent streams, and
  *                       device memory over 10 000 calls against SPEC §2's allowance
  *   gpu_test --small    a few small cases only (for compute-sanitizer) */
@@ -44,8 +44,7 @@ static void set_env_int(const char *name, int v) {
 }
 static void set_splits(int s) { set_env_int("W4A16_FORCE_SPLITS", s); }
 static void set_wg(int w) { set_env_int("W4A16_FORCE_WG", w); }
-static void set_stages(int s) { set_env_int("W4A16_FORCE_STAGES", s); }
-/* "v1", "v2" or "v3" for every M; NULL: the default dispatch (v3 on sm_90, v1 elsewhere) */
+/* "v1" for every M; NULL: the default (v3 on sm_90, v1 elsewhere) */
 static void set_kernel(const char *kernel) {
   if (kernel) setenv("W4A16_FORCE_KERNEL", kernel, 1);
   else unsetenv("W4A16_FORCE_KERNEL");
@@ -54,8 +53,7 @@ static void set_kernel(const char *kernel) {
 static void run_matrix(int small, w4t_stats *st) {
   uint64_t seed = 1000;
   if (small) {
-    /* default kernel (v3 on sm_90) with cluster split-K S = 1, 3, 8, both v3 CTA widths, then v2
-       with every warpgroup count and a 2-stage pipeline, and v1 once */
+    /* default kernel (v3 on sm_90) with cluster split-K S = 1, 3, 8, both v3 CTA widths, and v1 once */
     static const int64_t Ms[] = {1, 17, 64, 65};
     static const int splits[] = {1, 3, 8};
     for (int s = 0; s < 3; ++s) {
@@ -69,16 +67,6 @@ static void run_matrix(int small, w4t_stats *st) {
       w4t_run_case(&gpu_ops, 2048, 520, 64, W4T_OPPOSITE_RES, seed++, st, 0);
     }
     set_wg(0);
-    set_kernel("v2");
-    static const int wgs[] = {1, 4};
-    for (int w = 0; w < 2; ++w) {
-      set_wg(wgs[w]);
-      w4t_run_case(&gpu_ops, 1024, 200, 24, W4T_RANDOM, seed++, st, 0);
-    }
-    set_wg(0);
-    set_stages(2);
-    w4t_run_case(&gpu_ops, 2048, 136, 40, W4T_RANDOM, seed++, st, 0);
-    set_stages(0);
     set_kernel("v1");
     set_splits(3);
     w4t_run_case(&gpu_ops, 1024, 136, 17, W4T_RANDOM, seed++, st, 0);
@@ -125,25 +113,7 @@ static void run_matrix(int small, w4t_stats *st) {
     w4t_run_case(&gpu_ops, 8192, 1024, 64, W4T_OPPOSITE_RES, seed++, st, 0);
   }
   set_wg(0);
-  /* v2: every warpgroup count (1, 2, 4 x 64 columns per CTA), partial column blocks (520 = 8 x 64 + 8),
-     every token-tile count */
-  set_kernel("v2");
-  static const int wgs[] = {1, 2, 4};
-  for (int w = 0; w < 3; ++w) {
-    set_wg(wgs[w]);
-    for (int64_t M = 8; M <= 64; M += 8) w4t_run_case(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, seed++, st, 0);
-    w4t_run_case(&gpu_ops, 8192, 1024, 64, W4T_OPPOSITE_RES, seed++, st, 0);
-    w4t_run_case(&gpu_ops, 4096, 200, 130, W4T_CODES15_LARGE, seed++, st, 0);
-  }
-  set_wg(0);
-  /* shallow pipelines: the stage ring wraps many times */
-  for (int stg = 2; stg <= 3; ++stg) {
-    set_stages(stg);
-    w4t_run_case(&gpu_ops, 8192, 1024, 48, W4T_RANDOM, seed++, st, 0);
-    w4t_run_case(&gpu_ops, 4096, 8200, 24, W4T_ALTERNATING, seed++, st, 0);
-  }
-  set_stages(0);
-  /* v1 (the sm_80 path, and M < 25 on sm_90) on the same weight layout */
+  /* v1 (the sm_80 path) on the same weight layout */
   set_kernel("v1");
   static const int64_t v1M[] = {1, 17, 32, 64, 100};
   for (size_t i = 0; i < 5; ++i) w4t_run_case(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, seed++, st, 0);

@@ -6,7 +6,7 @@
 #      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs SPEC §2;
 #   2. compute-sanitizer memcheck and racecheck on gpu_test --small;
 #   3. the CPU ctest suite (in the background, on the device's spare cores);
-#   4. a SASS check of the sm_90a kernels (HGMMA/TMA in v2, HMMA/LDSM/LDGSTS in v1, no local memory).
+#   4. a SASS check of the sm_90a kernels (HGMMA/UTMALDG/LDGSTS in v3, HMMA/LDSM/LDGSTS in v1, local memory).
 # Logs go to $LOGDIR (default $OUT/logs, or BUILD_DIR/gpu-logs); the exit status is non-zero on any failure.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,7 +51,8 @@ if command -v cuobjdump >/dev/null; then
   done
   S=$L/sass_sm90a.txt
   echo "SASS sm_90a: HGMMA $(grep -c HGMMA "$S"), HMMA $(grep -c 'HMMA\.' "$S"), UTMALDG $(grep -c UTMALDG "$S"), UBLKCP $(grep -c UBLKCP "$S"), LDSM $(grep -c LDSM "$S"), LDGSTS $(grep -c LDGSTS "$S"), local ld/st $(grep -cE '\b(LDL|STL)\b' "$S"), createpolicy $(grep -ciE 'createpolicy' "$S")"
-  cuobjdump -lelf -lptx "$(find "$B/runtime" -name 'gemm_v2_w4.cu.o' | head -1)" 2>&1 | tee "$L/fatbin_contents.txt"
+  grep -B30 -E '\b(LDL|STL)\b' "$S" | grep -E '###|Function|LDL|STL' > "$L/local_memory.txt"
+  cuobjdump -lelf -lptx "$(find "$B/runtime" -name 'gemm_v3.cu.o' | head -1)" 2>&1 | tee "$L/fatbin_contents.txt"
   gzip -f "$S"
 fi
 

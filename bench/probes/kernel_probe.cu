@@ -1,0 +1,234 @@
+// Where does kernel v3's time go? (issue #5)
+//
+// Times gemm_v3_kernel (W = 4) in three modes on the benchmark shapes: "v3" (the real kernel), "v3mem"
+// (consumers only wait for each stage and release it: the copy pipelines alone) and "v3alu" (each
+// weight slot filled once and then reused: the compute side alone, x still streamed), next to a plain
+// read of the same bytes and pure cp.async streams with v3's addressing. L2-cold (rotating over 4
+// weight copies), 11 groups x 64 launches, median. Output values are not checked (random weights);
+// gpu_test checks the real kernel. (Commit ffc7063's version of this file, v2_probe.cu, also timed
+// kernel v2 with clock stamps at its pipeline events.)
+//
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda
+//   ./kernel_probe [M [shape index [mode 4..6]]]   (filters; prints one line per configuration)
+#include "../../runtime/src/gemm_v3.cuh"
+
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+using namespace w4a16;
+
+#define CK(x)                                                                                   \
+  do {                                                                                          \
+    cudaError_t e_ = (x);                                                                       \
+    if (e_ != cudaSuccess) {                                                                    \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));        \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+template <bool SkipCompute, bool FillOnce> struct Mode {
+  static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce;
+};
+
+__global__ void read_all(const uint4 *p, size_t n, unsigned *sink) {
+  uint32_t x = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const uint4 v = __ldcs(p + i);
+    x ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (x == 0x12345678u) *sink = x;
+}
+
+// Pure weight streams with cp.async, no compute: `ctas` CTAs of 16 warps, each lane copying 2 x 16 B
+// per 16 KB chunk into a private ring of WD chunks. Order 0: chunk g of CTA y at (g * ctas + y) * 16 KB
+// (v3's group-major order); order 1: each CTA walks its own contiguous range.
+template <int WD>
+__global__ void __launch_bounds__(512, 1) stream_chunks(const unsigned char *w, int chunks_per_cta, int order,
+                                                        unsigned *sink) {
+  extern __shared__ __align__(16) unsigned char ring[];
+  const int tid = threadIdx.x, y = blockIdx.x, ctas = gridDim.x;
+  const uint32_t base = sm90::smem_u32(ring) + tid * 32;
+  auto src = [&](int g) {
+    const size_t chunk = order == 0 ? (size_t)g * ctas + y : (size_t)y * chunks_per_cta + g;
+    return w + chunk * 16384 + tid * 32;
+  };
+  for (int g = 0; g < WD - 1; ++g) {
+    if (g < chunks_per_cta) {
+      v3::cp_async16_noalloc(base + (g % WD) * 16384, src(g));
+      v3::cp_async16_noalloc(base + (g % WD) * 16384 + 16, src(g) + 16);
+    }
+    cp_async_commit();
+  }
+  uint32_t x = 0;
+  for (int g = 0; g < chunks_per_cta; ++g) {
+    cp_async_wait<WD - 2>();
+    x ^= *reinterpret_cast<const uint32_t *>(ring + (g % WD) * 16384 + tid * 32);
+    const int n = g + WD - 1;
+    if (n < chunks_per_cta) {
+      v3::cp_async16_noalloc(base + (n % WD) * 16384, src(n));
+      v3::cp_async16_noalloc(base + (n % WD) * 16384 + 16, src(n) + 16);
+    }
+    cp_async_commit();
+  }
+  if (x == 0x12345678u) *sink = x;
+}
+
+using KernelFn = void (*)(CUtensorMap, sm90::Args);
+template <int NT> KernelFn kernel_for(int mode) {
+  switch (mode) {
+    case 4: return v3::gemm_v3_kernel<NT, 4>;
+    case 5: return v3::gemm_v3_kernel<NT, 4, Mode<true, false>>;
+    default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true>>;
+  }
+}
+KernelFn pick(int nt, int mode) {
+  return nt == 1 ? kernel_for<1>(mode) : nt == 2 ? kernel_for<2>(mode) : nt == 4 ? kernel_for<4>(mode) : kernel_for<8>(mode);
+}
+int v3_smem(int nt) {
+  return nt == 1 ? v3::Cfg<1, 4>::kSmemBytes : nt == 2 ? v3::Cfg<2, 4>::kSmemBytes : nt == 4 ? v3::Cfg<4, 4>::kSmemBytes
+                                                                                   : v3::Cfg<8, 4>::kSmemBytes;
+}
+
+static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu"};
+
+int main(int argc, char **argv) {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, &q));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  unsigned *sink;
+  CK(cudaMalloc(&sink, 4));
+
+  struct Shape { int K, N; } shapes[] = {{8192, 28672}, {8192, 8192}, {28672, 8192}};
+  const int Ms[] = {1, 16, 32, 64};
+  const int R = 4;  // weight copies: 4 x 117 MB > 4 x L2
+  const int only_m = argc > 1 ? atoi(argv[1]) : 0, only_shape = argc > 2 ? atoi(argv[2]) : -1;
+  const int only_mode = argc > 3 ? atoi(argv[3]) : -1;
+  for (int si = 0; si < 3; ++si) {
+    if (only_shape >= 0 && si != only_shape) continue;
+    const Shape &sh = shapes[si];
+    const int K = sh.K, N = sh.N, Npad = N, G = K / 128, nblocks = Npad / 64;
+    const size_t wbytes = (size_t)Npad * K / 2;
+    std::vector<unsigned char *> wq(R);
+    for (auto &w : wq) {
+      CK(cudaMalloc(&w, wbytes));
+      CK(cudaMemset(w, 0x5a, wbytes));
+    }
+    __half *scales, *x, *out;
+    CK(cudaMalloc(&scales, (size_t)G * Npad * 2));
+    CK(cudaMemset(scales, 0x20, (size_t)G * Npad * 2));
+    CK(cudaMalloc(&x, (size_t)64 * K * 2));
+    CK(cudaMemset(x, 0x20, (size_t)64 * K * 2));
+    CK(cudaMalloc(&out, (size_t)64 * N * 2));
+    // plain read of one weight copy: what a ~wbytes stream costs by itself
+    {
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      std::vector<double> t;
+      for (int g = 0; g < 11; ++g) {
+        CK(cudaEventRecord(e0));
+        for (int i = 0; i < 64; ++i) read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms * 1000.0 / 64);
+      }
+      std::sort(t.begin(), t.end());
+      printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t[5], wbytes / t[5] / 1e6, t[0],
+             t[10]);
+      const int chunks = (int)(wbytes / 16384);
+      for (int order = 0; order < 2; ++order)
+        for (int ctas : {112, 128, 132}) {
+          const int per = chunks / ctas;  // the remainder is left out of the stream
+          const int smem = 8 * 16384;
+          CK(cudaFuncSetAttribute(stream_chunks<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          std::vector<double> ts;
+          for (int g = 0; g < 11; ++g) {
+            CK(cudaEventRecord(e0));
+            for (int i = 0; i < 64; ++i) stream_chunks<8><<<ctas, 512, smem>>>(wq[i % R], per, order, sink);
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            ts.push_back(ms * 1000.0 / 64);
+          }
+          CK(cudaGetLastError());
+          std::sort(ts.begin(), ts.end());
+          printf("K=%d N=%d cp.async stream order=%s ctas=%d: %.1f us for %.1f MB (%.2f TB/s)\n", K, N,
+                 order ? "contiguous-per-CTA" : "interleaved", ctas, ts[5], per * ctas * 16384 / 1e6,
+                 per * ctas * 16384.0 / ts[5] / 1e6);
+        }
+    }
+    for (int M : Ms) {
+      if (only_m && M != only_m) continue;
+      const int nt = M >= 64 ? 8 : (M + 7) / 8;
+      const int W = 4, nbw = nblocks / W;
+      // Split-K as the host would for W = 4: one wave (4-CTA clusters of one CTA per SM do not all fit
+      // at 128 CTAs on the H200, so at most 96 CTAs here).
+      int S = 1;
+      while (S < 8 && (S + 1) <= G && nbw * (S + 1) <= 100) ++S;
+      CUtensorMap map;
+      cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)M};
+      cuuint64_t strides[1] = {(cuuint64_t)K * 2};
+      cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
+      cuuint32_t estr[2] = {1, 1};
+      if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+          CUDA_SUCCESS) {
+        fprintf(stderr, "encode failed\n");
+        return 1;
+      }
+      for (int mode = 4; mode < 7; ++mode) {
+        if (only_mode >= 0 && mode != only_mode) continue;
+        KernelFn fn = pick(nt, mode);
+        const int smem = v3_smem(nt);
+        CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        sm90::Args a{};
+        a.scales = scales, a.out = out, a.M = M, a.K = K, a.N = N, a.Npad = Npad, a.splits = S, a.act = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(S, nbw, 1);
+        cfg.blockDim = dim3(W * 128);
+        cfg.dynamicSmemBytes = smem;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = S, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr, cfg.numAttrs = S > 1 ? 1 : 0;
+        auto launch = [&](int i) {
+          a.wq = wq[i % R];
+          CK(cudaLaunchKernelEx(&cfg, fn, map, a));
+        };
+        for (int i = 0; i < 16; ++i) launch(i);
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        std::vector<double> t;
+        for (int g = 0; g < 11; ++g) {
+          CK(cudaEventRecord(e0));
+          for (int i = 0; i < 64; ++i) launch(i);
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, e0, e1));
+          t.push_back(ms * 1000.0 / 64);
+        }
+        CK(cudaGetLastError());
+        std::sort(t.begin(), t.end());
+        printf("K=%d N=%d M=%d S=%d %-6s %.1f us (min %.1f max %.1f)\n", K, N, M, S, kModeName[mode], t[5], t[0],
+               t[10]);
+      }
+    }
+    for (auto w : wq) CK(cudaFree(w));
+    CK(cudaFree(scales));
+    CK(cudaFree(x));
+    CK(cudaFree(out));
+  }
+  return 0;
+}

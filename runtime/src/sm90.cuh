@@ -1,0 +1,85 @@
+// Hopper (sm_90a) building blocks shared by kernel v3 and the probes in bench/probes: the kernel
+// arguments, mbarriers, TMA copies, wgmma fences and the shared-memory matrix descriptor of the
+// 128-byte-swizzled x tile, and the no-op instrumentation hooks.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+namespace w4a16 {
+namespace sm90 {
+
+constexpr int kBlockCols = 64;       // output columns per warpgroup (wgmma M)
+constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 64 * 128 / 2
+
+struct Args {
+  const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
+  const __half *scales;     // [K/128][Npad], padded columns hold 0
+  const __half *bias;       // [N] or null
+  const __half *residual;   // [M][N] or null
+  __half *out;              // [M][N]
+  int M, K, N, Npad, splits, act;
+};
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// 1-D bulk copy global -> own shared memory, completing `bytes` on the mbarrier (used by
+// bench/probes/racecheck_bulk_copy.cu; the kernels copy with cp.async and TMA tensor copies).
+__device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ void tma_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving reads of wgmma-written registers above the wait (CUTLASS's
+// warpgroup_fence_operand).
+__device__ __forceinline__ void fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// Matrix descriptor of a K-major B tile with the 128-byte swizzle (what the TMA box writes): rows of
+// 128 B (64 k), 8-row atoms 1024 B apart (stride byte offset), leading byte offset unused (1).
+// Advancing 16 k inside the atom adds 32 B to the start address.
+__device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+// Switches for bench/probes/kernel_probe.cu, which times one side of kernel v3's pipeline alone; the
+// runtime's kernels use NoProbe.
+struct NoProbe {
+  static constexpr bool kSkipCompute = false;  // consumers only wait and release: the memory side alone
+  static constexpr bool kFillOnce = false;     // each stage filled once, then reused: the compute side alone
+};
+
+}  // namespace sm90
+}  // namespace w4a16
