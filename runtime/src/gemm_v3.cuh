@@ -14,8 +14,8 @@
 //    producer. The warp's 16 scales of the group ride along (lanes 0-1); a __syncwarp after the wait
 //    makes them visible to the warp.
 //  * x, the only operand the warpgroups share, comes by TMA into a ring with full/empty mbarriers.
-//    Thread 0 requests step i + XS - 2 at the top of step i, so the stage it refills was released two
-//    steps earlier: the producer does not wait on the slowest warp.
+//    At the top of step i, thread 0 of warpgroup i % W requests step i + XS - 2, so the stage it
+//    refills was released two steps earlier: the producer does not wait on the slowest warp.
 //  * A pipeline step is two 128-k groups (waits, refills and loop control paid per 256 k), and the
 //    loop is unrolled over the ring, so stage addresses are constants; with the warp index broadcast
 //    from lane 0, ptxas keeps the wgmma descriptors in uniform registers.
@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   }
   __syncthreads();
 
-  // x producer (thread 0): step j's tile (2 groups = 4 boxes of 64 k) into stage j % XS once step
-  // j - XS has released it -- two steps ago, so the wait is normally already satisfied.
+  // x producer (one thread per step, see the loop): step j's tile (2 groups = 4 boxes of 64 k) into
+  // stage j % XS once step j - XS has released it -- two steps ago, so the wait is normally satisfied.
   auto produce_x = [&](int j) {
     const int s = j % XS, n = j / XS, g = g_begin + 2 * j;
     const int boxes = 2 * j + 1 < ng ? 4 : 2;
@@ -200,7 +200,10 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // copy of the unrolled loop below, so ring addresses and descriptors are constants plus a base.
   auto run_step = [&](int step, auto sc, uint32_t xphase) {
     constexpr int s = decltype(sc)::value;
-    if (tid == 0 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
+    // The producer's extra work rotates over the warpgroups (thread 0 of warpgroup step % W): the
+    // warps of a warpgroup meet at every wgmma, and x for everyone comes from the producer, so a
+    // fixed producer warp would set the pace of the whole CTA.
+    if (tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
     __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
