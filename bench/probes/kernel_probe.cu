@@ -11,6 +11,7 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda
 //   ./kernel_probe [M [shape index [mode 4..6]]]   (filters; prints one line per configuration)
 #include "../../runtime/src/gemm_v3.cuh"
+#include "../../runtime/test/cuda_check.h"
 
 #include <cudaTypedefs.h>
 
@@ -21,18 +22,34 @@
 
 using namespace w4a16;
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));        \
-      exit(1);                                                                                  \
-    }                                                                                           \
-  } while (0)
-
 template <bool SkipCompute, bool FillOnce> struct Mode {
   static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce;
 };
+
+// Median, min and max over 11 groups of 64 back-to-back launches (launch(i) issues launch i), in us.
+struct Timing {
+  double med, min, max;
+};
+template <class F> Timing time_groups(F launch) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int g = 0; g < 11; ++g) {
+    CK(cudaEventRecord(e0));
+    for (int i = 0; i < 64; ++i) launch(i);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.0 / 64);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return {t[5], t[0], t[10]};
+}
 
 __global__ void read_all(const uint4 *p, size_t n, unsigned *sink) {
   uint32_t x = 0;
@@ -128,43 +145,21 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&out, (size_t)64 * N * 2));
     // plain read of one weight copy: what a ~wbytes stream costs by itself
     {
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
-      std::vector<double> t;
-      for (int g = 0; g < 11; ++g) {
-        CK(cudaEventRecord(e0));
-        for (int i = 0; i < 64; ++i) read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms * 1000.0 / 64);
-      }
-      std::sort(t.begin(), t.end());
-      printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t[5], wbytes / t[5] / 1e6, t[0],
-             t[10]);
+      const Timing t = time_groups(
+          [&](int i) { read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink); });
+      printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t.med, wbytes / t.med / 1e6, t.min,
+             t.max);
       const int chunks = (int)(wbytes / 16384);
       for (int order = 0; order < 2; ++order)
         for (int ctas : {112, 128, 132}) {
           const int per = chunks / ctas;  // the remainder is left out of the stream
           const int smem = 8 * 16384;
           CK(cudaFuncSetAttribute(stream_chunks<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-          std::vector<double> ts;
-          for (int g = 0; g < 11; ++g) {
-            CK(cudaEventRecord(e0));
-            for (int i = 0; i < 64; ++i) stream_chunks<8><<<ctas, 512, smem>>>(wq[i % R], per, order, sink);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            ts.push_back(ms * 1000.0 / 64);
-          }
-          CK(cudaGetLastError());
-          std::sort(ts.begin(), ts.end());
+          const Timing t =
+              time_groups([&](int i) { stream_chunks<8><<<ctas, 512, smem>>>(wq[i % R], per, order, sink); });
           printf("K=%d N=%d cp.async stream order=%s ctas=%d: %.1f us for %.1f MB (%.2f TB/s)\n", K, N,
-                 order ? "contiguous-per-CTA" : "interleaved", ctas, ts[5], per * ctas * 16384 / 1e6,
-                 per * ctas * 16384.0 / ts[5] / 1e6);
+                 order ? "contiguous-per-CTA" : "interleaved", ctas, t.med, per * ctas * 16384 / 1e6,
+                 per * ctas * 16384.0 / t.med / 1e6);
         }
     }
     for (int M : Ms) {
@@ -205,24 +200,10 @@ int main(int argc, char **argv) {
           a.wq = wq[i % R];
           CK(cudaLaunchKernelEx(&cfg, fn, map, a));
         };
-        for (int i = 0; i < 16; ++i) launch(i);
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        std::vector<double> t;
-        for (int g = 0; g < 11; ++g) {
-          CK(cudaEventRecord(e0));
-          for (int i = 0; i < 64; ++i) launch(i);
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          float ms;
-          CK(cudaEventElapsedTime(&ms, e0, e1));
-          t.push_back(ms * 1000.0 / 64);
-        }
-        CK(cudaGetLastError());
-        std::sort(t.begin(), t.end());
-        printf("K=%d N=%d M=%d S=%d %-6s %.1f us (min %.1f max %.1f)\n", K, N, M, S, kModeName[mode], t[5], t[0],
-               t[10]);
+        for (int i = 0; i < 16; ++i) launch(i);  // warm-up
+        const Timing t = time_groups(launch);
+        printf("K=%d N=%d M=%d S=%d %-6s %.1f us (min %.1f max %.1f)\n", K, N, M, S, kModeName[mode], t.med, t.min,
+               t.max);
       }
     }
     for (auto w : wq) CK(cudaFree(w));

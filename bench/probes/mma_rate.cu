@@ -14,21 +14,13 @@
 #include "../../runtime/src/gemm_kernel.cuh"
 #include "../../runtime/src/sm90.cuh"
 #include "../../runtime/src/wgmma_rs.cuh"
+#include "../../runtime/test/cuda_check.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <type_traits>
 
 using namespace w4a16;
-
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      exit(1);                                                                             \
-    }                                                                                      \
-  } while (0)
 
 template <int N, int CHAINS, bool PIPE>
 __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
