@@ -38,11 +38,11 @@ namespace v3 {
 using sm90::kBlockBytes;
 using sm90::kBlockCols;
 
-// One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop
-// control) are paid once per 256 k.
-// W = 4 warpgroups per CTA, one CTA per SM; or W = 2 and two CTAs per SM, which gives the host
-// twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
-// columns per CTA).
+// Shape of one CTA. W = 4 warpgroups, one CTA per SM; or W = 2 and two CTAs per SM, which gives the
+// host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
+// columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
+// query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
+// refills, loop control) are paid once per 256 k.
 template <int NT, int W> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
