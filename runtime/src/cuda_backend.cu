@@ -206,8 +206,9 @@ V3Choice choose_v3(int nt, int nblocks, int G, int sms, int force_w, int force_s
       const int cap = v3_capacity(wi, nt, S, sms);
       if (cap <= 0) continue;
       const long long ctas = ctas_n * S, waves = (ctas + cap - 1) / cap;
-      const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * ((cap + sms - 1) / sms);
-      const double warps = (double)(per_sm < (cap + sms - 1) / sms ? per_sm : (cap + sms - 1) / sms) * 4 * k.W;
+      const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
+      const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's CTAs
+      const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
       const double eff = warps >= 16 ? 1.0 : warps / 16;
       const double cost = (double)per_sm * k.W * ((G + S - 1) / S) * (1.0 + 0.25 * T / (16.0 * k.W)) / eff +
                           8.0 * (double)waves + 0.5 * S + (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
