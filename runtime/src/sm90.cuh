@@ -1,6 +1,6 @@
 // Hopper (sm_90a) building blocks shared by kernel v3 and the probes in bench/probes: the kernel
 // arguments, mbarriers, TMA copies, wgmma fences and the shared-memory matrix descriptor of the
-// 128-byte-swizzled x tile, and the no-op instrumentation hooks.
+// 128-byte-swizzled x tile, and the probe switches (off in the runtime).
 #pragma once
 
 #include <cuda.h>
