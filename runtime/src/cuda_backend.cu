@@ -9,7 +9,9 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <mutex>
+#include <new>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +21,37 @@
 
 using w4a16::GemmArgs;
 
+// Kernel v3 configuration for one M: W warpgroups per CTA, S CTAs per tile along K, reduced on chip
+// by clusters of S CTAs or (global) through the plan's workspace.
+struct V3Choice {
+  int W, S;
+  bool global;
+};
+
 struct w4a16_cuda_plan {
   int device;
   int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
-  struct { int W, S; } v3[8];  // v3: warpgroups per CTA and CTAs per cluster along K, per token tile count
+  V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
+  int force_w, force_s, force_global;  // test overrides (W4A16_FORCE_WG / _SPLITS / _GLOBAL), 0 = none
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   int sms, cc_major;
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
   __half *scales;       // [K/128][Npad]
-  uint64_t bytes;
+  uint64_t bytes;       // wq + scales
+  // Workspace split-K state. One workspace per plan, so such runs of one plan are serialised on the
+  // GPU (see run_v3); all of it is guarded by `mu`.
+  mutable std::mutex mu;
+  mutable float *partials = nullptr;   // grows to the largest need seen (partial_bytes), never shrinks
+  mutable uint64_t partial_bytes = 0;
+  unsigned *flags = nullptr;           // kMaxGrid flags + the ticket counter (8-byte aligned at the end)
+  unsigned long long *ticket = nullptr;
+  mutable unsigned long long tickets_used = 0;
+  mutable unsigned seq = 0;
+  cudaEvent_t done = nullptr;          // recorded after each workspace run
+  mutable cudaStream_t last_stream = nullptr;
+  mutable bool ran = false;
 };
 
 namespace {
@@ -184,35 +206,64 @@ int v3_capacity(int wi, int nt, int S, int sms) {
   return c;
 }
 
-// v3 configuration for T = 8*nt tokens: W = 4 warpgroups per CTA (one CTA per SM) or W = 2 (two per
-// SM), and S CTAs per cluster along K. Estimated time: the block-groups the busiest SM streams, scaled
-// up when the SM holds fewer than 16 warps (the loop needs them to hide its latencies) and by the x
-// tile each CTA re-reads from L2 (a quarter of an HBM byte per byte), plus a fixed cost per wave of
-// CTAs (fill, epilogue) and per split (the cluster reduction). A second wave (a tail that the first
-// wave's SMs wait for) is taken only when nothing fits in one. Ties go to W = 4 and fewer splits.
-struct V3Choice {
-  int W, S;
-};
-V3Choice choose_v3(int nt, int nblocks, int G, int sms, int force_w, int force_s) {
-  V3Choice best = {4, 1};
+// Workspace split-K flags per plan (one per partial-sum slot; the grid never exceeds this).
+constexpr int kMaxGrid = 1024;
+
+// Bytes of split-K partial sums the memory contract (SPEC §2) leaves for a call with M tokens: they
+// are floating-point storage (at most 2MK + 4MN + 1 MiB besides the scales copy, whose padding
+// columns count here) and workspace (at most max(8 MiB, 4MK + 8MN), less the weight padding).
+uint64_t partials_allowance(const w4a16_cuda_plan *p, int64_t M) {
+  const uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N, pad = (uint64_t)(p->Npad - p->N), G = K / 128;
+  const uint64_t fp = 2 * M * K + 4 * M * N + (1u << 20), fp_used = G * pad * 2;
+  const uint64_t ws = std::max<uint64_t>(8u << 20, 4 * M * K + 8 * M * N);
+  const uint64_t ws_used = pad * K / 2 + fp_used + kMaxGrid * 4 + 64;
+  const uint64_t a = fp > fp_used ? fp - fp_used : 0, b = ws > ws_used ? ws - ws_used : 0;
+  return std::min(a, b);
+}
+// One partial-sum slot: up to 64 tokens x W*64 columns of f32.
+uint64_t slot_bytes(int64_t M, int W) { return (uint64_t)std::min<int64_t>(M, 64) * W * 64 * 4; }
+long long v3_tiles(const w4a16_cuda_plan *p, int64_t M, int W) { return (p->Npad / 64 + W - 1) / W * ((M + 63) / 64); }
+// Workspace bytes of configuration c: S-1 slots per tile.
+uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M) {
+  return c.global ? (uint64_t)v3_tiles(p, M, c.W) * (c.S - 1) * slot_bytes(M, c.W) : 0;
+}
+
+// v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
+// (one CTA per SM) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
+// when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
+// 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
+// in block-groups (64 columns x 128 k) streamed by the busiest SM: scaled up when the SM holds fewer
+// than 16 warps (the loop needs them to hide its latencies) and by the x tile each CTA re-reads from
+// L2 (a quarter of an HBM byte per byte), plus a fixed cost per wave of CTAs (fill, epilogue) and per
+// split (the reduction: through L2 and behind a flag wait, three times a cluster's, fitted to the
+// H200 runs in bench/RESULTS.md, 2026-11-30 session 3). A second wave (a tail that the first wave's SMs wait for) is taken only when
+// nothing fits in one. Ties go to W = 4, fewer splits and clusters.
+V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
+  const int nt = token_tiles(M), T = nt * 8, G = p->K / 128, sms = p->sms;
+  V3Choice best = {4, 1, false};
   double best_cost = -1;
-  const int T = nt * 8;
   for (int wi = 1; wi >= 0; --wi) {
     const w4a16::V3Entry &k = w4a16::kV3Kernels[wi][nt - 1];
-    if (force_w && force_w != k.W) continue;
-    const long long ctas_n = (nblocks + k.W - 1) / k.W;
+    if (p->force_w && p->force_w != k.W) continue;
+    const long long tiles = v3_tiles(p, M, k.W);
     for (int S = 1; S <= 8 && S <= G; ++S) {
-      if (force_s && force_s != S) continue;
-      const int cap = v3_capacity(wi, nt, S, sms);
-      if (cap <= 0) continue;
-      const long long ctas = ctas_n * S, waves = (ctas + cap - 1) / cap;
-      const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
-      const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's CTAs
-      const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
-      const double eff = warps >= 16 ? 1.0 : warps / 16;
-      const double cost = (double)per_sm * k.W * ((G + S - 1) / S) * (1.0 + 0.25 * T / (16.0 * k.W)) / eff +
-                          8.0 * (double)waves + 0.5 * S + (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
-      if (best_cost < 0 || cost < best_cost - 1e-9) best = {k.W, S}, best_cost = cost;
+      if (p->force_s && p->force_s != S) continue;
+      for (int global = 0; global <= (S > 1); ++global) {
+        if (p->force_global && !global && S > 1) continue;
+        const V3Choice c = {k.W, S, global != 0};
+        if (global && (tiles * S > kMaxGrid || split_bytes(p, c, M) > partials_allowance(p, M))) continue;
+        const int cap = v3_capacity(wi, nt, global ? 1 : S, sms);
+        if (cap <= 0) continue;
+        const long long ctas = tiles * S, waves = (ctas + cap - 1) / cap;
+        const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
+        const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's
+        const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
+        const double eff = warps >= 16 ? 1.0 : warps / 16;
+        const double cost = (double)per_sm * k.W * ((G + S - 1) / S) * (1.0 + 0.25 * T / (16.0 * k.W)) / eff +
+                            8.0 * (double)waves + (global ? 1.5 : 0.5) * S +
+                            (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
+        if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
+      }
     }
   }
   return best;
@@ -244,7 +295,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     return w4a16_fail(W4A16_ERR_NO_DEVICE, "plan_create(cuda): no usable CUDA device (%s)",
                       e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
   }
-  w4a16_cuda_plan *p = (w4a16_cuda_plan *)calloc(1, sizeof *p);
+  w4a16_cuda_plan *p = new (std::nothrow) w4a16_cuda_plan();
   if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): host allocation failed");
   p->K = (int)K;
   p->N = (int)N;
@@ -306,13 +357,24 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     const char *fk = getenv("W4A16_FORCE_KERNEL");
     p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : 3;
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
+    const int force_global = env_int("W4A16_FORCE_GLOBAL", 0);
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
-    if (p->version == 3)
-      for (int nt = 1; nt <= 8; ++nt) {
-        const V3Choice c = choose_v3(nt, p->Npad / 64, G, p->sms, force_w == 2 || force_w == 4 ? force_w : 0,
-                                     force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0);
-        p->v3[nt - 1].W = c.W, p->v3[nt - 1].S = c.S;
+    if (p->version == 3) {
+      // v3 can also be forced to reduce splits through the workspace (W4A16_FORCE_GLOBAL=1).
+      p->force_w = force_w == 2 || force_w == 4 ? force_w : 0;
+      p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
+      p->force_global = force_global == 1;
+      for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
+      // Split-K flags (zero: no call's seq) and the ticket counter; the partial sums are allocated by
+      // the first run that needs them (their allowance depends on M).
+      if ((e = cudaMalloc((void **)&p->flags, kMaxGrid * 4 + 8)) != cudaSuccess ||
+          (e = cudaMemset(p->flags, 0, kMaxGrid * 4 + 8)) != cudaSuccess || (e = cudaStreamSynchronize(0)) != cudaSuccess ||
+          (e = cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming)) != cudaSuccess) {
+        st = cuda_fail(e, "plan_create(cuda): split-K flags");
+        goto fail;
       }
+      p->ticket = reinterpret_cast<unsigned long long *>(p->flags + kMaxGrid);
+    }
   }
   *out = p;
   return W4A16_OK;
@@ -326,17 +388,38 @@ extern "C" void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) {
   // cudaFree synchronises the device, so no run still using the plan's buffers is cut short.
   if (p->wq) cudaFree(p->wq);
   if (p->scales) cudaFree(p->scales);
-  free(p);
+  if (p->partials) cudaFree(p->partials);
+  if (p->flags) cudaFree(p->flags);
+  if (p->done) cudaEventDestroy(p->done);
+  delete p;
 }
 
-extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { return p ? p->bytes : 0; }
+extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) {
+  if (!p) return 0;
+  std::lock_guard<std::mutex> lock(p->mu);
+  return p->bytes + p->partial_bytes + (p->flags ? kMaxGrid * 4 + 8 : 0);
+}
+
+namespace {
+V3Choice v3_choice(const w4a16_cuda_plan *p, int64_t M) {
+  if (M <= 64) return p->v3[M];
+  std::lock_guard<std::mutex> lock(g_mu);  // choose_v3 reads the occupancy cache
+  return choose_v3(p, M);
+}
+}  // namespace
+
+extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
+  return p && p->version == 3 && M >= 1 ? split_bytes(p, v3_choice(p, M), M) : 0;
+}
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
   if (p->version == 3) {
-    const int W = p->v3[nt - 1].W, S = p->v3[nt - 1].S;
-    snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%dx%lld", p->K, p->N,
-             (long long)M, W, nt * 8, S, S, (p->Npad / 64 + W - 1) / W, (long long)((M + 63) / 64));
+    const V3Choice c = v3_choice(p, M < 1 ? 1 : M);
+    const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
+    snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%lldx%lld%s", p->K, p->N,
+             (long long)M, c.W, nt * 8, c.S, c.S, tiles_n, chunks,
+             c.S == 1 ? "" : c.global ? " (split-K through the workspace)" : " (cluster split-K)");
     return;
   }
   const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
@@ -346,11 +429,13 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
-// Kernel v3: CTAs of W column blocks, clusters of S CTAs along K, grid.z over chunks of 64 tokens.
+// Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
+// 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace.
 w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                     const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
-  const int nt = token_tiles(M), W = p->v3[nt - 1].W, S = p->v3[nt - 1].S;
-  const w4a16::V3Entry &k = w4a16::kV3Kernels[W == 4 ? 1 : 0][nt - 1];
+  const int nt = token_tiles(M);
+  const V3Choice c = v3_choice(p, M);
+  const w4a16::V3Entry &k = w4a16::kV3Kernels[c.W == 4 ? 1 : 0][nt - 1];
   // x as a 2-D tensor [M][K] of f16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;
@@ -362,7 +447,8 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
-  w4a16::sm90::Args a;
+  const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
+  w4a16::sm90::Args a = {};
   a.wq = (const unsigned char *)p->wq;
   a.scales = p->scales;
   a.bias = (const __half *)bias;
@@ -372,25 +458,63 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   a.K = p->K;
   a.N = p->N;
   a.Npad = p->Npad;
-  a.splits = S;
   a.act = (int)act;
+  a.splits = c.S;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)S, (unsigned)((p->Npad / 64 + W - 1) / W), (unsigned)((M + 63) / 64));
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
-  if (S > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)S;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+  cudaError_t e;
+  if (!c.global) {  // no shared state: launch without the plan's lock
+    cfg.gridDim = dim3((unsigned)c.S, (unsigned)tiles_n, (unsigned)chunks);
+    if (c.S > 1) {
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = (unsigned)c.S;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+    }
+    e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    return e == cudaSuccess ? W4A16_OK : cuda_fail(e, "plan_run(cuda): v3 kernel launch");
   }
-  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
+  // Split-K through the plan's workspace (partial sums, flags, ticket counter): one call at a time.
+  // Calls on one stream are ordered anyway; a call on another stream first waits for the previous
+  // call (the event recorded after it). Such calls could not overlap much in any case: each one
+  // already streams from every SM.
+  std::lock_guard<std::mutex> lock(p->mu);
+  const uint64_t need = split_bytes(p, c, M);
+  if (need > p->partial_bytes) {  // grows at most a few times: the allowance grows with M
+    if (p->partials) {
+      if ((e = cudaEventSynchronize(p->done)) != cudaSuccess || (e = cudaFree(p->partials)) != cudaSuccess)
+        return cuda_fail(e, "plan_run(cuda): releasing the split-K workspace");
+      p->partials = nullptr, p->partial_bytes = 0;
+    }
+    if ((e = cudaMalloc((void **)&p->partials, need)) != cudaSuccess) {
+      p->partials = nullptr;
+      return cuda_fail(e, "plan_run(cuda): split-K workspace");
+    }
+    p->partial_bytes = need;
+  }
+  if (p->ran && stream != p->last_stream && (e = cudaStreamWaitEvent(stream, p->done, 0)) != cudaSuccess)
+    return cuda_fail(e, "plan_run(cuda): ordering after the plan's previous call");
+  a.partials = p->partials;
+  a.slot_floats = (int)(slot_bytes(M, c.W) / 4);
+  a.flags = p->flags;
+  a.ticket = p->ticket;
+  a.ticket_base = p->tickets_used;
+  a.seq = ++p->seq == 0 ? ++p->seq : p->seq;  // 0 is the flags' initial value
+  const long long grid = tiles_n * chunks * c.S;
+  cfg.gridDim = dim3((unsigned)grid, 1, 1);
+  e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v3 kernel launch");
+  p->tickets_used += (unsigned long long)grid;
+  p->last_stream = stream;
+  p->ran = true;
+  if ((e = cudaEventRecord(p->done, stream)) != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaEventRecord");
   return W4A16_OK;
 }
 

@@ -19,6 +19,11 @@ w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, in
 
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) { (void)p; }
 uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { (void)p; return 0; }
+uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
+  (void)p;
+  (void)M;
+  return 0;
+}
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   (void)p, (void)M;
   if (len > 0) buf[0] = '\0';

@@ -50,7 +50,29 @@ __device__ __forceinline__ float activation(float v, int act) {
   return v;
 }
 
-// Split-K reduce-scatter + the fused epilogue, shared by both kernels. Each CTA of a cluster has left
+// The fused epilogue for 8 consecutive columns n..n+7 of one token (element `row` = m*N + n of out):
+// bias, activation and residual in f32, then the one rounding to f16; 16-byte loads and store.
+__device__ __forceinline__ void store8(const float (&v)[8], size_t row, int n, const __half *bias,
+                                       const __half *residual, __half *out, int act) {
+  uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
+  if (bias) bias_v = *reinterpret_cast<const uint4 *>(bias + n);
+  if (residual) res_v = *reinterpret_cast<const uint4 *>(residual + row);
+  const __half *bh = reinterpret_cast<const __half *>(&bias_v);
+  const __half *rh = reinterpret_cast<const __half *>(&res_v);
+  uint4 o;
+  __half *oh = reinterpret_cast<__half *>(&o);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    float t = v[e];
+    if (bias) t += __half2float(bh[e]);
+    t = activation(t, act);
+    if (residual) t += __half2float(rh[e]);
+    oh[e] = __float2half_rn(t);  // the one f16 rounding
+  }
+  *reinterpret_cast<uint4 *>(out + row) = o;
+}
+
+// Split-K reduce-scatter + the fused epilogue (kernel v1). Each CTA of a cluster has left
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
 // finishes items [i0, i1) of the tile's (token, 8 columns) items, adding the partials in split order
 // 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
@@ -80,23 +102,7 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
       v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
       v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
     }
-    const size_t row = (size_t)(m0 + tok) * N + n;
-    uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
-    if (bias) bias_v = *reinterpret_cast<const uint4 *>(bias + n);
-    if (residual) res_v = *reinterpret_cast<const uint4 *>(residual + row);
-    const __half *bh = reinterpret_cast<const __half *>(&bias_v);
-    const __half *rh = reinterpret_cast<const __half *>(&res_v);
-    uint4 o;
-    __half *oh = reinterpret_cast<__half *>(&o);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      float t = v[e];
-      if (bias) t += __half2float(bh[e]);
-      t = activation(t, act);
-      if (residual) t += __half2float(rh[e]);
-      oh[e] = __float2half_rn(t);  // the one f16 rounding
-    }
-    *reinterpret_cast<uint4 *>(out + row) = o;
+    store8(v, (size_t)(m0 + tok) * N + n, n, bias, residual, out, act);
   }
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();

@@ -23,7 +23,9 @@
 //    before the x wait, 8 wgmma m64nTk16 into fresh f32 p (the first with scale-d = 0), then
 //    acc = fma(p, scale, acc): the same arithmetic, in the same order, as kernel v1.
 //  * A CTA is W = 4 warpgroups (one CTA per SM) or W = 2 (two per SM, for small N); the host picks W
-//    and the split-K cluster size. Split-K reduction and epilogue: v1's reduce_and_store.
+//    and the split count S. The S CTAs of a tile reduce either on chip as one cluster (v1's
+//    reduce_and_store) or, when S-CTA clusters would not all fit at once, through the plan's
+//    workspace (finish_split).
 #pragma once
 
 #include <type_traits>
@@ -102,6 +104,59 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
   for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? s1 : s0, acc[j]);
 }
 
+// Split-K through the plan's workspace instead of a cluster (the host's choice when S-CTA clusters
+// would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32). Split
+// s < S-1 of a tile copies them to workspace slot tile*(S-1) + s and publishes the call's seq in
+// that slot's flag. Split S-1 waits for those flags (its tile's lower tickets: already running),
+// adds the partials in split order and then its own -- the same bits on every call -- and stores
+// through the fused epilogue.
+template <int kCols, int kRedStride, int kThreads>
+__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, int tile, int split, int rows,
+                                             int col0, int m0) {
+  constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
+  const int S = args.splits, slot0 = tile * (S - 1);
+  const size_t slot = (size_t)args.slot_floats;  // >= rows * kCols
+  if (split < S - 1) {
+    float *dst = args.partials + (slot0 + split) * slot;
+    for (int i = threadIdx.x; i < rows * kVec4; i += kThreads) {
+      const int tok = i / kVec4, c4 = i - tok * kVec4;
+      __stcg(reinterpret_cast<float4 *>(dst + tok * kCols + c4 * 4),
+             *reinterpret_cast<const float4 *>(red + tok * kRedStride + c4 * 4));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      sm90::store_release(args.flags + slot0 + split, args.seq);
+    }
+    return;
+  }
+  if (threadIdx.x == 0) {
+    for (int q = 0; q < S - 1; ++q)
+      while (sm90::load_acquire(args.flags + slot0 + q) != args.seq) __nanosleep(100);
+    __threadfence();
+  }
+  __syncthreads();
+  for (int it = threadIdx.x; it < rows * kGroups8; it += kThreads) {
+    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
+    const int n = col0 + c8 * 8;
+    if (n >= args.N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
+    float v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+    auto add = [&](float4 lo, float4 hi) {
+      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+    };
+    for (int q = 0; q < S - 1; ++q) {
+      const float *src = args.partials + (slot0 + q) * slot + tok * kCols + c8 * 8;
+      add(__ldcg(reinterpret_cast<const float4 *>(src)), __ldcg(reinterpret_cast<const float4 *>(src + 4)));
+    }
+    const float *own = red + tok * kRedStride + c8 * 8;
+    add(*reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
+    store8(v, (size_t)(m0 + tok) * args.N + n, n, args.bias, args.residual, args.out, args.act);
+  }
+}
+
 // Probe: switches of bench/probes/kernel_probe.cu; the runtime uses sm90::NoProbe.
 template <int NT, int W, class Probe = sm90::NoProbe>
 __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
@@ -118,11 +173,23 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // stay uniform and the wgmma descriptors stay in uniform registers.
   const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
   const int wg = warp >> 2, wq = warp & 3, g8 = lane >> 2;
-  const int split = blockIdx.x, splits = args.splits;
+  const int splits = args.splits;
   const int nblocks = args.Npad / kBlockCols;
-  const int cb0 = blockIdx.y * C::kW;
+  // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid
+  // with clusters (split, column tile, chunk); without, from a ticket drawn at start (finish_split
+  // lets a CTA wait for lower tickets, and those CTAs have started).
+  int split = blockIdx.x, ctile = blockIdx.y, chunk = blockIdx.z, tile = 0;
+  if (args.partials) {
+    __shared__ int ticket;
+    if (tid == 0) ticket = (int)(atomicAdd(args.ticket, 1ull) - args.ticket_base);
+    __syncthreads();
+    const int tiles_n = (nblocks + C::kW - 1) / C::kW;
+    tile = ticket / splits;
+    split = ticket - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
+  }
+  const int cb0 = ctile * C::kW;
   const bool active = wg < nblocks - cb0;
-  const int m0 = blockIdx.z * kMaxRows;
+  const int m0 = chunk * kMaxRows;
   const int rows = min(T, args.M - m0);
   const int G = args.K >> 7;
   const int g_begin = (int)((long long)split * G / splits);
@@ -267,10 +334,14 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       red[tok * C::kRedStride + col] = acc[j];
     }
   }
-  namespace cg = cooperative_groups;
-  if (splits > 1) cg::this_cluster().sync(); else __syncthreads();
-  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
-                                                        args.bias, args.residual, args.out, args.act);
+  if (args.partials) {
+    __syncthreads();
+    finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, tile, split, rows, cb0 * kBlockCols, m0);
+  } else {
+    if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
+    reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
+                                                          args.bias, args.residual, args.out, args.act);
+  }
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif

@@ -39,6 +39,7 @@ w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, in
                                  const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p);
 uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p);
+uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M);
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len);
 int w4a16_cuda_available_impl(void);
 

@@ -130,9 +130,8 @@ uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan) {
 }
 
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M) {
-  (void)plan;
-  (void)M;
-  return 0;
+  if (!plan || plan->cpu) return 0;
+  return w4a16_cuda_plan_workspace_bytes(plan->cuda, M);
 }
 
 const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, int len) {

@@ -19,7 +19,15 @@ struct Args {
   const __half *bias;       // [N] or null
   const __half *residual;   // [M][N] or null
   __half *out;              // [M][N]
-  int M, K, N, Npad, splits, act;
+  int M, K, N, Npad, act;
+  int splits;               // CTAs per tile along K
+  // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters).
+  float *partials;          // slot tile*(S-1) + s: split s's partial sums, slot_floats f32
+  int slot_floats;          // min(M, 64) tokens x W*64 columns
+  unsigned *flags;          // per slot: the seq of the call whose partial sums it holds
+  unsigned long long *ticket;  // CTA ticket counter, never reset: this call's tickets start at ticket_base
+  unsigned long long ticket_base;
+  unsigned seq;             // this call's sequence number (>= 1)
 };
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {
@@ -66,6 +74,17 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
 // Keeps the compiler from moving reads of wgmma-written registers above the wait (CUTLASS's
 // warpgroup_fence_operand).
 __device__ __forceinline__ void fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// Flag handoff between CTAs (gpu scope): the writer's data is ordered before its release store, the
+// reader's acquire load before its later reads.
+__device__ __forceinline__ void store_release(unsigned *p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned load_acquire(const unsigned *p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
 
 // Matrix descriptor of a K-major B tile with the 128-byte swizzle (what the TMA box writes): rows of
 // 128 B (64 k), 8-row atoms 1024 B apart (stride byte offset), leading byte offset unused (1).

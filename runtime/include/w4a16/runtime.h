@@ -63,12 +63,13 @@ int w4a16_cuda_available(void);
 
 /* --- Additions (issue #3); the functions above are the fixed interface. --- */
 
-/* Bytes of memory the plan holds on its backend (repacked weight + scales copy + any padding).
- * Returns 0 for a NULL plan. */
+/* Bytes of memory the plan holds on its backend (repacked weight + scales copy + any padding, and
+ * the CUDA backend's stream-K workspace as grown by the runs so far). Returns 0 for a NULL plan. */
 uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan);
 
-/* Temporary device memory one w4a16_plan_run call with this M allocates. Always 0 in this version:
- * split-K partial sums are reduced on chip (see runtime/README.md), so runs need no workspace. */
+/* Device workspace (stream-K partial sums) a w4a16_plan_run call with this M uses. The plan keeps it
+ * after the call and grows it when a call needs more; it stays within SPEC §2's allowance for that M.
+ * 0 when the configuration for M reduces on chip (see runtime/README.md) and on the CPU backend. */
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M);
 
 /* One-line description of the kernel configuration chosen for M (for logs and benchmarks).
