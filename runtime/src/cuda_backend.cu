@@ -1,6 +1,8 @@
 // CUDA backend: plan creation (one repack of the weight, one padded copy of the scales, kernel
-// configuration), launch, and destruction. The plan is immutable after creation and runs allocate
-// nothing, so any number of threads may run one plan concurrently on their own streams.
+// configuration), launch, and destruction. Any number of threads may run one plan concurrently on
+// their own streams: the configuration is fixed at creation, and the only state runs share -- the
+// split-K workspace of kernel v3, used when clusters do not fit -- is taken under the plan's lock and
+// ordered across streams with an event (run_v3).
 //
 // Two kernels share one weight layout: v3 (gemm_v3.cuh: wgmma, per-warp weight streams; sm_90 only,
 // the default there) and v1 (gemm_kernel.cuh: mma.sync + cp.async; sm_80 and later).
@@ -228,16 +230,23 @@ uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M) {
   return c.global ? (uint64_t)v3_tiles(p, M, c.W) * (c.S - 1) * slot_bytes(M, c.W) : 0;
 }
 
+// Under this kernel the H200 runs at its power cap (clocks drop from 1980 to ~1800 MHz), and more
+// SMs stop paying off: 8192x28672 took the same time on 112, 128 and 132 CTAs, 28672x8192 gained 12 %,
+// not 33 %, from 96 to 128 (bench/RESULTS.md, 2026-11-30 session 3). The model caps the SMs that count.
+constexpr double kPowerCappedSms = 108;
+
 // v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
 // (one CTA per SM) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
 // when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
 // 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
-// in block-groups (64 columns x 128 k) streamed by the busiest SM: scaled up when the SM holds fewer
-// than 16 warps (the loop needs them to hide its latencies) and by the x tile each CTA re-reads from
-// L2 (a quarter of an HBM byte per byte), plus a fixed cost per wave of CTAs (fill, epilogue) and per
-// split (the reduction: through L2 and behind a flag wait, three times a cluster's, fitted to the
-// H200 runs in bench/RESULTS.md, 2026-11-30 session 3). A second wave (a tail that the first wave's SMs wait for) is taken only when
-// nothing fits in one. Ties go to W = 4, fewer splits and clusters.
+// in block-groups (64 columns x 128 k): those the busiest SM streams, scaled up when the SM holds
+// fewer than 16 warps (the loop needs them to hide its latencies), or all of them over
+// kPowerCappedSms if that is more; scaled by the x tile each CTA re-reads from L2 (a quarter of an
+// HBM byte per byte); plus a fixed cost per wave of CTAs (fill, epilogue) and per split (the
+// reduction; through the workspace it goes via L2 behind a flag wait, and costs 7x a cluster's:
+// fitted so that 8192x8192 at M = 1, equally fast both ways on the H200, comes out even). A second
+// wave (a tail that the first wave's SMs wait for) is taken only when nothing fits in one. Ties go to
+// W = 4, fewer splits and clusters.
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / 128, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -259,8 +268,9 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's
         const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
         const double eff = warps >= 16 ? 1.0 : warps / 16;
-        const double cost = (double)per_sm * k.W * ((G + S - 1) / S) * (1.0 + 0.25 * T / (16.0 * k.W)) / eff +
-                            8.0 * (double)waves + (global ? 1.5 : 0.5) * S +
+        const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
+                                     (double)tiles * k.W * G / kPowerCappedSms);
+        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + (global ? 3.5 : 0.5) * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
       }
