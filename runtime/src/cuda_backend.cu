@@ -243,8 +243,9 @@ constexpr double kPowerCappedSms = 108;
 // fewer than 16 warps (the loop needs them to hide its latencies), or all of them over
 // kPowerCappedSms if that is more; scaled by the x tile each CTA re-reads from L2 (a quarter of an
 // HBM byte per byte); plus a fixed cost per wave of CTAs (fill, epilogue) and per split (the
-// reduction; through the workspace it goes via L2 behind a flag wait, and costs 7x a cluster's:
-// fitted so that 8192x8192 at M = 1, equally fast both ways on the H200, comes out even). A second
+// reduction; through the workspace it goes via L2 behind a flag wait, and costs 8x a cluster's:
+// 8192x8192 at M <= 21, equally fast both ways on the H200, then keeps clusters, which share no
+// state between calls). A second
 // wave (a tail that the first wave's SMs wait for) is taken only when nothing fits in one. Ties go to
 // W = 4, fewer splits and clusters.
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
@@ -270,7 +271,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double eff = warps >= 16 ? 1.0 : warps / 16;
         const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
                                      (double)tiles * k.W * G / kPowerCappedSms);
-        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + (global ? 3.5 : 0.5) * S +
+        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + (global ? 4.0 : 0.5) * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
       }
