@@ -111,6 +111,16 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+// Makes cfg launch clusters of S CTAs along grid.x (attr: storage that outlives the launch).
+void set_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute &attr, int S) {
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = (unsigned)S;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+}
+
 // v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
 // number of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue,
 // CTA launch) was fitted on the H200 (bench/RESULTS.md, 2026-11-30). Smallest cost wins, fewer splits
@@ -182,13 +192,8 @@ int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, 
     cfg.gridDim = dim3((unsigned)S, 1, 1);
     cfg.blockDim = dim3((unsigned)threads);
     cfg.dynamicSmemBytes = (size_t)smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)S;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    set_cluster(cfg, attr, S);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg) != cudaSuccess)
       clusters = 0, cudaGetLastError();
@@ -475,18 +480,11 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr;
   cudaError_t e;
   if (!c.global) {  // no shared state: launch without the plan's lock
     cfg.gridDim = dim3((unsigned)c.S, (unsigned)tiles_n, (unsigned)chunks);
-    if (c.S > 1) {
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = (unsigned)c.S;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-    }
+    if (c.S > 1) set_cluster(cfg, attr, c.S);
     e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
     if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? W4A16_OK : cuda_fail(e, "plan_run(cuda): v3 kernel launch");
@@ -568,15 +566,8 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = (cudaStream_t)stream;
-  cudaLaunchAttribute attr[1];
-  if (p->splits > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p->splits;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
+  cudaLaunchAttribute attr;
+  if (p->splits > 1) set_cluster(cfg, attr, p->splits);
   e = cudaLaunchKernelEx(&cfg, k.fn, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): kernel launch");
