@@ -229,7 +229,10 @@ uint64_t partials_allowance(const w4a16_cuda_plan *p, int64_t M) {
 }
 // One partial-sum slot: up to 64 tokens x W*64 columns of f32.
 uint64_t slot_bytes(int64_t M, int W) { return (uint64_t)std::min<int64_t>(M, 64) * W * 64 * 4; }
-long long v3_tiles(const w4a16_cuda_plan *p, int64_t M, int W) { return (p->Npad / 64 + W - 1) / W * ((M + 63) / 64); }
+// Tiles of v3 with CTA width W: 64-token chunks x column tiles of W blocks.
+long long v3_tiles(const w4a16_cuda_plan *p, int64_t M, int W) {
+  return (long long)(p->Npad / 64 + W - 1) / W * ((M + 63) / 64);
+}
 // Workspace bytes of configuration c: S-1 slots per tile.
 uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M) {
   return c.global ? (uint64_t)v3_tiles(p, M, c.W) * (c.S - 1) * slot_bytes(M, c.W) : 0;
@@ -250,9 +253,8 @@ constexpr double kPowerCappedSms = 108;
 // HBM byte per byte); plus a fixed cost per wave of CTAs (fill, epilogue) and per split (the
 // reduction; through the workspace it goes via L2 behind a flag wait, and costs 8x a cluster's:
 // 8192x8192 at M <= 21, equally fast both ways on the H200, then keeps clusters, which share no
-// state between calls). A second
-// wave (a tail that the first wave's SMs wait for) is taken only when nothing fits in one. Ties go to
-// W = 4, fewer splits and clusters.
+// state between calls). A second wave (a tail that the first wave's SMs wait for) is taken only when
+// nothing fits in one. Ties go to W = 4, fewer splits and clusters.
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / 128, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -384,7 +386,8 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       // Split-K flags (zero: no call's seq) and the ticket counter; the partial sums are allocated by
       // the first run that needs them (their allowance depends on M).
       if ((e = cudaMalloc((void **)&p->flags, kMaxGrid * 4 + 8)) != cudaSuccess ||
-          (e = cudaMemset(p->flags, 0, kMaxGrid * 4 + 8)) != cudaSuccess || (e = cudaStreamSynchronize(0)) != cudaSuccess ||
+          (e = cudaMemset(p->flags, 0, kMaxGrid * 4 + 8)) != cudaSuccess ||
+          (e = cudaStreamSynchronize(0)) != cudaSuccess ||
           (e = cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming)) != cudaSuccess) {
         st = cuda_fail(e, "plan_create(cuda): split-K flags");
         goto fail;
