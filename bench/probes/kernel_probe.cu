@@ -1,15 +1,18 @@
 // Where does kernel v3's time go? (issue #5)
 //
-// Times gemm_v3_kernel (W = 4) in three modes on the benchmark shapes: "v3" (the real kernel), "v3mem"
-// (consumers only wait for each stage and release it: the copy pipelines alone) and "v3alu" (each
-// weight slot filled once and then reused: the compute side alone, x still streamed), next to a plain
-// read of the same bytes and pure cp.async streams with v3's addressing. L2-cold (rotating over 4
-// weight copies), 11 groups x 64 launches, median. Output values are not checked (random weights);
+// Times gemm_v3_kernel (W = 4) in five modes on the benchmark shapes: "v3" (the real kernel), "v3mem"
+// (consumers only wait for each stage and release it: the copy pipelines alone), "v3alu" (each weight
+// slot filled once and then reused: the compute side alone, x still streamed), and two that split the
+// compute side: "v3tc" (as v3alu, with the raw weight words -- one LOP3 each, so that the registers
+// differ -- as A fragments: wgmma and scale FMAs, no dequantisation) and "v3int" (as v3alu,
+// dequantisation and scale FMAs, no wgmma). Next to them, a plain read of the same bytes and pure
+// cp.async streams with v3's addressing. L2-cold (rotating over 4 weight copies), 11 groups x 64
+// launches, median. Output values are not checked (random weights);
 // gpu_test checks the real kernel. (Commit ffc7063's version of this file, v2_probe.cu, also timed
 // kernel v2 with clock stamps at its pipeline events.)
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda
-//   ./kernel_probe [M [shape index [mode 4..6]]]   (filters; prints one line per configuration)
+//   ./kernel_probe [M [shape index [mode 4..8]]]   (filters; prints one line per configuration)
 #include "../../runtime/src/gemm_v3.cuh"
 #include "../../runtime/test/cuda_check.h"
 
@@ -22,8 +25,8 @@
 
 using namespace w4a16;
 
-template <bool SkipCompute, bool FillOnce> struct Mode {
-  static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce;
+template <bool SkipCompute, bool FillOnce, bool NoDequant = false, bool NoMma = false> struct Mode {
+  static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce, kNoDequant = NoDequant, kNoMma = NoMma;
 };
 
 // Median, min and max over 11 groups of 64 back-to-back launches (launch(i) issues launch i), in us.
@@ -99,7 +102,9 @@ template <int NT> KernelFn kernel_for(int mode) {
   switch (mode) {
     case 4: return v3::gemm_v3_kernel<NT, 4>;
     case 5: return v3::gemm_v3_kernel<NT, 4, Mode<true, false>>;
-    default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true>>;
+    case 6: return v3::gemm_v3_kernel<NT, 4, Mode<false, true>>;
+    case 7: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, true, false>>;
+    default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, true>>;
   }
 }
 KernelFn pick(int nt, int mode) {
@@ -110,7 +115,7 @@ int v3_smem(int nt) {
                                                                                    : v3::Cfg<8, 4>::kSmemBytes;
 }
 
-static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu"};
+static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu", "v3tc", "v3int"};
 
 int main(int argc, char **argv) {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
@@ -181,7 +186,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "encode failed\n");
         return 1;
       }
-      for (int mode = 4; mode < 7; ++mode) {
+      for (int mode = 4; mode < 9; ++mode) {
         if (only_mode >= 0 && mode != only_mode) continue;
         KernelFn fn = pick(nt, mode);
         const int smem = v3_smem(nt);

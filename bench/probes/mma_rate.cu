@@ -8,7 +8,8 @@
 //     after each group (v2's pattern) or a one-group-deep pipeline (wait for group i-1 after issuing i);
 //   mma.sync m16n8k16 (v1), with `chains` independent accumulators per warp.
 // Result: cycles of one SM per weight block (64 x 16 weights for wgmma, 16 x 16 for mma.sync), at
-// 1..4 warpgroups (or 4..32 warps) per SM. Operand values are irrelevant (zeros).
+// 1..4 warpgroups (or 4..32 warps) per SM. Operands are zeros by default; `--random` uses random f16
+// operands, and the clock is measured in the kernel.
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o mma_rate mma_rate.cu
 #include "../../runtime/src/gemm_kernel.cuh"
@@ -18,15 +19,30 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 using namespace w4a16;
 
+// Operands: zeros (the default) or, with --random, f16 values in [-1, 1) -- the tensor cores draw more
+// power on real data, and the clock is read inside the kernel (g_clock: cycles, ns of block 0).
+__device__ int g_random;
+__device__ long long g_clock[2];
+__device__ __forceinline__ uint32_t random_h2(uint32_t i) {
+  i = (i ^ 61u) ^ (i >> 16), i *= 9u, i ^= i >> 4, i *= 0x27d4eb2du, i ^= i >> 15;
+  const __half2 h = __floats2half2_rn((float)(i & 0xffff) / 32768.f - 1.f, (float)(i >> 16) / 32768.f - 1.f);
+  return *reinterpret_cast<const uint32_t *>(&h);
+}
+
 template <int N, int CHAINS, bool PIPE>
 __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
   __shared__ __align__(1024) unsigned char xs[64 * 128 * 2];
-  for (int i = threadIdx.x; i < (int)sizeof xs / 4; i += blockDim.x) reinterpret_cast<uint32_t *>(xs)[i] = 0;
+  for (int i = threadIdx.x; i < (int)sizeof xs / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t *>(xs)[i] = g_random ? random_h2(i * 7919u + 17u) : 0u;
   __syncthreads();
+  const long long c0 = clock64();
+  unsigned long long t0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   constexpr int ND = N / 2;
   float acc[2][CHAINS][ND];
 #pragma unroll
@@ -39,7 +55,7 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
 #pragma unroll
   for (int k = 0; k < 8; ++k)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) a[k][e] = threadIdx.x * 0 + k;  // opaque enough; zero-ish weights
+    for (int e = 0; e < 4; ++e) a[k][e] = g_random ? random_h2(threadIdx.x * 131u + k * 4 + e) : threadIdx.x * 0 + k;
   const uint64_t d0 = sm90::desc_sw128(sm90::smem_u32(xs));
   auto group = [&](auto bc) {  // one 128-k group into accumulator set bc (a compile-time 0 or 1)
     constexpr int b = decltype(bc)::value;
@@ -49,8 +65,10 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
 #pragma unroll
       for (int c = 0; c < CHAINS; ++c) {
         const uint64_t d = d0 + (uint64_t)(((k & 3) * 32 + (k >> 2) * 8192 / 2) >> 4);
-        if (k == 0) WgmmaRS<N, 0>::run(acc[b][c], a[k], d);
-        else WgmmaRS<N, 1>::run(acc[b][c], a[k], d);
+        // Always accumulate: a group that overwrote its accumulators (scale-d = 0 on its first k)
+        // would leave the previous group's results unread, and ptxas removes such wgmma chains (the
+        // first version of this probe did, reporting ~3x the datasheet's dense rate).
+        WgmmaRS<N, 1>::run(acc[b][c], a[k], d);
       }
     sm90::wgmma_commit();
     if (PIPE) sm90::wgmma_wait<1>();  // group i-1 (the other set) is done; group i keeps running
@@ -73,6 +91,9 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
 #pragma unroll
       for (int j = 0; j < ND; ++j) s += acc[b][c][j];
   if (s == 12345.f) sink[threadIdx.x] = s;
+  unsigned long long t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  if (blockIdx.x == 0 && threadIdx.x == 0) g_clock[0] = clock64() - c0, g_clock[1] = (long long)(t1 - t0);
 }
 
 template <int CHAINS> __global__ void mma_rate(int iters, float *sink) {
@@ -111,8 +132,12 @@ template <int N, int CHAINS, bool PIPE> void wg(int per_sm) {
   const int iters = 4000;
   const double us = time_us([&] { wgmma_rate<N, CHAINS, PIPE><<<sms * per_sm, 128>>>(iters, sink); });
   const double blocks = (double)iters * 8 * CHAINS * per_sm;  // 64x16 weight blocks per SM
-  printf("wgmma m64n%dk16 chains=%d %s WG/SM=%d: %.1f cycles per 64x16 weight block per SM (%.1f us)\n", N, CHAINS,
-         PIPE ? "pipelined" : "wait-all ", per_sm, us * mhz / blocks, us);
+  long long clk[2];
+  CK(cudaMemcpyFromSymbol(clk, g_clock, sizeof clk));
+  const double real_mhz = clk[1] > 0 ? (double)clk[0] * 1e3 / (double)clk[1] : mhz;
+  printf("wgmma m64n%dk16 chains=%d %s WG/SM=%d: %.1f cycles per 64x16 weight block per SM at %.0f MHz, "
+         "%.0f FMA/cycle/SM (%.1f us)\n", N, CHAINS, PIPE ? "pipelined" : "wait-all ", per_sm,
+         us * real_mhz / blocks, real_mhz, 64.0 * 16 * N * blocks / (us * real_mhz), us);
 }
 template <int CHAINS> void mm(int warps_per_sm) {
   const int iters = 4000;
@@ -122,7 +147,9 @@ template <int CHAINS> void mm(int warps_per_sm) {
          warps_per_sm, us * mhz / blocks, us);
 }
 
-int main() {
+int main(int argc, char **argv) {
+  const int random = argc > 1 && !strcmp(argv[1], "--random");
+  CK(cudaMemcpyToSymbol(g_random, &random, sizeof random));
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   sms = prop.multiProcessorCount;

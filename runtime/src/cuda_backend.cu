@@ -36,6 +36,7 @@ struct w4a16_cuda_plan {
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
   int force_w, force_s, force_global;  // test overrides (W4A16_FORCE_WG / _SPLITS / _GLOBAL), 0 = none
+  bool pdl;             // v3: programmatic dependent launch (W4A16_NO_PDL=1 turns it off)
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   int sms, cc_major;
@@ -111,14 +112,23 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-// Makes cfg launch clusters of S CTAs along grid.x (attr: storage that outlives the launch).
-void set_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute &attr, int S) {
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = (unsigned)S;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+// Launch attributes, appended to cfg (attrs: room for two, outliving the launch). Clusters of S CTAs
+// along grid.x:
+void add_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs, int S) {
+  cudaLaunchAttribute &a = attrs[cfg.numAttrs++];
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = (unsigned)S;
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  cfg.attrs = attrs;
+}
+// Programmatic dependent launch: the kernel may start before the previous kernel in the stream has
+// finished; kernel v3 prefetches its first weights, then waits for it (sm90::grid_dependency_wait).
+void add_pdl(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs) {
+  cudaLaunchAttribute &a = attrs[cfg.numAttrs++];
+  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  a.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attrs;
 }
 
 // v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
@@ -192,8 +202,8 @@ int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, 
     cfg.gridDim = dim3((unsigned)S, 1, 1);
     cfg.blockDim = dim3((unsigned)threads);
     cfg.dynamicSmemBytes = (size_t)smem;
-    cudaLaunchAttribute attr;
-    set_cluster(cfg, attr, S);
+    cudaLaunchAttribute attrs[1];
+    add_cluster(cfg, attrs, S);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg) != cudaSuccess)
       clusters = 0, cudaGetLastError();
@@ -382,6 +392,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_w = force_w == 2 || force_w == 4 ? force_w : 0;
       p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
       p->force_global = force_global == 1;
+      p->pdl = env_int("W4A16_NO_PDL", 0) != 1;
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
       // Split-K flags (zero: no call's seq) and the ticket counter; the partial sums are allocated by
       // the first run that needs them (their allowance depends on M).
@@ -483,11 +494,12 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr;
+  cudaLaunchAttribute attrs[2];
+  if (p->pdl) add_pdl(cfg, attrs);
   cudaError_t e;
   if (!c.global) {  // no shared state: launch without the plan's lock
     cfg.gridDim = dim3((unsigned)c.S, (unsigned)tiles_n, (unsigned)chunks);
-    if (c.S > 1) set_cluster(cfg, attr, c.S);
+    if (c.S > 1) add_cluster(cfg, attrs, c.S);
     e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
     if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? W4A16_OK : cuda_fail(e, "plan_run(cuda): v3 kernel launch");
@@ -569,8 +581,8 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = (cudaStream_t)stream;
-  cudaLaunchAttribute attr;
-  if (p->splits > 1) set_cluster(cfg, attr, p->splits);
+  cudaLaunchAttribute attrs[1];
+  if (p->splits > 1) add_cluster(cfg, attrs, p->splits);
   e = cudaLaunchKernelEx(&cfg, k.fn, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): kernel launch");

@@ -5,9 +5,9 @@
 // out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
 //
 // Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
-// operands through one TMA pipeline refilled by thread 0. Probes (bench/probes/kernel_probe.cu,
-// mma_rate.cu) found the tensor cores far from busy and both other sides slow: ~290 instructions per
-// warp per 128-k group, and a copy pipeline stuck at ~2.6 TB/s whatever its depth. v3:
+// operands through one TMA pipeline refilled by thread 0. bench/probes/kernel_probe.cu found both
+// non-tensor sides slow: ~290 instructions per warp per 128-k group, and a copy pipeline stuck at
+// ~2.6 TB/s whatever its depth. v3:
 //  * Weights never meet another warp: a lane needs exactly the 32 bytes per group that the repack put
 //    at lane*16 (+512) of its warp's 1 KB, so each lane copies them itself with cp.async into a
 //    private ring slot and waits only for its own copies (cp.async.wait_group): no barrier, no
@@ -26,6 +26,11 @@
 //    and the split count S. The S CTAs of a tile reduce either on chip as one cluster (v1's
 //    reduce_and_store) or, when S-CTA clusters would not all fit at once, through the plan's
 //    workspace (finish_split).
+//  * Launched with programmatic dependent launch: a CTA prefetches its first weight steps before it
+//    waits for the previous kernel in the stream, and lets the next one start right away.
+// Where the time goes now (bench/probes/overlap.cu): the tensor work and the dequantisation of one
+// scheduler add up rather than overlap (27.4 cycles per 64x16 block at N = 32 from registers alone,
+// against 16.4 for the wgmma by itself).
 #pragma once
 
 #include <type_traits>
@@ -77,9 +82,15 @@ __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gm
 // Four wgmma m64nTk16 (k 0-63 of one x box, descriptor low word xlo) on dequantised A fragments a,
 // into p; the first of them overwrites p when `fresh`. Committed as one wgmma group, so that the next
 // box's words can be dequantised while these run (one fence per group instead measured ~3 % slower).
-template <int T>
+template <int T, class Probe>
 __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
                                         float (&p)[T / 2]) {
+  if constexpr (Probe::kNoMma) {  // keep the dequantised words alive without using the tensor cores
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      asm volatile("" ::"r"(a[kk][0]), "r"(a[kk][1]), "r"(a[kk][2]), "r"(a[kk][3]));
+    return;
+  }
   sm90::wgmma_fence();
   if (fresh) WgmmaRS<T, 0>::run(p, a[0], desc_hi | xlo);
   else WgmmaRS<T, 1>::run(p, a[0], desc_hi | xlo);
@@ -87,16 +98,26 @@ __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc
   for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
   sm90::wgmma_commit();
 }
+template <class Probe>
 __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
+  if constexpr (Probe::kNoDequant) {
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {  // 16 distinct registers (one LOP3 each), else ptxas serialises the wgmma
+      const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[kk][e] = words[e] ^ (0x00010001u * (kk * 4 + e + 1));
+    }
+    return;
+  }
   dequant8(w.x, a[0]);
   dequant8(w.y, a[1]);
   dequant8(w.z, a[2]);
   dequant8(w.w, a[3]);
 }
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
-template <int ND>
+template <int ND, class Probe>
 __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
-  sm90::wgmma_wait<0>();
+  if constexpr (!Probe::kNoMma) sm90::wgmma_wait<0>();
 #pragma unroll
   for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
   // D fragment: p[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output columns.
@@ -205,6 +226,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  // Every CTA has drawn its ticket: the next call's CTAs may take SMs this grid leaves idle and
+  // prefetch their weights while this call runs (they wait for it before touching anything else).
+  sm90::launch_dependents();
 
   // x producer (one thread per step, see the loop): step j's tile (2 groups = 4 boxes of 64 k) into
   // stage j % XS once step j - XS has released it -- two steps ago, so the wait is normally satisfied.
@@ -217,8 +241,6 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     sm90::mbar_expect_tx(fb, boxes * C::kXBox);
     for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
   };
-  if (tid == 0)
-    for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
   // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0-1 also copy the warp's
@@ -253,11 +275,20 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     load_w(i);
     cp_async_commit();
   }
+  // Only the plan's weights and scales (written before the plan was returned, never after) are read
+  // above this point. x, bias, residual, out and the workspace may belong to the previous kernel in
+  // the stream, which may still be running (programmatic dependent launch): wait for it here.
+  sm90::grid_dependency_wait();
+  if (tid == 0)
+    for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
 
   float acc[ND];
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = 0.f;
   float p[ND];
+  if constexpr (Probe::kNoMma)
+#pragma unroll
+    for (int j = 0; j < ND; ++j) p[j] = 0.f;
   // Matrix descriptors of the x boxes: the high word is the same for every box (stride byte offset,
   // swizzle mode); the low word holds the address, and the k-step offsets never carry out of it.
   const uint64_t desc_hi = sm90::desc_sw128(0) & 0xFFFFFFFF00000000ull;
@@ -288,25 +319,25 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
       float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
       uint32_t a[4][4], b[4][4];
-      dequant4(w0, a);
+      dequant4<Probe>(w0, a);
       sm90::mbar_wait(full, xphase);
-      mma_box<T>(a, desc_hi, xlo, true, p);
-      dequant4(w1, b);
-      mma_box<T>(b, desc_hi, xlo + kBox, false, p);
+      mma_box<T, Probe>(a, desc_hi, xlo, true, p);
+      dequant4<Probe>(w1, b);
+      mma_box<T, Probe>(b, desc_hi, xlo + kBox, false, p);
       if (two) {
         const unsigned char *wt = ws + C::kWarpGroupBytes;
         w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
         const float t0 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + g8 * 2));
         const float t1 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + 16 + g8 * 2));
-        scale_add(p, s0, s1, acc);
-        dequant4(w0, a);
-        mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
-        dequant4(w1, b);
-        mma_box<T>(b, desc_hi, xlo + 3 * kBox, false, p);
+        scale_add<ND, Probe>(p, s0, s1, acc);
+        dequant4<Probe>(w0, a);
+        mma_box<T, Probe>(a, desc_hi, xlo + 2 * kBox, true, p);
+        dequant4<Probe>(w1, b);
+        mma_box<T, Probe>(b, desc_hi, xlo + 3 * kBox, false, p);
         s0 = t0, s1 = t1;
       }
-      scale_add(p, s0, s1, acc);
+      scale_add<ND, Probe>(p, s0, s1, acc);
     } else {
       sm90::mbar_wait(full, xphase);
     }

@@ -75,6 +75,14 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
 // warpgroup_fence_operand).
 __device__ __forceinline__ void fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
 
+// Programmatic dependent launch (the runtime launches v3 with programmatic stream serialization):
+// the next kernel in the stream may start once every CTA of this one has called launch_dependents;
+// grid_dependency_wait blocks until the previous kernel has completed and its writes are visible.
+__device__ __forceinline__ void launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+__device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 // Flag handoff between CTAs (gpu scope): the writer's data is ordered before its release store, the
 // reader's acquire load before its later reads.
 __device__ __forceinline__ void store_release(unsigned *p, unsigned v) {
@@ -98,6 +106,8 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
 struct NoProbe {
   static constexpr bool kSkipCompute = false;  // consumers only wait and release: the memory side alone
   static constexpr bool kFillOnce = false;     // each stage filled once, then reused: the compute side alone
+  static constexpr bool kNoDequant = false;    // raw weight words as A fragments: the tensor side alone
+  static constexpr bool kNoMma = false;        // dequantise but issue no wgmma: the ALU side alone
 };
 
 }  // namespace sm90

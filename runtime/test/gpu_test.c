@@ -1,7 +1,8 @@
 /* GPU test (run by runtime/test/run-gpu.sh on the device; not part of ctest, CI has no GPU).
  *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
  *                       forced split counts and CTA widths (v3), the v1 kernel,
- *                       M > 64, CUDA alignment errors, concurrent streams, and
+ *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
+ *                       (x = the previous call's out, for programmatic dependent launch), and
  *                       device memory over 10 000 calls against SPEC §2's allowance
  *   gpu_test --small    a few small cases only (for compute-sanitizer) */
 #include <cuda_runtime_api.h>
@@ -225,6 +226,66 @@ static void test_concurrency(int global) {
   set_splits(0);
 }
 
+/* ---- a chain of calls: the next call's x is the previous call's out ----
+ * Kernel v3 is launched with programmatic dependent launch: it may start while the previous kernel in
+ * the stream still runs, and must not read x (or write out) before that kernel has finished. Plan A's
+ * output, poisoned with NaN before every call, is plan B's x on the same stream, with no host sync in
+ * between; B's output must equal, bit for bit, a run with a full sync between the two. A is long
+ * and narrow (a few CTAs streaming for a while), so most of B's CTAs start on idle SMs while A runs:
+ * without the wait in the kernel they read the poison (checked by removing it: 50 of 50 mismatch). */
+static w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
+  *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
+  g_put(*dq, w.qweight, (size_t)(K / 8) * N * 4);
+  g_put(*ds, w.scales, (size_t)(K / 128) * N * 2);
+  w4t_free_weights(&w);
+  w4a16_plan *plan = NULL;
+  if (w4a16_plan_create(W4A16_BACKEND_CUDA, *dq, *ds, K, N, 128, &plan) != W4A16_OK) check(0, w4a16_last_error());
+  return plan;
+}
+
+static void test_chain(int global, int iters) {
+  const int64_t M = 16, K = 32768, H = 256, N = 4096;
+  set_global(global); /* 1: plan B reduces split-K through its workspace */
+  set_splits(global ? 4 : 0);
+  void *qa, *sa, *qb, *sb;
+  w4a16_plan *a = make_plan(K, H, 95, &qa, &sa), *b = make_plan(H, N, 96, &qb, &sb);
+  if (!a || !b) return;
+  uint16_t *hx = malloc((size_t)(M * K) * 2), *want = malloc((size_t)(M * N) * 2), *got = malloc((size_t)(M * N) * 2);
+  w4t_make_x(hx, M, K, W4T_RANDOM, 97);
+  uint16_t *dx = g_alloc((size_t)(M * K) * 2), *dh = g_alloc((size_t)(M * H) * 2), *dout = g_alloc((size_t)(M * N) * 2);
+  g_put(dx, hx, (size_t)(M * K) * 2);
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int bad = w4a16_plan_run(a, dx, M, NULL, NULL, W4A16_ACT_SILU, dh, s) != W4A16_OK;
+  CK(cudaStreamSynchronize(s));
+  bad |= w4a16_plan_run(b, dh, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
+  CK(cudaStreamSynchronize(s));
+  g_get(want, dout, (size_t)(M * N) * 2);
+  long mismatches = 0;
+  for (int i = 0; i < iters && !bad; ++i) {
+    CK(cudaMemsetAsync(dh, 0xff, (size_t)(M * H) * 2, s));
+    CK(cudaMemsetAsync(dout, 0xff, (size_t)(M * N) * 2, s));
+    bad |= w4a16_plan_run(a, dx, M, NULL, NULL, W4A16_ACT_SILU, dh, s) != W4A16_OK;
+    bad |= w4a16_plan_run(b, dh, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
+    CK(cudaMemcpyAsync(got, dout, (size_t)(M * N) * 2, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    mismatches += memcmp(got, want, (size_t)(M * N) * 2) != 0;
+  }
+  char msg[200];
+  snprintf(msg, sizeof msg, "%d chained calls (x = the previous call's out, no sync%s): %ld mismatches",
+           iters, global ? "; B through its split-K workspace" : "", mismatches);
+  check(!bad && mismatches == 0, msg);
+  CK(cudaStreamDestroy(s));
+  g_release(dx), g_release(dh), g_release(dout), g_release(qa), g_release(sa), g_release(qb), g_release(sb);
+  free(hx), free(want), free(got);
+  w4a16_plan_destroy(a);
+  w4a16_plan_destroy(b);
+  set_global(0);
+  set_splits(0);
+}
+
 /* ---- device memory over 10 000 calls ---- */
 static size_t free_mem(void) {
   size_t f, t;
@@ -328,10 +389,12 @@ int main(int argc, char **argv) {
          st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,
          st.worst_elem_ratio);
   total_fail += st.failures;
+  test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();
     test_concurrency(0);
     test_concurrency(1);
+    test_chain(1, 50);
     test_memory(8192, 8192, 64);
     test_memory(8192, 28672, 32);
     test_memory(8192, 28672, 1);

@@ -37,7 +37,7 @@ grep -E "^(FAIL|PASS|memory|device)" "$L/gpu_test.log" | head -40
 
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck; do
-  timeout 200 "$SAN" --tool $tool --error-exitcode 9 "$B/bin/w4a16_gpu_test" --small >"$L/$tool.log" 2>&1
+  timeout 330 "$SAN" --tool $tool --error-exitcode 9 "$B/bin/w4a16_gpu_test" --small >"$L/$tool.log" 2>&1
   rc=$?
   echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/$tool.log" | tail -1)"
   [ $rc -eq 0 ] || status=1
