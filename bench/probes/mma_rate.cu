@@ -16,6 +16,7 @@
 #include "../../runtime/src/sm90.cuh"
 #include "../../runtime/src/wgmma_rs.cuh"
 #include "../../runtime/test/cuda_check.h"
+#include "probe_timing.cuh"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,9 +26,8 @@
 using namespace w4a16;
 
 // Operands: zeros (the default) or, with --random, f16 values in [-1, 1) -- the tensor cores draw more
-// power on real data, and the clock is read inside the kernel (g_clock: cycles, ns of block 0).
+// power on real data, and the clock is read inside the kernel.
 __device__ int g_random;
-__device__ long long g_clock[2];
 __device__ __forceinline__ uint32_t random_h2(uint32_t i) {
   i = (i ^ 61u) ^ (i >> 16), i *= 9u, i ^= i >> 4, i *= 0x27d4eb2du, i ^= i >> 15;
   const __half2 h = __floats2half2_rn((float)(i & 0xffff) / 32768.f - 1.f, (float)(i >> 16) / 32768.f - 1.f);
@@ -40,9 +40,7 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
   for (int i = threadIdx.x; i < (int)sizeof xs / 4; i += blockDim.x)
     reinterpret_cast<uint32_t *>(xs)[i] = g_random ? random_h2(i * 7919u + 17u) : 0u;
   __syncthreads();
-  const long long c0 = clock64();
-  unsigned long long t0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const ClockStamp start = clock_stamp();
   constexpr int ND = N / 2;
   float acc[2][CHAINS][ND];
 #pragma unroll
@@ -91,9 +89,7 @@ __global__ void __launch_bounds__(128) wgmma_rate(int iters, float *sink) {
 #pragma unroll
       for (int j = 0; j < ND; ++j) s += acc[b][c][j];
   if (s == 12345.f) sink[threadIdx.x] = s;
-  unsigned long long t1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-  if (blockIdx.x == 0 && threadIdx.x == 0) g_clock[0] = clock64() - c0, g_clock[1] = (long long)(t1 - t0);
+  clock_record(start);
 }
 
 template <int CHAINS> __global__ void mma_rate(int iters, float *sink) {
@@ -110,38 +106,21 @@ template <int CHAINS> __global__ void mma_rate(int iters, float *sink) {
   if (s == 12345.f) sink[threadIdx.x] = s;
 }
 
-template <class F> double time_us(F launch) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  launch();
-  CK(cudaEventRecord(e0));
-  launch();
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  CK(cudaGetLastError());
-  float ms;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  return ms * 1000.0;
-}
-
 int sms, mhz;
 float *sink;
 
 template <int N, int CHAINS, bool PIPE> void wg(int per_sm) {
   const int iters = 4000;
-  const double us = time_us([&] { wgmma_rate<N, CHAINS, PIPE><<<sms * per_sm, 128>>>(iters, sink); });
+  const double us = time_second_launch_us([&] { wgmma_rate<N, CHAINS, PIPE><<<sms * per_sm, 128>>>(iters, sink); });
   const double blocks = (double)iters * 8 * CHAINS * per_sm;  // 64x16 weight blocks per SM
-  long long clk[2];
-  CK(cudaMemcpyFromSymbol(clk, g_clock, sizeof clk));
-  const double real_mhz = clk[1] > 0 ? (double)clk[0] * 1e3 / (double)clk[1] : mhz;
+  const double real_mhz = recorded_mhz(mhz);
   printf("wgmma m64n%dk16 chains=%d %s WG/SM=%d: %.1f cycles per 64x16 weight block per SM at %.0f MHz, "
          "%.0f FMA/cycle/SM (%.1f us)\n", N, CHAINS, PIPE ? "pipelined" : "wait-all ", per_sm,
          us * real_mhz / blocks, real_mhz, 64.0 * 16 * N * blocks / (us * real_mhz), us);
 }
 template <int CHAINS> void mm(int warps_per_sm) {
   const int iters = 4000;
-  const double us = time_us([&] { mma_rate<CHAINS><<<sms * warps_per_sm / 4, 128>>>(iters, sink); });
+  const double us = time_second_launch_us([&] { mma_rate<CHAINS><<<sms * warps_per_sm / 4, 128>>>(iters, sink); });
   const double blocks = (double)iters * 8 * CHAINS * warps_per_sm / 4;  // 4 warps' 16x16 blocks = one 64x16
   printf("mma.sync m16n8k16 chains=%d warps/SM=%d: %.1f cycles per 64x16 weight block per SM (%.1f us)\n", CHAINS,
          warps_per_sm, us * mhz / blocks, us);

@@ -18,13 +18,12 @@
 #include "../../runtime/src/sm90.cuh"
 #include "../../runtime/src/wgmma_rs.cuh"
 #include "../../runtime/test/cuda_check.h"
+#include "probe_timing.cuh"
 
 #include <cstdio>
 #include <type_traits>
 
 using namespace w4a16;
-
-__device__ long long g_clock[2];
 
 __device__ __forceinline__ uint32_t hmul2_u(uint32_t a, uint32_t b) {
   uint32_t d;
@@ -41,9 +40,7 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
     reinterpret_cast<uint32_t *>(xs)[i] = 0x3c003c00u ^ ((i * 2654435761u) & 0x03ff03ffu);  // f16 in [1, 2)
   __syncthreads();
   constexpr int ND = N / 2;
-  const long long c0 = clock64();
-  unsigned long long t0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const ClockStamp start = clock_stamp();
   float acc[ND], p[ND];
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = 0.f, p[j] = 0.f;
@@ -139,9 +136,7 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
     s += acc[j];
   }
   if (s == 12345.f) sink[threadIdx.x] = s;
-  unsigned long long t1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-  if (blockIdx.x == 0 && threadIdx.x == 0) g_clock[0] = clock64() - c0, g_clock[1] = (long long)(t1 - t0);
+  clock_record(start);
 }
 
 int sms;
@@ -150,24 +145,11 @@ float *sink;
 template <int N, int MODE> void run() {
   static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2"};
   const int groups = 6000;
-  auto launch = [&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, sink); };
-  launch();
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0));
-  launch();
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  CK(cudaGetLastError());
-  float ms;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  long long clk[2];
-  CK(cudaMemcpyFromSymbol(clk, g_clock, sizeof clk));
-  const double mhz = (double)clk[0] * 1e3 / (double)clk[1];
+  const double us = time_second_launch_us([&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, sink); });
+  const double mhz = recorded_mhz(0);
   const double blocks = (double)groups * 8 * 4;  // per SM: 4 warpgroups x 8 blocks per group
-  printf("N=%2d %s %.1f cycles per 64x16 block per SM at %.0f MHz (%.0f us)\n", N, name[MODE],
-         ms * 1e3 * mhz / blocks, mhz, ms * 1e3);
+  printf("N=%2d %s %.1f cycles per 64x16 block per SM at %.0f MHz (%.0f us)\n", N, name[MODE], us * mhz / blocks, mhz,
+         us);
 }
 
 template <int N> void all() {
