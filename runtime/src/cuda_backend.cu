@@ -459,6 +459,23 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
+// The arguments both kernels' structs (w4a16::GemmArgs for v1, sm90::Args for v3) share: the plan's
+// weight and scales, the call's tensors and shape.
+template <class KernelArgs>
+void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias, const uint16_t *residual,
+                   w4a16_activation act, uint16_t *out, int64_t M) {
+  a.wq = reinterpret_cast<decltype(a.wq)>(p->wq);
+  a.scales = p->scales;
+  a.bias = (const __half *)bias;
+  a.residual = (const __half *)residual;
+  a.out = (__half *)out;
+  a.M = (int)M;
+  a.K = p->K;
+  a.N = p->N;
+  a.Npad = p->Npad;
+  a.act = (int)act;
+}
+
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
 // 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace.
 w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
@@ -479,16 +496,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
-  a.wq = (const unsigned char *)p->wq;
-  a.scales = p->scales;
-  a.bias = (const __half *)bias;
-  a.residual = (const __half *)residual;
-  a.out = (__half *)out;
-  a.M = (int)M;
-  a.K = p->K;
-  a.N = p->N;
-  a.Npad = p->Npad;
-  a.act = (int)act;
+  set_call_args(a, p, bias, residual, act, out, M);
   a.splits = c.S;
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3((unsigned)k.threads);
@@ -561,19 +569,10 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
                       p->device, dev);
   if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p->warps, M);
-  GemmArgs a;
-  a.wq = p->wq;
-  a.scales = p->scales;
-  a.x = (const __half *)x;
-  a.bias = (const __half *)bias;
-  a.residual = (const __half *)residual;
-  a.out = (__half *)out;
-  a.M = (int)M;
-  a.K = p->K;
-  a.N = p->N;
-  a.Npad = p->Npad;
+  GemmArgs a = {};
+  set_call_args(a, p, bias, residual, act, out, M);
+  a.x = (const __half *)x;  // v3 reads x through its tensor map instead
   a.splits = p->splits;
-  a.act = (int)act;
 
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)p->splits, (unsigned)((p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2)),
