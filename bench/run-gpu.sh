@@ -3,7 +3,8 @@
 #   bench/run-gpu.sh [extra w4a16_bench args, e.g. --quick]
 # Everything lands in $OUT (at most 8 files come back): summary.txt, bench.csv, sweep.csv (every M in
 # 1..64, L2-cold), table.md, latency_vs_M.png, logs.tgz (build, gpu_test, sanitizer, ctest, SASS,
-# bench logs). With W4A16_NCU=1 it also profiles 8192x28672 M=32 with ncu (ncu.txt, in logs.tgz).
+# bench logs, the SM clock and power during the benchmark: smi.csv, summarised in summary.txt). With
+# W4A16_NCU=1 it also profiles 8192x28672 M=32 with ncu (ncu.txt, in logs.tgz).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${OUT:-$ROOT/build-gpu/out}
@@ -42,8 +43,10 @@ trc=${PIPESTATUS[0]}
 echo "runtime GPU checks: exit $trc in $(( $(date +%s) - t0 )) s" | tee -a "$O/summary.txt"
 
 t0=$(date +%s)
+bash "$ROOT/bench/smi-log.sh" start "$LOGDIR/smi.csv"
 timeout 330 "$B/bin/w4a16_bench" --csv "$O/bench.csv" --sweep "$O/sweep.csv" "$@" 2>&1 | tee "$LOGDIR/bench.log"
 echo "bench: exit ${PIPESTATUS[0]} in $(( $(date +%s) - t0 )) s" | tee -a "$O/summary.txt"
+bash "$ROOT/bench/smi-log.sh" stop "$LOGDIR/smi.csv" | tee -a "$O/summary.txt"
 grep -E "bandwidth|rel-norm|^sweep" "$LOGDIR/bench.log" >>"$O/summary.txt"
 python3 "$ROOT/bench/report.py" "$O/bench.csv" "$O" "$O/sweep.csv" >>"$O/summary.txt" 2>&1
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader >>"$O/summary.txt" 2>&1

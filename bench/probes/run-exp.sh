@@ -8,8 +8,8 @@ set -uo pipefail
 B=$1; PROBES=$2; OFF=$3; MS=${4:-1,16,32,64}
 O=${OUT:-/tmp/exp-out}
 mkdir -p "$O"
-nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active --format=csv -lms 200 >"$O/smi.csv" 2>&1 &
-SMI=$!
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+bash "$ROOT/bench/smi-log.sh" start "$O/smi.csv"
 timeout 120 "$B/bin/w4a16_gpu_test" --small >"$O/small.log" 2>&1
 echo "gpu_test --small: exit $? $(grep -E '^(PASS|FAIL)' "$O/small.log" | head -3 | tr '\n' ' ')"
 if [ -n "$PROBES" ] && [ -x "$B/bin/kernel_probe" ]; then
@@ -22,5 +22,4 @@ for side in on off; do
   echo "bench ($side${env_:+: $env_}): exit $?"
   grep -E "^ *[0-9]+x[0-9]+|w4a16 " "$O/bench-$side.log" | head -40
 done
-kill $SMI 2>/dev/null
-awk -F', ' 'NR>1 && $2+0>0 {n++; s+=$2; if(min==""||$2<min)min=$2; if($2>max)max=$2; p+=$3} END {if(n) printf "SM clock over the run: mean %.0f MHz (min %d max %d), power mean %.0f W, %d samples\n", s/n, min, max, p/n, n}' "$O/smi.csv"
+bash "$ROOT/bench/smi-log.sh" stop "$O/smi.csv"
