@@ -3,14 +3,20 @@
 // kernel_probe's modes showed kernel v3's compute side (44.6 us at 8192x28672, M = 32) close to the
 // sum of its tensor part and its integer part, not the larger of the two. This probe runs the compute
 // side alone -- weights from registers, x from a fixed shared-memory tile, no memory stream -- with
-// 4 warpgroups per SM (one per CTA, 128 registers per thread as in v3), in three structures:
+// 4 warpgroups per SM (one per CTA, 128 registers per thread as in v3), in these structures:
 //   tc     wgmma only (A fragments fixed): the tensor cores' own rate;
 //   v3     v3's group: dequantise box 0, 4 wgmma into p, dequantise box 1, 4 wgmma, wait for all,
 //          acc += p * scale (the per-group scale in f32);
 //   fold3  the scale folded into the f16 weights (4 HMUL2 more per 8 codes), wgmma accumulating
 //          straight into acc, and a ring of 3 A-fragment boxes: box i+1 is dequantised while boxes i
 //          and i-1 run (wgmma wait<2>), so no warpgroup ever waits for its own last wgmma;
-//   fold2  the same with a ring of 2 boxes (wait<1>: fewer registers, one box in flight).
+//   fold2  the same with a ring of 2 boxes (wait<1>: fewer registers, one box in flight);
+//   v3lds  v3, with each group's weight words and scales loaded from a shared-memory ring (2 LDS.128
+//          + 2 LDS.U16 per thread, as v3 reads them) instead of computed in registers;
+//   v3cp   v3lds, plus v3's per-lane weight stream: each group cp.asyncs the next words 3 groups
+//          ahead from an L2-resident buffer and waits for its own copies (cp.async.wait_group +
+//          __syncwarp). Added after the first run (not yet run): the steps between "v3" and the real
+//          kernel's compute side (kernel_probe's v3alu), which costs ~12 cycles per block more.
 // Prints cycles per 64x16 weight block per SM (the clock read in the kernel) for N = 8..64.
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o overlap overlap.cu
@@ -31,14 +37,53 @@ __device__ __forceinline__ uint32_t hmul2_u(uint32_t a, uint32_t b) {
   return d;
 }
 
-enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3 };
+enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3, kV3Lds = 4, kV3Copy = 5 };
+
+__device__ __forceinline__ uint4 lds128_volatile(const void *p) {  // not hoisted: the ring never changes in kV3Lds
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(sm90::smem_u32(p)));
+  return v;
+}
+__device__ __forceinline__ float lds_half_volatile(const void *p) {
+  unsigned short h;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(h) : "r"(sm90::smem_u32(p)));
+  return __half2float(__ushort_as_half(h));
+}
 
 template <int N, int MODE>
-__global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, float *sink) {
+__global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, const uint4 *gsrc, float *sink) {
   __shared__ __align__(1024) unsigned char xs[64 * 128 * 2];
+  // kV3Lds / kV3Copy: a 4-slot ring of this thread's 32 weight bytes per group and 16 scales per warp,
+  // as v3 keeps them in shared memory.
+  __shared__ __align__(16) uint4 wring[MODE >= kV3Lds ? 4 : 1][128][2];
+  __shared__ __align__(16) __half sring[MODE >= kV3Lds ? 4 : 1][4][16];
   for (int i = threadIdx.x; i < (int)sizeof xs / 4; i += blockDim.x)
     reinterpret_cast<uint32_t *>(xs)[i] = 0x3c003c00u ^ ((i * 2654435761u) & 0x03ff03ffu);  // f16 in [1, 2)
+  for (int i = threadIdx.x; i < (int)(sizeof wring / 16); i += blockDim.x)
+    reinterpret_cast<uint4 *>(wring)[i] = make_uint4(seed * i, seed * i + 1, seed * i + 2, seed * i + 3);
+  for (int i = threadIdx.x; i < (int)(sizeof sring / 2); i += blockDim.x)
+    reinterpret_cast<__half *>(sring)[i] = __float2half(0.0625f);
   __syncthreads();
+  // kV3Copy: each group also copies this thread's next 32 bytes (and lanes 0-1 the warp's scales) with
+  // cp.async from an L2-resident buffer, 3 groups ahead, and waits for its own copies as v3 does.
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint4 *src = gsrc + (size_t)(blockIdx.x % 128) * 2048 + threadIdx.x * 2;  // 32 KB per CTA, 8 groups
+  auto copy_group = [&](int g) {
+    const int slot = g & 3;
+    const uint4 *s = src + (g & 7) * 256;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sm90::smem_u32(&wring[slot][threadIdx.x][0])),
+                 "l"(s) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sm90::smem_u32(&wring[slot][threadIdx.x][1])),
+                 "l"(s + 1) : "memory");
+    if (lane < 2)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sm90::smem_u32(&sring[slot][warp][lane * 8])),
+                   "l"(s) : "memory");
+    cp_async_commit();
+  };
+  if constexpr (MODE == kV3Copy)
+    for (int g = 0; g < 3; ++g) copy_group(g);
   constexpr int ND = N / 2;
   const ClockStamp start = clock_stamp();
   float acc[ND], p[ND];
@@ -98,8 +143,22 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
       box(S1(), 0), box(S2(), 1);
     }
   }
-  for (int g = 0; MODE <= kV3 && g < groups; ++g) {
-    fresh_codes();
+  for (int g = 0; (MODE <= kV3 || MODE >= kV3Lds) && g < groups; ++g) {
+    float sc0 = s0, sc1 = s1;
+    if constexpr (MODE >= kV3Lds) {  // this group's words and scales from the ring, as v3 reads them
+      if constexpr (MODE == kV3Copy) {
+        cp_async_wait<2>();
+        __syncwarp();
+      }
+      const int slot = g & 3;
+      const uint4 v0 = lds128_volatile(&wring[slot][threadIdx.x][0]), v1 = lds128_volatile(&wring[slot][threadIdx.x][1]);
+      w[0] = v0.x, w[1] = v0.y, w[2] = v0.z, w[3] = v0.w, w[4] = v1.x, w[5] = v1.y, w[6] = v1.z, w[7] = v1.w;
+      sc0 = lds_half_volatile(&sring[slot][warp][lane >> 2]);
+      sc1 = lds_half_volatile(&sring[slot][warp][8 + (lane >> 2)]);
+      if constexpr (MODE == kV3Copy) copy_group(g + 3);
+    } else {
+      fresh_codes();
+    }
     if constexpr (MODE == kTc) {
 #pragma unroll
       for (int box = 0; box < 2; ++box) {
@@ -109,7 +168,7 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
         sm90::wgmma_commit();
       }
       sm90::wgmma_wait<1>();
-    } else if constexpr (MODE == kV3) {
+    } else {  // kV3, kV3Lds, kV3Copy
 #pragma unroll
       for (int box = 0; box < 2; ++box) {
 #pragma unroll
@@ -125,9 +184,10 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
 #pragma unroll
       for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
 #pragma unroll
-      for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? s1 : s0, acc[j]);
+      for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? sc1 : sc0, acc[j]);
     }
   }
+  if constexpr (MODE == kV3Copy) cp_async_wait<0>();
   sm90::wgmma_wait<0>();
   float s = 0.f;
 #pragma unroll
@@ -141,11 +201,12 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, flo
 
 int sms;
 float *sink;
+const uint4 *gsrc;  // 4 MB, L2-resident: kV3Copy's source
 
 template <int N, int MODE> void run() {
-  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2"};
+  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2", "v3lds", "v3cp "};
   const int groups = 6000;
-  const double us = time_second_launch_us([&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, sink); });
+  const double us = time_second_launch_us([&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, gsrc, sink); });
   const double mhz = recorded_mhz(0);
   const double blocks = (double)groups * 8 * 4;  // per SM: 4 warpgroups x 8 blocks per group
   printf("N=%2d %s %.1f cycles per 64x16 block per SM at %.0f MHz (%.0f us)\n", N, name[MODE], us * mhz / blocks, mhz,
@@ -157,6 +218,8 @@ template <int N> void all() {
   run<N, kV3>();
   run<N, kFold>();
   run<N, kFold2>();
+  run<N, kV3Lds>();
+  run<N, kV3Copy>();
 }
 
 int main() {
@@ -164,6 +227,10 @@ int main() {
   CK(cudaGetDeviceProperties(&prop, 0));
   sms = prop.multiProcessorCount;
   CK(cudaMalloc(&sink, 4096));
+  void *src;
+  CK(cudaMalloc(&src, 128 * 32768));
+  CK(cudaMemset(src, 0x5a, 128 * 32768));
+  gsrc = static_cast<const uint4 *>(src);
   all<8>();
   all<16>();
   all<32>();
