@@ -151,7 +151,8 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
         __syncwarp();
       }
       const int slot = g & 3;
-      const uint4 v0 = lds128_volatile(&wring[slot][threadIdx.x][0]), v1 = lds128_volatile(&wring[slot][threadIdx.x][1]);
+      const uint4 v0 = lds128_volatile(&wring[slot][threadIdx.x][0]);
+      const uint4 v1 = lds128_volatile(&wring[slot][threadIdx.x][1]);
       w[0] = v0.x, w[1] = v0.y, w[2] = v0.z, w[3] = v0.w, w[4] = v1.x, w[5] = v1.y, w[6] = v1.z, w[7] = v1.w;
       sc0 = lds_half_volatile(&sring[slot][warp][lane >> 2]);
       sc1 = lds_half_volatile(&sring[slot][warp][8 + (lane >> 2)]);
