@@ -112,8 +112,8 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-// Launch attributes, appended to cfg (attrs: room for two, outliving the launch). Clusters of S CTAs
-// along grid.x:
+// Launch attributes, appended to cfg (attrs: room for every attribute appended, outliving the
+// launch). Clusters of S CTAs along grid.x:
 void add_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs, int S) {
   cudaLaunchAttribute &a = attrs[cfg.numAttrs++];
   a.id = cudaLaunchAttributeClusterDimension;
