@@ -181,15 +181,22 @@ static void *conc_worker(void *p) {
   return NULL;
 }
 
+/* Random K x N weights (GPTQ qweight and scales) in device memory, as plan_create takes them. */
+static void upload_weights(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
+  *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
+  g_put(*dq, w.qweight, (size_t)(K / 8) * N * 4);
+  g_put(*ds, w.scales, (size_t)(K / 128) * N * 2);
+  w4t_free_weights(&w);
+}
+
 static void test_concurrency(int global) {
   const int64_t K = 4096, N = 2048, M = 24;
   set_global(global); /* 1: split-K through the plan's workspace, which concurrent runs share */
   set_splits(global ? 4 : 0);
-  w4t_weights w;
-  w4t_make_weights(&w, K, N, W4T_RANDOM, 77);
-  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
-  g_put(dq, w.qweight, (size_t)(K / 8) * N * 4);
-  g_put(ds, w.scales, (size_t)(K / 128) * N * 2);
+  void *dq, *ds;
+  upload_weights(K, N, 77, &dq, &ds);
   w4a16_plan *plan;
   if (w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) != W4A16_OK) {
     check(0, w4a16_last_error());
@@ -221,7 +228,6 @@ static void test_concurrency(int global) {
   g_release(db), g_release(dq), g_release(ds);
   free(hb), free(hx);
   w4a16_plan_destroy(plan);
-  w4t_free_weights(&w);
   set_global(0);
   set_splits(0);
 }
@@ -234,12 +240,7 @@ static void test_concurrency(int global) {
  * and narrow (a few CTAs streaming for a while), so most of B's CTAs start on idle SMs while A runs:
  * without the wait in the kernel they read the poison (checked by removing it: 50 of 50 mismatch). */
 static w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
-  w4t_weights w;
-  w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
-  *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
-  g_put(*dq, w.qweight, (size_t)(K / 8) * N * 4);
-  g_put(*ds, w.scales, (size_t)(K / 128) * N * 2);
-  w4t_free_weights(&w);
+  upload_weights(K, N, seed, dq, ds);
   w4a16_plan *plan = NULL;
   if (w4a16_plan_create(W4A16_BACKEND_CUDA, *dq, *ds, K, N, 128, &plan) != W4A16_OK) check(0, w4a16_last_error());
   return plan;
@@ -295,11 +296,8 @@ static size_t free_mem(void) {
 }
 
 static void test_memory(int64_t K, int64_t N, int64_t M) {
-  w4t_weights w;
-  w4t_make_weights(&w, K, N, W4T_RANDOM, 55);
-  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
-  g_put(dq, w.qweight, (size_t)(K / 8) * N * 4);
-  g_put(ds, w.scales, (size_t)(K / 128) * N * 2);
+  void *dq, *ds;
+  upload_weights(K, N, 55, &dq, &ds);
   uint16_t *dx = g_alloc((size_t)(M * K) * 2), *db = g_alloc((size_t)N * 2), *dr = g_alloc((size_t)(M * N) * 2);
   uint16_t *dout = g_alloc((size_t)(M * N) * 2);
   CK(cudaMemset(dx, 0x2c, (size_t)(M * K) * 2)); /* 0x2c2c: a small positive f16 */
@@ -351,7 +349,6 @@ static void test_memory(int64_t K, int64_t N, int64_t M) {
   check(wsb <= fp_allowance, "split-K partial sums within the floating-point allowance");
   w4a16_plan_destroy(plan);
   g_release(dq), g_release(ds), g_release(dx), g_release(db), g_release(dr), g_release(dout);
-  w4t_free_weights(&w);
 }
 
 static void test_cuda_errors(void) {
