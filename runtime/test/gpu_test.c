@@ -200,6 +200,9 @@ static void test_concurrency(int global) {
   w4a16_plan *plan;
   if (w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) != W4A16_OK) {
     check(0, w4a16_last_error());
+    g_release(dq), g_release(ds);
+    set_global(0); /* the later tests run unforced */
+    set_splits(0);
     return;
   }
   uint16_t *hb = malloc((size_t)N * 2), *hx = malloc((size_t)(M * K) * 2);
@@ -246,13 +249,9 @@ static w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, voi
   return plan;
 }
 
-static void test_chain(int global, int iters) {
-  const int64_t M = 16, K = 32768, H = 256, N = 4096;
-  set_global(global); /* 1: plan B reduces split-K through its workspace */
-  set_splits(global ? 4 : 0);
-  void *qa, *sa, *qb, *sb;
-  w4a16_plan *a = make_plan(K, H, 95, &qa, &sa), *b = make_plan(H, N, 96, &qb, &sb);
-  if (!a || !b) return;
+/* A's output is B's x: `iters` chained calls with no sync, each against a synchronised reference. */
+static void chain_runs(w4a16_plan *a, w4a16_plan *b, int64_t M, int64_t K, int64_t H, int64_t N, int global,
+                       int iters) {
   uint16_t *hx = malloc((size_t)(M * K) * 2), *want = malloc((size_t)(M * N) * 2), *got = malloc((size_t)(M * N) * 2);
   w4t_make_x(hx, M, K, W4T_RANDOM, 97);
   uint16_t *dx = g_alloc((size_t)(M * K) * 2), *dh = g_alloc((size_t)(M * H) * 2), *dout = g_alloc((size_t)(M * N) * 2);
@@ -279,8 +278,18 @@ static void test_chain(int global, int iters) {
            iters, global ? "; B through its split-K workspace" : "", mismatches);
   check(!bad && mismatches == 0, msg);
   CK(cudaStreamDestroy(s));
-  g_release(dx), g_release(dh), g_release(dout), g_release(qa), g_release(sa), g_release(qb), g_release(sb);
+  g_release(dx), g_release(dh), g_release(dout);
   free(hx), free(want), free(got);
+}
+
+static void test_chain(int global, int iters) {
+  const int64_t M = 16, K = 32768, H = 256, N = 4096;
+  set_global(global); /* 1: plan B reduces split-K through its workspace */
+  set_splits(global ? 4 : 0);
+  void *qa, *sa, *qb, *sb;
+  w4a16_plan *a = make_plan(K, H, 95, &qa, &sa), *b = make_plan(H, N, 96, &qb, &sb);
+  if (a && b) chain_runs(a, b, M, K, H, N, global, iters);
+  g_release(qa), g_release(sa), g_release(qb), g_release(sb);
   w4a16_plan_destroy(a);
   w4a16_plan_destroy(b);
   set_global(0);
