@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(128, 4) corun(int groups, uint32_t seed, float
     }
     if (s == 12345.f) sink[tid] = s;
   } else {
-    uint32_t w[8];
+    uint32_t w[8], keep = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) w[i] = seed * (tid + 1) + i * 0x9e3779b9u;
     const long long c0 = clock64();
@@ -103,10 +103,11 @@ __global__ void __launch_bounds__(128, 4) corun(int groups, uint32_t seed, float
           asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm90::smem_u32(&frag[i][tid])), "r"(f[0]),
                        "r"(f[1]), "r"(f[2]), "r"(f[3])
                        : "memory");
-        else asm volatile("" ::"r"(f[0]), "r"(f[1]), "r"(f[2]), "r"(f[3]));
+        else keep ^= f[0] ^ f[1] ^ f[2] ^ f[3];  // 2 LOP3: an empty asm is no use to ptxas, which deleted the work
       }
     }
     cycles = clock64() - c0;
+    if (keep == 0x12345u) sink[tid] = 1.f;
   }
   if (tid == 0) {
     unsigned smid;

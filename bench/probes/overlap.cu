@@ -17,6 +17,15 @@
 //          ahead from an L2-resident buffer and waits for its own copies (cp.async.wait_group +
 //          __syncwarp). Added after the first run (not yet run): the steps between "v3" and the real
 //          kernel's compute side (kernel_probe's v3alu), which costs ~12 cycles per block more.
+//   v3ldg  v3, with each group's words and scales loaded straight into registers (2 LDG.128 +
+//          2 LDG.U16 per thread, L1 no-allocate) one group ahead from an L2-resident buffer, and
+//          lane 0 of each warp issuing one 1 KB cp.async.bulk.prefetch.L2 per group: no shared
+//          memory, no copy bookkeeping. The candidate replacement for v3's per-lane cp.async ring.
+//   v3il   v3 with the dequantisation interleaved at the finest grain: each k-step's 8 codes are
+//          dequantised right before its own wgmma (a fence before each), so a warp never queues
+//          four wgmma back to back. corun.cu found that wgmma with A in registers slows the ALU
+//          work of other warps on the same scheduler (N = 32: dequant 222 -> 389 cycles per group,
+//          N = 64: 222 -> 499); if queued wgmma hold the dispatch, spacing them out should help.
 // Prints cycles per 64x16 weight block per SM (the clock read in the kernel) for N = 8..64.
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o overlap overlap.cu
@@ -37,7 +46,7 @@ __device__ __forceinline__ uint32_t hmul2_u(uint32_t a, uint32_t b) {
   return d;
 }
 
-enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3, kV3Lds = 4, kV3Copy = 5 };
+enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3, kV3Lds = 4, kV3Copy = 5, kV3Ldg = 6, kV3Il = 7 };
 
 __device__ __forceinline__ uint4 lds128_volatile(const void *p) {  // not hoisted: the ring never changes in kV3Lds
   uint4 v;
@@ -49,6 +58,19 @@ __device__ __forceinline__ uint4 lds128_volatile(const void *p) {  // not hoiste
 __device__ __forceinline__ float lds_half_volatile(const void *p) {
   unsigned short h;
   asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(h) : "r"(sm90::smem_u32(p)));
+  return __half2float(__ushort_as_half(h));
+}
+
+__device__ __forceinline__ uint4 ldg128_stream(const void *p) {  // volatile: the buffer repeats every 8 groups
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float ldg_half_stream(const void *p) {
+  unsigned short h;
+  asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];\n" : "=h"(h) : "l"(p));
   return __half2float(__ushort_as_half(h));
 }
 
@@ -143,9 +165,29 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
       box(S1(), 0), box(S2(), 1);
     }
   }
+  // kV3Ldg: this thread's next group in registers (32 bytes of words, its two scales).
+  uint4 next0 = make_uint4(0, 0, 0, 0), next1 = next0;
+  float nsc0 = s0, nsc1 = s1;
+  const unsigned char *gbytes = reinterpret_cast<const unsigned char *>(gsrc + (size_t)(blockIdx.x % 128) * 2048);
+  auto ldg_group = [&](int g) {
+    const unsigned char *base = gbytes + (g & 7) * 4096;
+    next0 = ldg128_stream(base + threadIdx.x * 16);
+    next1 = ldg128_stream(base + 2048 + threadIdx.x * 16);
+    nsc0 = ldg_half_stream(base + warp * 32 + (lane >> 2) * 2);
+    nsc1 = ldg_half_stream(base + warp * 32 + 16 + (lane >> 2) * 2);
+    if (lane == 0)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], 1024;\n" ::"l"(gbytes + ((g + 4) & 7) * 4096 + warp * 1024)
+                   : "memory");
+  };
+  if constexpr (MODE == kV3Ldg) ldg_group(0);
   for (int g = 0; (MODE <= kV3 || MODE >= kV3Lds) && g < groups; ++g) {
     float sc0 = s0, sc1 = s1;
-    if constexpr (MODE >= kV3Lds) {  // this group's words and scales from the ring, as v3 reads them
+    if constexpr (MODE == kV3Ldg) {
+      w[0] = next0.x, w[1] = next0.y, w[2] = next0.z, w[3] = next0.w;
+      w[4] = next1.x, w[5] = next1.y, w[6] = next1.z, w[7] = next1.w;
+      sc0 = nsc0, sc1 = nsc1;
+      ldg_group(g + 1);
+    } else if constexpr (MODE == kV3Lds || MODE == kV3Copy) {  // this group's words and scales from the ring, as v3 reads them
       if constexpr (MODE == kV3Copy) {
         cp_async_wait<2>();
         __syncwarp();
@@ -169,7 +211,24 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
         sm90::wgmma_commit();
       }
       sm90::wgmma_wait<1>();
-    } else {  // kV3, kV3Lds, kV3Copy
+    } else if constexpr (MODE == kV3Il) {
+#pragma unroll
+      for (int box = 0; box < 2; ++box) {
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          dequant8(w[box * 4 + kk], a[box][kk]);
+          sm90::wgmma_fence();
+          if (box == 0 && kk == 0) WgmmaRS<N, 0>::run(p, a[box][kk], desc(box, kk));
+          else WgmmaRS<N, 1>::run(p, a[box][kk], desc(box, kk));
+        }
+        sm90::wgmma_commit();
+      }
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
+#pragma unroll
+      for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? sc1 : sc0, acc[j]);
+    } else {  // kV3, kV3Lds, kV3Copy, kV3Ldg
 #pragma unroll
       for (int box = 0; box < 2; ++box) {
 #pragma unroll
@@ -205,7 +264,7 @@ float *sink;
 const uint4 *gsrc;  // 4 MB, L2-resident: kV3Copy's source
 
 template <int N, int MODE> void run() {
-  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2", "v3lds", "v3cp "};
+  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2", "v3lds", "v3cp ", "v3ldg", "v3il "};
   const int groups = 6000;
   const double us = time_second_launch_us([&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, gsrc, sink); });
   const double mhz = recorded_mhz(0);
@@ -221,6 +280,8 @@ template <int N> void all() {
   run<N, kFold2>();
   run<N, kV3Lds>();
   run<N, kV3Copy>();
+  run<N, kV3Ldg>();
+  run<N, kV3Il>();
 }
 
 int main() {

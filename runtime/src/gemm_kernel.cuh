@@ -72,6 +72,12 @@ __device__ __forceinline__ void store8(const float (&v)[8], size_t row, int n, c
   *reinterpret_cast<uint4 *>(out + row) = o;
 }
 
+// v += the 8 floats lo, hi (one 8-column item of split-K partial sums).
+__device__ __forceinline__ void add8(float (&v)[8], const float4 &lo, const float4 &hi) {
+  v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+  v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+}
+
 // Split-K reduce-scatter + the fused epilogue (kernel v1). Each CTA of a cluster has left
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
 // finishes items [i0, i1) of the tile's (token, 8 columns) items, adding the partials in split order
@@ -97,10 +103,7 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
 #if __CUDA_ARCH__ >= 900
       if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
 #endif
-      const float4 lo = *reinterpret_cast<const float4 *>(src);
-      const float4 hi = *reinterpret_cast<const float4 *>(src + 4);
-      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
-      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+      add8(v, *reinterpret_cast<const float4 *>(src), *reinterpret_cast<const float4 *>(src + 4));
     }
     store8(v, (size_t)(m0 + tok) * N + n, n, bias, residual, out, act);
   }

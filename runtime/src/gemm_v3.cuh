@@ -85,10 +85,14 @@ __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gm
 template <int T, class Probe>
 __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
                                         float (&p)[T / 2]) {
-  if constexpr (Probe::kNoMma) {  // keep the dequantised words alive without using the tensor cores
+  if constexpr (Probe::kNoMma) {
+    // Keep the dequantised words alive without the tensor cores: fold them into p (~8 LOP3 per box).
+    // An empty asm taking them as inputs is no use: it leaves no instruction that reads them, and
+    // ptxas deleted the dequantisation (bench/probes/corun.cu's first run timed an empty loop).
+    uint32_t folded = 0;
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
-      asm volatile("" ::"r"(a[kk][0]), "r"(a[kk][1]), "r"(a[kk][2]), "r"(a[kk][3]));
+    for (int kk = 0; kk < 4; ++kk) folded ^= a[kk][0] ^ a[kk][1] ^ a[kk][2] ^ a[kk][3];
+    p[0] = (fresh ? 0.f : p[0]) + __uint_as_float(folded & 0x3fffffffu);
     return;
   }
   sm90::wgmma_fence();
@@ -164,16 +168,12 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    auto add = [&](float4 lo, float4 hi) {
-      v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
-      v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
-    };
     for (int q = 0; q < S - 1; ++q) {
       const float *src = args.partials + (slot0 + q) * slot + tok * kCols + c8 * 8;
-      add(__ldcg(reinterpret_cast<const float4 *>(src)), __ldcg(reinterpret_cast<const float4 *>(src + 4)));
+      add8(v, __ldcg(reinterpret_cast<const float4 *>(src)), __ldcg(reinterpret_cast<const float4 *>(src + 4)));
     }
     const float *own = red + tok * kRedStride + c8 * 8;
-    add(*reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
+    add8(v, *reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
     store8(v, (size_t)(m0 + tok) * args.N + n, n, args.bias, args.residual, args.out, args.act);
   }
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A/B of two runtime builds in one device call (issue #5): gpu_test --small on A, then the benchmark
+# rows (--ours-only) alternating A, B, A, B so that clock and power drift hit both; optionally
+# racecheck on A (RACECHECK=1). The SM clock and power are logged throughout (smi.csv).
+#   bench/probes/ab.sh BUILD_A BUILD_B [M list]
+set -uo pipefail
+A=$1; B=$2; MS=${3:-1,16,32,64}
+O=${OUT:-/tmp/ab-out}
+mkdir -p "$O"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+bash "$ROOT/bench/smi-log.sh" start "$O/smi.csv"
+timeout 120 "$A/bin/w4a16_gpu_test" --small >"$O/small.log" 2>&1
+echo "A gpu_test --small: exit $? $(grep -E '^(PASS|FAIL)' "$O/small.log" | head -3 | tr '\n' ' ')"
+for round in 1 2; do
+  for side in A B; do
+    if [ $side = A ]; then b=$A; else b=$B; fi
+    timeout 200 "$b/bin/w4a16_bench" --ours-only --ms "$MS" --csv "$O/bench-$side$round.csv" >"$O/bench-$side$round.log" 2>&1
+    echo "bench $side round $round ($b): exit $?"
+    grep -E "^ *[0-9]+x[0-9]+" "$O/bench-$side$round.log" | awk '{print "  " $0}' | cut -c1-60
+  done
+done
+if [ "${RACECHECK:-0}" = 1 ]; then
+  timeout 300 compute-sanitizer --tool racecheck "$A/bin/w4a16_gpu_test" --small >"$O/racecheck.log" 2>&1
+  echo "A racecheck: exit $? $(grep -E 'ERROR SUMMARY|hazard' "$O/racecheck.log" | tail -2 | tr '\n' ' ')"
+fi
+bash "$ROOT/bench/smi-log.sh" stop "$O/smi.csv"
