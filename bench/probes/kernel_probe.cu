@@ -1,18 +1,22 @@
 // Where does kernel v3's time go? (issue #5)
 //
-// Times gemm_v3_kernel (W = 4) in five modes on the benchmark shapes: "v3" (the real kernel), "v3mem"
+// Times gemm_v3_kernel (W = 4) in these modes on the benchmark shapes: "v3" (the real kernel), "v3mem"
 // (consumers only wait for each stage and release it: the copy pipelines alone), "v3alu" (each weight
 // slot filled once and then reused: the compute side alone, x still streamed), and two that split the
 // compute side: "v3tc" (as v3alu, with the raw weight words -- one LOP3 each, so that the registers
 // differ -- as A fragments: wgmma and scale FMAs, no dequantisation) and "v3int" (as v3alu,
-// dequantisation and scale FMAs, no wgmma). Next to them, a plain read of the same bytes and pure
-// cp.async streams with v3's addressing. L2-cold (rotating over 4 weight copies), 11 groups x 64
-// launches, median. Output values are not checked (random weights);
+// dequantisation and scale FMAs, no wgmma; the words are folded into the products, ~2 LOP3 per
+// block, since ptxas deletes work whose results nothing reads). Three more drop the x stream (no x
+// copies and no waits for them; the wgmma read whatever the x ring holds): "v3nox" (the real kernel
+// otherwise), "alunox" (as v3alu) and "tcnox" (as v3tc): what the x pipeline, which couples the
+// warpgroups, costs. Next to them, a plain read of the same bytes and pure cp.async streams with v3's
+// addressing. L2-cold (rotating over 4 weight copies), 11 groups x 64 launches, median. Output values
+// are not checked (random weights);
 // gpu_test checks the real kernel. (Commit ffc7063's version of this file, v2_probe.cu, also timed
 // kernel v2 with clock stamps at its pipeline events.)
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda
-//   ./kernel_probe [M [shape index [mode 4..8]]]   (filters; prints one line per configuration)
+//   ./kernel_probe [M [shape index [mode 4..11]]]   (filters; prints one line per configuration)
 #include "../../runtime/src/gemm_v3.cuh"
 #include "../../runtime/test/cuda_check.h"
 
@@ -25,8 +29,10 @@
 
 using namespace w4a16;
 
-template <bool SkipCompute, bool FillOnce, bool NoDequant = false, bool NoMma = false> struct Mode {
+template <bool SkipCompute, bool FillOnce, bool NoDequant = false, bool NoMma = false, bool NoXWait = false>
+struct Mode {
   static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce, kNoDequant = NoDequant, kNoMma = NoMma;
+  static constexpr bool kNoXWait = NoXWait;
 };
 
 // Median, min and max over 11 groups of 64 back-to-back launches (launch(i) issues launch i), in us.
@@ -104,7 +110,10 @@ template <int NT> KernelFn kernel_for(int mode) {
     case 5: return v3::gemm_v3_kernel<NT, 4, Mode<true, false>>;
     case 6: return v3::gemm_v3_kernel<NT, 4, Mode<false, true>>;
     case 7: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, true, false>>;
-    default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, true>>;
+    case 8: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, true>>;
+    case 9: return v3::gemm_v3_kernel<NT, 4, Mode<false, false, false, false, true>>;
+    case 10: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, false, true>>;
+    default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, true, false, true>>;
   }
 }
 KernelFn pick(int nt, int mode) {
@@ -115,7 +124,7 @@ int v3_smem(int nt) {
                                                                                    : v3::Cfg<8, 4>::kSmemBytes;
 }
 
-static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu", "v3tc", "v3int"};
+static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu", "v3tc", "v3int", "v3nox", "alunox", "tcnox"};
 
 int main(int argc, char **argv) {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
@@ -186,7 +195,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "encode failed\n");
         return 1;
       }
-      for (int mode = 4; mode < 9; ++mode) {
+      for (int mode = 4; mode < 12; ++mode) {
         if (only_mode >= 0 && mode != only_mode) continue;
         KernelFn fn = pick(nt, mode);
         const int smem = v3_smem(nt);

@@ -15,8 +15,8 @@
 //          + 2 LDS.U16 per thread, as v3 reads them) instead of computed in registers;
 //   v3cp   v3lds, plus v3's per-lane weight stream: each group cp.asyncs the next words 3 groups
 //          ahead from an L2-resident buffer and waits for its own copies (cp.async.wait_group +
-//          __syncwarp). Added after the first run (not yet run): the steps between "v3" and the real
-//          kernel's compute side (kernel_probe's v3alu), which costs ~12 cycles per block more.
+//          __syncwarp): the steps between "v3" and the real kernel's compute side (kernel_probe's
+//          v3alu), which costs ~12 cycles per block more.
 //   v3ldg  v3, with each group's words and scales loaded straight into registers (2 LDG.128 +
 //          2 LDG.U16 per thread, L1 no-allocate) one group ahead from an L2-resident buffer, and
 //          lane 0 of each warp issuing one 1 KB cp.async.bulk.prefetch.L2 per group: no shared
@@ -26,6 +26,18 @@
 //          four wgmma back to back. corun.cu found that wgmma with A in registers slows the ALU
 //          work of other warps on the same scheduler (N = 32: dequant 222 -> 389 cycles per group,
 //          N = 64: 222 -> 499); if queued wgmma hold the dispatch, spacing them out should help.
+//   v3bar  v3 with the 4 warpgroups of an SM in one CTA of 512 threads that meet at a barrier once
+//          per group (v3bar2: once per two groups, v3's pipeline step). Kernel v3's warpgroups are
+//          coupled through the shared x ring; kernel_probe found even its wgmma-only side at
+//          ~27 cycles per block at N = 8 against 13 here. Does the coupling cost the overlap that
+//          independent warpgroups get?
+//   v3off  v3 with 5 instructions per 8 codes instead of 9: no HSUB2/HFMA2, the fragments hold
+//          1024 + code (low nibbles, magic 0x6400) or 64 + code (high nibbles, magic 0x5400), and the
+//          offsets come off per token and group afterwards, acc = fma(p - offset, scale, acc), with
+//          the offsets (1032 x the sum of x over the low-nibble k, 72 x over the high ones) read
+//          from shared memory (LDS.64 per token pair). What would that dequantisation save?
+// For N <= 16, tc and v3 also run with 6 and 8 warpgroups per SM ("x6", "x8"; 85 and 64 registers
+// per thread): do more warps per scheduler overlap the tensor and ALU work better?
 // Prints cycles per 64x16 weight block per SM (the clock read in the kernel) for N = 8..64.
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o overlap overlap.cu
@@ -46,7 +58,9 @@ __device__ __forceinline__ uint32_t hmul2_u(uint32_t a, uint32_t b) {
   return d;
 }
 
-enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3, kV3Lds = 4, kV3Copy = 5, kV3Ldg = 6, kV3Il = 7 };
+enum { kTc = 0, kV3 = 1, kFold = 2, kFold2 = 3, kV3Lds = 4, kV3Copy = 5, kV3Ldg = 6, kV3Il = 7, kV3Bar = 8,
+       kV3Bar2 = 9, kV3Off = 10 };
+constexpr bool one_cta_per_sm(int mode) { return mode == kV3Bar || mode == kV3Bar2; }
 
 __device__ __forceinline__ uint4 lds128_volatile(const void *p) {  // not hoisted: the ring never changes in kV3Lds
   uint4 v;
@@ -74,8 +88,17 @@ __device__ __forceinline__ float ldg_half_stream(const void *p) {
   return __half2float(__ushort_as_half(h));
 }
 
-template <int N, int MODE>
-__global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, const uint4 *gsrc, float *sink) {
+// 8 codes -> 4 f16x2 without the offset: low nibbles 1024 + code, high nibbles 64 + code (kV3Off).
+__device__ __forceinline__ void dequant8_offset(uint32_t q, uint32_t a[4]) {
+  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, k1024 = 0x64006400u, k64 = 0x54005400u;
+  const uint32_t q8 = q >> 8;
+  a[0] = and_or(q, kLo, k1024), a[1] = and_or(q, kHi, k64);
+  a[2] = and_or(q8, kLo, k1024), a[3] = and_or(q8, kHi, k64);
+}
+
+template <int N, int MODE, int OCC = 4>  // OCC: warpgroups (CTAs of 128 threads) per SM
+__global__ void __launch_bounds__(one_cta_per_sm(MODE) ? 512 : 128, one_cta_per_sm(MODE) ? 1 : OCC)
+    overlap(int groups, uint32_t seed, const uint4 *gsrc, float *sink) {
   __shared__ __align__(1024) unsigned char xs[64 * 128 * 2];
   // kV3Lds / kV3Copy: a 4-slot ring of this thread's 32 weight bytes per group and 16 scales per warp,
   // as v3 keeps them in shared memory.
@@ -87,6 +110,8 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
     reinterpret_cast<uint4 *>(wring)[i] = make_uint4(seed * i, seed * i + 1, seed * i + 2, seed * i + 3);
   for (int i = threadIdx.x; i < (int)(sizeof sring / 2); i += blockDim.x)
     reinterpret_cast<__half *>(sring)[i] = __float2half(0.0625f);
+  __shared__ float2 xoffs[8][32];  // kV3Off: per-token offsets of 8 groups (token pairs)
+  for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) xoffs[i / 32][i % 32] = make_float2(1032.f * i, 72.f * i);
   __syncthreads();
   // kV3Copy: each group also copies this thread's next 32 bytes (and lanes 0-1 the warp's scales) with
   // cp.async from an L2-resident buffer, 3 groups ahead, and waits for its own copies as v3 does.
@@ -182,12 +207,15 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
   if constexpr (MODE == kV3Ldg) ldg_group(0);
   for (int g = 0; (MODE <= kV3 || MODE >= kV3Lds) && g < groups; ++g) {
     float sc0 = s0, sc1 = s1;
+    if constexpr (MODE == kV3Bar) asm volatile("bar.sync 1, 512;\n" ::: "memory");
+    if constexpr (MODE == kV3Bar2)
+      if ((g & 1) == 0) asm volatile("bar.sync 1, 512;\n" ::: "memory");
     if constexpr (MODE == kV3Ldg) {
       w[0] = next0.x, w[1] = next0.y, w[2] = next0.z, w[3] = next0.w;
       w[4] = next1.x, w[5] = next1.y, w[6] = next1.z, w[7] = next1.w;
       sc0 = nsc0, sc1 = nsc1;
       ldg_group(g + 1);
-    } else if constexpr (MODE == kV3Lds || MODE == kV3Copy) {  // this group's words and scales from the ring, as v3 reads them
+    } else if constexpr (MODE == kV3Lds || MODE == kV3Copy) {  // words and scales from the ring, as v3 reads them
       if constexpr (MODE == kV3Copy) {
         cp_async_wait<2>();
         __syncwarp();
@@ -228,6 +256,30 @@ __global__ void __launch_bounds__(128, 4) overlap(int groups, uint32_t seed, con
       for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
 #pragma unroll
       for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? sc1 : sc0, acc[j]);
+    } else if constexpr (MODE == kV3Off) {
+#pragma unroll
+      for (int box = 0; box < 2; ++box) {
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) dequant8_offset(w[box * 4 + kk], a[box][kk]);
+        sm90::wgmma_fence();
+        if (box == 0) WgmmaRS<N, 0>::run(p, a[box][0], desc(box, 0));
+        else WgmmaRS<N, 1>::run(p, a[box][0], desc(box, 0));
+#pragma unroll
+        for (int kk = 1; kk < 4; ++kk) WgmmaRS<N, 1>::run(p, a[box][kk], desc(box, kk));
+        sm90::wgmma_commit();
+      }
+      float2 off[ND / 4];  // D fragment p[4i + e] is token 8i + 2(lane & 3) + (e & 1)
+#pragma unroll
+      for (int i = 0; i < ND / 4; ++i) {
+        const uint32_t addr = sm90::smem_u32(&xoffs[g & 7][4 * i + (lane & 3)]);
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(off[i].x), "=f"(off[i].y) : "r"(addr));
+      }
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
+#pragma unroll
+      for (int j = 0; j < ND; ++j)
+        acc[j] = fmaf(p[j] - ((j & 1) ? off[j / 4].y : off[j / 4].x), (j & 2) ? sc1 : sc0, acc[j]);
     } else {  // kV3, kV3Lds, kV3Copy, kV3Ldg
 #pragma unroll
       for (int box = 0; box < 2; ++box) {
@@ -263,13 +315,18 @@ int sms;
 float *sink;
 const uint4 *gsrc;  // 4 MB, L2-resident: kV3Copy's source
 
-template <int N, int MODE> void run() {
-  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2", "v3lds", "v3cp ", "v3ldg", "v3il "};
+template <int N, int MODE, int OCC = 4> void run() {
+  static const char *name[] = {"tc   ", "v3   ", "fold3", "fold2", "v3lds", "v3cp ",
+                               "v3ldg", "v3il ", "v3bar", "v3bar2", "v3off"};
   const int groups = 6000;
-  const double us = time_second_launch_us([&] { overlap<N, MODE><<<sms * 4, 128>>>(groups, 12345u, gsrc, sink); });
+  const double us = time_second_launch_us([&] {
+    if (one_cta_per_sm(MODE)) overlap<N, MODE><<<sms, 512>>>(groups, 12345u, gsrc, sink);
+    else overlap<N, MODE, OCC><<<sms * OCC, 128>>>(groups, 12345u, gsrc, sink);
+  });
   const double mhz = recorded_mhz(0);
-  const double blocks = (double)groups * 8 * 4;  // per SM: 4 warpgroups x 8 blocks per group
-  printf("N=%2d %s %.1f cycles per 64x16 block per SM at %.0f MHz (%.0f us)\n", N, name[MODE], us * mhz / blocks, mhz,
+  const double blocks = (double)groups * 8 * OCC;  // per SM: OCC warpgroups x 8 blocks per group
+  printf("N=%2d %s%s %.1f cycles per 64x16 block per SM at %.0f MHz (%.0f us)\n", N, name[MODE],
+         OCC == 4 ? "" : OCC == 6 ? " x6" : " x8", us * mhz / blocks, mhz,
          us);
 }
 
@@ -282,6 +339,15 @@ template <int N> void all() {
   run<N, kV3Copy>();
   run<N, kV3Ldg>();
   run<N, kV3Il>();
+  run<N, kV3Bar>();
+  run<N, kV3Bar2>();
+  run<N, kV3Off>();
+  if constexpr (N <= 16) {  // 6 or 8 warpgroups per SM fit the registers only with few tokens
+    run<N, kTc, 6>();
+    run<N, kV3, 6>();
+    run<N, kTc, 8>();
+    run<N, kV3, 8>();
+  }
 }
 
 int main() {

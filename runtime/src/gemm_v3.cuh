@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // above this point. x, bias, residual, out and the workspace may belong to the previous kernel in
   // the stream, which may still be running (programmatic dependent launch): wait for it here.
   sm90::grid_dependency_wait();
-  if (tid == 0)
+  if (tid == 0 && !Probe::kNoXWait)
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
 
   float acc[ND];
@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     // The producer's extra work rotates over the warpgroups (thread 0 of warpgroup step % W): the
     // warps of a warpgroup meet at every wgmma, and x for everyone comes from the producer, so a
     // fixed producer warp would set the pace of the whole CTA.
-    if (tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
+    if (!Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
     __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
@@ -320,7 +320,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
       uint32_t a[4][4], b[4][4];
       dequant4<Probe>(w0, a);
-      sm90::mbar_wait(full, xphase);
+      if (!Probe::kNoXWait) sm90::mbar_wait(full, xphase);
       mma_box<T, Probe>(a, desc_hi, xlo, true, p);
       dequant4<Probe>(w1, b);
       mma_box<T, Probe>(b, desc_hi, xlo + kBox, false, p);
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       }
       scale_add<ND, Probe>(p, s0, s1, acc);
     } else {
-      sm90::mbar_wait(full, xphase);
+      if (!Probe::kNoXWait) sm90::mbar_wait(full, xphase);
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&empty_bar[s]));

@@ -108,6 +108,7 @@ struct NoProbe {
   static constexpr bool kFillOnce = false;     // each stage filled once, then reused: the compute side alone
   static constexpr bool kNoDequant = false;    // raw weight words as A fragments: the tensor side alone
   static constexpr bool kNoMma = false;        // dequantise but issue no wgmma: the ALU side alone
+  static constexpr bool kNoXWait = false;      // no x copies, no waits for them (wgmma reads stale x)
 };
 
 }  // namespace sm90
