@@ -119,6 +119,10 @@ template <int NT> KernelFn kernel_for(int mode) {
 KernelFn pick(int nt, int mode) {
   return nt == 1 ? kernel_for<1>(mode) : nt == 2 ? kernel_for<2>(mode) : nt == 4 ? kernel_for<4>(mode) : kernel_for<8>(mode);
 }
+int v3_threads(int nt) {
+  return nt == 1 ? v3::Cfg<1, 4>::kThreads : nt == 2 ? v3::Cfg<2, 4>::kThreads : nt == 4 ? v3::Cfg<4, 4>::kThreads
+                                                                                 : v3::Cfg<8, 4>::kThreads;
+}
 int v3_smem(int nt) {
   return nt == 1 ? v3::Cfg<1, 4>::kSmemBytes : nt == 2 ? v3::Cfg<2, 4>::kSmemBytes : nt == 4 ? v3::Cfg<4, 4>::kSmemBytes
                                                                                    : v3::Cfg<8, 4>::kSmemBytes;
@@ -204,7 +208,7 @@ int main(int argc, char **argv) {
         a.scales = scales, a.out = out, a.M = M, a.K = K, a.N = N, a.Npad = Npad, a.splits = S, a.act = 1;
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(S, nbw, 1);
-        cfg.blockDim = dim3(W * 128);
+        cfg.blockDim = dim3(v3_threads(nt));
         cfg.dynamicSmemBytes = smem;
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;

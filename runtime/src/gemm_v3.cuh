@@ -14,8 +14,10 @@
 //    producer. The warp's 16 scales of the group ride along (lanes 0-1); a __syncwarp after the wait
 //    makes them visible to the warp.
 //  * x, the only operand the warpgroups share, comes by TMA into a ring with full/empty mbarriers.
-//    At the top of step i, thread 0 of warpgroup i % W requests step i + XS - 2, so the stage it
-//    refills was released two steps earlier: the producer does not wait on the slowest warp.
+//    With W = 4 and up to 16 tokens, a 17th warp does nothing but request it, each stage as soon as
+//    it is released. Otherwise, at the top of step i, thread 0 of warpgroup i % W requests step
+//    i + XS - 2, so the stage it refills was released two steps earlier: the producer does not wait
+//    on the slowest warp.
 //  * A pipeline step is two 128-k groups (waits, refills and loop control paid per 256 k), and the
 //    loop is unrolled over the ring, so stage addresses are constants; with the warp index broadcast
 //    from lane 0, ptxas keeps the wgmma descriptors in uniform registers.
@@ -28,9 +30,10 @@
 //    workspace (finish_split).
 //  * Launched with programmatic dependent launch: a CTA prefetches its first weight steps before it
 //    waits for the previous kernel in the stream, and lets the next one start right away.
-// Where the time goes now (bench/probes/overlap.cu): the tensor work and the dequantisation of one
-// scheduler add up rather than overlap (27.4 cycles per 64x16 block at N = 32 from registers alone,
-// against 16.4 for the wgmma by itself).
+// Where the time goes now (bench/probes/overlap.cu, corun.cu): the tensor work and the
+// dequantisation add up rather than overlap (27.4 cycles per 64x16 block at N = 32 from registers
+// alone, against 16.4 for the wgmma by itself), also when other warpgroups of the SM do the
+// dequantisation, and more warps per SM do not change it: a throughput limit of the RS wgmma.
 #pragma once
 
 #include <type_traits>
@@ -53,9 +56,13 @@ using sm90::kBlockCols;
 template <int NT, int W> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
-  static constexpr int kThreads = kW * 128;
-  static constexpr int kCols = kW * kBlockCols;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
+  // x comes from a warp of its own where that costs no registers (W = 4, up to 16 tokens: 544 threads
+  // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
+  // thread 0 of a rotating warpgroup at the top of each step.
+  static constexpr bool kProducerWarp = W == 4 && kTok <= 16;
+  static constexpr int kThreads = kW * 128 + (kProducerWarp ? 32 : 0);
+  static constexpr int kCols = kW * kBlockCols;
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
   static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
   static constexpr int kXS = kTok <= 32 && W == 4 ? 4 : 3;  // x stages (the main loop handles 3 or 4)
@@ -209,7 +216,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     split = ticket - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
   }
   const int cb0 = ctile * C::kW;
-  const bool active = wg < nblocks - cb0;
+  const bool producer = C::kProducerWarp && warp == C::kW * 4;  // the x producer warp
+  const bool active = !producer && wg < nblocks - cb0;
   const int m0 = chunk * kMaxRows;
   const int rows = min(T, args.M - m0);
   const int G = args.K >> 7;
@@ -279,8 +287,12 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // above this point. x, bias, residual, out and the workspace may belong to the previous kernel in
   // the stream, which may still be running (programmatic dependent launch): wait for it here.
   sm90::grid_dependency_wait();
-  if (tid == 0 && !Probe::kNoXWait)
+  if constexpr (C::kProducerWarp) {
+    if (producer && lane == 0 && !Probe::kNoXWait)
+      for (int j = 0; j < nsteps; ++j) produce_x(j);  // each stage as soon as the consumers release it
+  } else if (tid == 0 && !Probe::kNoXWait) {
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
+  }
 
   float acc[ND];
 #pragma unroll
@@ -301,7 +313,8 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     // The producer's extra work rotates over the warpgroups (thread 0 of warpgroup step % W): the
     // warps of a warpgroup meet at every wgmma, and x for everyone comes from the producer, so a
     // fixed producer warp would set the pace of the whole CTA.
-    if (!Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps) produce_x(step + C::kXAhead);
+    if (!C::kProducerWarp && !Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
+      produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
     __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
@@ -345,7 +358,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&empty_bar[s]));
   };
   uint32_t xphase = 0;
-  for (int base = 0; base < nsteps; base += XS, xphase ^= 1) {
+  for (int base = 0; !producer && base < nsteps; base += XS, xphase ^= 1) {
     run_step(base, std::integral_constant<int, 0>(), xphase);
     if (base + 1 < nsteps) run_step(base + 1, std::integral_constant<int, 1>(), xphase);
     if (base + 2 < nsteps) run_step(base + 2, std::integral_constant<int, 2>(), xphase);
@@ -356,7 +369,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
 
   float *red = reinterpret_cast<float *>(smem);
-  {
+  if (!producer) {
     const int tq = (lane & 3) * 2;
 #pragma unroll
     for (int j = 0; j < ND; ++j) {
