@@ -256,11 +256,14 @@ __global__ void __launch_bounds__(one_cta_per_sm(MODE) ? 512 : 128, one_cta_per_
       for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
 #pragma unroll
       for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? sc1 : sc0, acc[j]);
-    } else if constexpr (MODE == kV3Off) {
+    } else {  // kV3, kV3Lds, kV3Copy, kV3Ldg, kV3Off
 #pragma unroll
       for (int box = 0; box < 2; ++box) {
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) dequant8_offset(w[box * 4 + kk], a[box][kk]);
+        for (int kk = 0; kk < 4; ++kk) {
+          if constexpr (MODE == kV3Off) dequant8_offset(w[box * 4 + kk], a[box][kk]);
+          else dequant8(w[box * 4 + kk], a[box][kk]);
+        }
         sm90::wgmma_fence();
         if (box == 0) WgmmaRS<N, 0>::run(p, a[box][0], desc(box, 0));
         else WgmmaRS<N, 1>::run(p, a[box][0], desc(box, 0));
@@ -268,35 +271,22 @@ __global__ void __launch_bounds__(one_cta_per_sm(MODE) ? 512 : 128, one_cta_per_
         for (int kk = 1; kk < 4; ++kk) WgmmaRS<N, 1>::run(p, a[box][kk], desc(box, kk));
         sm90::wgmma_commit();
       }
-      float2 off[ND / 4];  // D fragment p[4i + e] is token 8i + 2(lane & 3) + (e & 1)
+      float2 off[ND / 4];  // kV3Off: D fragment p[4i + e] is token 8i + 2(lane & 3) + (e & 1)
+      if constexpr (MODE == kV3Off) {
 #pragma unroll
-      for (int i = 0; i < ND / 4; ++i) {
-        const uint32_t addr = sm90::smem_u32(&xoffs[g & 7][4 * i + (lane & 3)]);
-        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(off[i].x), "=f"(off[i].y) : "r"(addr));
+        for (int i = 0; i < ND / 4; ++i) {
+          const uint32_t addr = sm90::smem_u32(&xoffs[g & 7][4 * i + (lane & 3)]);
+          asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(off[i].x), "=f"(off[i].y) : "r"(addr));
+        }
       }
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
 #pragma unroll
-      for (int j = 0; j < ND; ++j)
-        acc[j] = fmaf(p[j] - ((j & 1) ? off[j / 4].y : off[j / 4].x), (j & 2) ? sc1 : sc0, acc[j]);
-    } else {  // kV3, kV3Lds, kV3Copy, kV3Ldg
-#pragma unroll
-      for (int box = 0; box < 2; ++box) {
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) dequant8(w[box * 4 + kk], a[box][kk]);
-        sm90::wgmma_fence();
-        if (box == 0) WgmmaRS<N, 0>::run(p, a[box][0], desc(box, 0));
-        else WgmmaRS<N, 1>::run(p, a[box][0], desc(box, 0));
-#pragma unroll
-        for (int kk = 1; kk < 4; ++kk) WgmmaRS<N, 1>::run(p, a[box][kk], desc(box, kk));
-        sm90::wgmma_commit();
+      for (int j = 0; j < ND; ++j) {
+        const float pj = MODE == kV3Off ? p[j] - ((j & 1) ? off[j / 4].y : off[j / 4].x) : p[j];
+        acc[j] = fmaf(pj, (j & 2) ? sc1 : sc0, acc[j]);
       }
-      sm90::wgmma_wait<0>();
-#pragma unroll
-      for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
-#pragma unroll
-      for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? sc1 : sc0, acc[j]);
     }
   }
   if constexpr (MODE == kV3Copy) cp_async_wait<0>();
