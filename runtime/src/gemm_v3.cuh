@@ -238,8 +238,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // prefetch their weights while this call runs (they wait for it before touching anything else).
   sm90::launch_dependents();
 
-  // x producer (one thread per step, see the loop): step j's tile (2 groups = 4 boxes of 64 k) into
-  // stage j % XS once step j - XS has released it -- two steps ago, so the wait is normally satisfied.
+  // x producer: step j's tile (2 groups = 4 boxes of 64 k) into stage j % XS once step j - XS has
+  // released it. The producer warp waits here for each release; the rotating producer (see the loop)
+  // asks two steps after the release, so its wait is normally satisfied.
   auto produce_x = [&](int j) {
     const int s = j % XS, n = j / XS, g = g_begin + 2 * j;
     const int boxes = 2 * j + 1 < ng ? 4 : 2;
@@ -310,9 +311,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // copy of the unrolled loop below, so ring addresses and descriptors are constants plus a base.
   auto run_step = [&](int step, auto sc, uint32_t xphase) {
     constexpr int s = decltype(sc)::value;
-    // The producer's extra work rotates over the warpgroups (thread 0 of warpgroup step % W): the
-    // warps of a warpgroup meet at every wgmma, and x for everyone comes from the producer, so a
-    // fixed producer warp would set the pace of the whole CTA.
+    // Without a producer warp, the producer's extra work rotates over the warpgroups (thread 0 of
+    // warpgroup step % W): the warps of a warpgroup meet at every wgmma, and x for everyone comes from
+    // the producer, so a fixed producing consumer warp would set the pace of the whole CTA.
     if (!C::kProducerWarp && !Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
       produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
