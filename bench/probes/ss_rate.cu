@@ -31,7 +31,9 @@
 using namespace w4a16;
 
 // wgmma.mma_async m64nNk16, A and B from shared memory through matrix descriptors (both K-major:
-// imm-trans-a = imm-trans-b = 0), D in N/2 f32 registers per thread.
+// imm-trans-a = imm-trans-b = 0), D in N/2 f32 registers per thread. One specialisation per N, as in
+// runtime/src/wgmma_rs.cuh: inline asm needs a fixed operand list. If a kernel adopts SS, generate
+// these with runtime/src/gen/gen_wgmma.py instead.
 template <int N, int SCALE_D> struct WgmmaSS;
 template <int SCALE_D> struct WgmmaSS<8, SCALE_D> {
   static __device__ __forceinline__ void run(float (&d)[4], uint64_t desc_a, uint64_t desc_b) {
