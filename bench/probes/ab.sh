@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B of two runtime builds in one device call (issue #5): gpu_test --small on A, then the benchmark
-# rows (--ours-only) alternating A, B, A, B so that clock and power drift hit both; optionally
-# racecheck on A (RACECHECK=1). The SM clock and power are logged throughout (smi.csv).
+# rows (--ours-only) alternating A, B, A, B so that clock and power drift hit both. The SM clock and
+# power are logged throughout (smi.csv).
 #   bench/probes/ab.sh BUILD_A BUILD_B [M list]
 set -uo pipefail
 A=$1; B=$2; MS=${3:-1,16,32,64}
@@ -19,8 +19,4 @@ for round in 1 2; do
     grep -E "^ *[0-9]+x[0-9]+" "$O/bench-$side$round.log" | awk '{print "  " $0}' | cut -c1-60
   done
 done
-if [ "${RACECHECK:-0}" = 1 ]; then
-  timeout 300 compute-sanitizer --tool racecheck "$A/bin/w4a16_gpu_test" --small >"$O/racecheck.log" 2>&1
-  echo "A racecheck: exit $? $(grep -E 'ERROR SUMMARY|hazard' "$O/racecheck.log" | tail -2 | tr '\n' ' ')"
-fi
 bash "$ROOT/bench/smi-log.sh" stop "$O/smi.csv"

@@ -119,13 +119,13 @@ template <int NT> KernelFn kernel_for(int mode) {
 KernelFn pick(int nt, int mode) {
   return nt == 1 ? kernel_for<1>(mode) : nt == 2 ? kernel_for<2>(mode) : nt == 4 ? kernel_for<4>(mode) : kernel_for<8>(mode);
 }
-int v3_threads(int nt) {
-  return nt == 1 ? v3::Cfg<1, 4>::kThreads : nt == 2 ? v3::Cfg<2, 4>::kThreads : nt == 4 ? v3::Cfg<4, 4>::kThreads
-                                                                                 : v3::Cfg<8, 4>::kThreads;
-}
-int v3_smem(int nt) {
-  return nt == 1 ? v3::Cfg<1, 4>::kSmemBytes : nt == 2 ? v3::Cfg<2, 4>::kSmemBytes : nt == 4 ? v3::Cfg<4, 4>::kSmemBytes
-                                                                                   : v3::Cfg<8, 4>::kSmemBytes;
+// CTA size and dynamic shared memory of the W = 4 kernel for NT token tiles.
+struct V3Shape {
+  int threads, smem;
+};
+template <int NT> V3Shape v3_shape_of() { return {v3::Cfg<NT, 4>::kThreads, v3::Cfg<NT, 4>::kSmemBytes}; }
+V3Shape v3_shape(int nt) {
+  return nt == 1 ? v3_shape_of<1>() : nt == 2 ? v3_shape_of<2>() : nt == 4 ? v3_shape_of<4>() : v3_shape_of<8>();
 }
 
 static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu", "v3tc", "v3int", "v3nox", "alunox", "tcnox"};
@@ -202,13 +202,14 @@ int main(int argc, char **argv) {
       for (int mode = 4; mode < 12; ++mode) {
         if (only_mode >= 0 && mode != only_mode) continue;
         KernelFn fn = pick(nt, mode);
-        const int smem = v3_smem(nt);
+        const V3Shape shape = v3_shape(nt);
+        const int smem = shape.smem;
         CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         sm90::Args a{};
         a.scales = scales, a.out = out, a.M = M, a.K = K, a.N = N, a.Npad = Npad, a.splits = S, a.act = 1;
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(S, nbw, 1);
-        cfg.blockDim = dim3(v3_threads(nt));
+        cfg.blockDim = dim3(shape.threads);
         cfg.dynamicSmemBytes = smem;
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;
