@@ -43,20 +43,44 @@ struct GemmArgs {
   int M, K, N, Npad, splits, act;
 };
 
+// Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
+// 0.5 * (1 + tanh(u)) is 1 / (1 + e^(-2u)). The epilogue runs once per output element on every call's
+// critical path, and with expf and an IEEE division (cpu_backend.c's expressions) silu cost 2.4 us
+// per call at 32 tokens on 8192x28672 (bench/probes/timeline.cu, session 6). The error, a few f32
+// ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
+// __fdividef gives -0, the f16 value of the exact result.
 __device__ __forceinline__ float activation(float v, int act) {
-  // Same expressions, same operation order as cpu_backend.c.
-  if (act == 1) return v / (1.0f + expf(-v));
-  if (act == 2) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+  if (act == 1) return __fdividef(v, 1.0f + __expf(-v));
+  if (act == 2) {
+    const float u = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+    return __fdividef(v, 1.0f + __expf(-2.0f * u));
+  }
   return v;
 }
 
-// The fused epilogue for 8 consecutive columns n..n+7 of one token (element `row` = m*N + n of out):
-// bias, activation and residual in f32, then the one rounding to f16; 16-byte loads and store.
-__device__ __forceinline__ void store8(const float (&v)[8], size_t row, int n, const __half *bias,
-                                       const __half *residual, __half *out, int act) {
+// Where the epilogue reads bias and residual: the caller's tensors in global memory, or a copy of a
+// tile's rows staged in shared memory (kernel v3). Element (token tok of the CTA's chunk, output column
+// n): bias[n - col0], residual[(tok - row0) * stride + n - col0]; null pointers: no bias / residual.
+struct EpilogueInputs {
+  const __half *bias, *residual;
+  int col0, row0;
+  size_t stride;
+  static __device__ __forceinline__ EpilogueInputs global(const __half *bias, const __half *residual, int m0, int N) {
+    return {bias, residual, 0, -m0, (size_t)N};
+  }
+  __device__ __forceinline__ const __half *bias_at(int n) const { return bias ? bias + (n - col0) : nullptr; }
+  __device__ __forceinline__ const __half *residual_at(int tok, int n) const {
+    return residual ? residual + (size_t)(tok - row0) * stride + (n - col0) : nullptr;
+  }
+};
+
+// The fused epilogue for 8 consecutive columns of one token: bias, activation and residual in f32,
+// then the one rounding to f16; 16-byte loads and store. bias8 / residual8 may be null.
+__device__ __forceinline__ void store8(const float (&v)[8], const __half *bias8, const __half *residual8, __half *out8,
+                                       int act) {
   uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
-  if (bias) bias_v = *reinterpret_cast<const uint4 *>(bias + n);
-  if (residual) res_v = *reinterpret_cast<const uint4 *>(residual + row);
+  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
+  if (residual8) res_v = *reinterpret_cast<const uint4 *>(residual8);
   const __half *bh = reinterpret_cast<const __half *>(&bias_v);
   const __half *rh = reinterpret_cast<const __half *>(&res_v);
   uint4 o;
@@ -64,12 +88,12 @@ __device__ __forceinline__ void store8(const float (&v)[8], size_t row, int n, c
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     float t = v[e];
-    if (bias) t += __half2float(bh[e]);
+    if (bias8) t += __half2float(bh[e]);
     t = activation(t, act);
-    if (residual) t += __half2float(rh[e]);
+    if (residual8) t += __half2float(rh[e]);
     oh[e] = __float2half_rn(t);  // the one f16 rounding
   }
-  *reinterpret_cast<uint4 *>(out + row) = o;
+  *reinterpret_cast<uint4 *>(out8) = o;
 }
 
 // v += the 8 floats lo, hi (one 8-column item of split-K partial sums).
@@ -78,34 +102,50 @@ __device__ __forceinline__ void add8(float (&v)[8], const float4 &lo, const floa
   v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
 }
 
-// Split-K reduce-scatter + the fused epilogue (kernel v1). Each CTA of a cluster has left
+// Partial sums of an item loaded at once in the split-K reductions: one memory round trip per four
+// splits instead of one per split, in 32 registers.
+constexpr int kLoadsAtOnce = 4;
+
+// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes.
+__device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
+  i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+}
+
+// Split-K reduce-scatter + the fused epilogue (kernels v1 and v3). Each CTA of a cluster has left
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
-// finishes items [i0, i1) of the tile's (token, 8 columns) items, adding the partials in split order
+// finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
 // 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
-// rounding to f16. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+// rounding to f16. An item's partial loads are issued kLoadsAtOnce at a time. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
-                                                 int N, const __half *bias, const __half *residual, __half *out,
-                                                 int act) {
+                                                 int N, const EpilogueInputs &in, __half *out, int act) {
   constexpr int kGroups8 = kCols / 8;
-  const int items = rows * kGroups8;
-  const int i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+  int i0, i1;
+  split_items(split, splits, rows * kGroups8, i0, i1);
   for (int it = i0 + (int)threadIdx.x; it < i1; it += kThreads) {
     const int tok = it / kGroups8, c8 = it - tok * kGroups8;
     const int n = col0 + c8 * 8;
     if (n >= N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
+    const int off = tok * kRedStride + c8 * 8;
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    const int off = tok * kRedStride + c8 * 8;
-    for (int q = 0; q < splits; ++q) {  // fixed order 0..S-1: the same bits whoever reduces
-      const float *src = red + off;
+    for (int q0 = 0; q0 < splits; q0 += kLoadsAtOnce) {  // fixed order 0..S-1: the same bits whoever reduces
+      float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
+#pragma unroll
+      for (int j = 0; j < kLoadsAtOnce; ++j)
+        if (q0 + j < splits) {
+          const float *src = red + off;
 #if __CUDA_ARCH__ >= 900
-      if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
+          if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q0 + j) + off;
 #endif
-      add8(v, *reinterpret_cast<const float4 *>(src), *reinterpret_cast<const float4 *>(src + 4));
+          lo[j] = *reinterpret_cast<const float4 *>(src), hi[j] = *reinterpret_cast<const float4 *>(src + 4);
+        }
+#pragma unroll
+      for (int j = 0; j < kLoadsAtOnce; ++j)
+        if (q0 + j < splits) add8(v, lo[j], hi[j]);
     }
-    store8(v, (size_t)(m0 + tok) * N + n, n, bias, residual, out, act);
+    store8(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
   }
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();
@@ -341,8 +381,9 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
   __syncthreads();
 #endif
 
-  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N, args.bias,
-                                                        args.residual, args.out, args.act);
+  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N,
+                                                        EpilogueInputs::global(args.bias, args.residual, m0, args.N),
+                                                        args.out, args.act);
 }
 
 }  // namespace w4a16

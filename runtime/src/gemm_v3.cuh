@@ -77,9 +77,60 @@ template <int NT, int W> struct Cfg {
   static constexpr int kRedStride = kCols + 4;
   static constexpr int kRedBytes = kTok * kRedStride * 4;
   static constexpr int kRingBytes = kXBytes + kWD * kWStage;
-  static constexpr int kSmemBytes = (kRingBytes > kRedBytes ? kRingBytes : kRedBytes) + 1024;  // + alignment
-  static_assert(kWD >= 3 && (W == 2 || kSmemBytes <= kBudget + 1024), "stages do not fit");
+  static constexpr int kRingOrRed = kRingBytes > kRedBytes ? kRingBytes : kRedBytes;
+  // The epilogue's residual rows and bias, copied into shared memory while the main loop runs (behind
+  // the ring and the partial sums), where that fits without costing occupancy: W = 4 up to 56 tokens,
+  // W = 2 up to 32. Read from global memory at the end instead, each load is a full memory round trip
+  // (~2 us while the other CTAs stream) on the call's critical path (bench/probes/timeline.cu).
+  static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
+  static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W == 4 ? 227 * 1024 : kBudget);
+  static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
+  static_assert(kWD >= 3 && (W == 2 || kRingOrRed + 1024 <= kBudget + 1024), "stages do not fit");
 };
+
+// Per-CTA timeline for bench/probes/timeline.cu, compiled in only with -DW4A16_TIMELINE: thread 0's
+// global timer (ns) at the points below, with the launch (%gridid), SM, tile and split of the CTA.
+enum TimelineStamp {
+  kEntry,          // kernel entry
+  kReleased,       // after the grid dependency wait (the previous kernel has completed)
+  kWeights0,       // this lane's first weight step has landed
+  kFirstX,         // the first x stage has landed
+  kLoopDone,       // thread 0 left the main loop
+  kAllWarpsDone,   // every warp of the CTA left it (the barrier after the loop)
+  kPartialsReady,  // partial sums in shared memory (cluster: every CTA of the cluster)
+  kExit,           // epilogue done, after a CTA barrier
+  kStamps
+};
+struct TimelineRecord {
+  unsigned long long grid, t[kStamps];
+  unsigned sm, cta, tile, split;
+};
+#ifdef W4A16_TIMELINE
+constexpr int kTimelineRecords = 1 << 15;  // a ring: the latest calls overwrite the oldest
+__device__ TimelineRecord g_timeline[kTimelineRecords];
+__device__ unsigned long long g_timeline_count;
+struct Timeline {
+  unsigned long long t[kStamps];
+  __device__ __forceinline__ void stamp(TimelineStamp i) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t[i])::"memory");
+  }
+  __device__ __forceinline__ void publish(int tile, int split) {
+    TimelineRecord r;
+    asm volatile("mov.u64 %0, %%gridid;" : "=l"(r.grid));
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r.sm));
+    r.cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    r.tile = tile, r.split = split;
+    for (int i = 0; i < kStamps; ++i) r.t[i] = t[i];
+    g_timeline[atomicAdd(&g_timeline_count, 1ull) % kTimelineRecords] = r;
+  }
+};
+// Thread 0 stamps `point` where `cond` holds. Without W4A16_TIMELINE it expands to nothing, so that
+// the runtime's kernel is exactly the uninstrumented one (it is sensitive to code placement).
+#define W4A16_STAMP(cond, point) \
+  if (threadIdx.x == 0 && (cond)) tl.stamp(point)
+#else
+#define W4A16_STAMP(cond, point)
+#endif
 
 __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gmem) {
   // .cg: through L2 only; each weight byte is used once, by this lane.
@@ -141,10 +192,11 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // s < S-1 of a tile copies them to workspace slot tile*(S-1) + s and publishes the call's seq in
 // that slot's flag. Split S-1 waits for those flags (its tile's lower tickets: already running),
 // adds the partials in split order and then its own -- the same bits on every call -- and stores
-// through the fused epilogue.
+// through the fused epilogue. Every memory round trip here is on the call's critical path, so the
+// flags are polled by one lane each and an item's partial loads are issued kLoadsAtOnce at a time.
 template <int kCols, int kRedStride, int kThreads>
-__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, int tile, int split, int rows,
-                                             int col0, int m0) {
+__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
+                                             int tile, int split, int rows, int col0, int m0) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int S = args.splits, slot0 = tile * (S - 1);
   const size_t slot = (size_t)args.slot_floats;  // >= rows * kCols
@@ -162,9 +214,8 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     }
     return;
   }
-  if (threadIdx.x == 0) {
-    for (int q = 0; q < S - 1; ++q)
-      while (sm90::load_acquire(args.flags + slot0 + q) != args.seq) __nanosleep(100);
+  if (threadIdx.x < S - 1) {
+    while (sm90::load_acquire(args.flags + slot0 + threadIdx.x) != args.seq) __nanosleep(64);
     __threadfence();
   }
   __syncthreads();
@@ -175,13 +226,21 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    for (int q = 0; q < S - 1; ++q) {
-      const float *src = args.partials + (slot0 + q) * slot + tok * kCols + c8 * 8;
-      add8(v, __ldcg(reinterpret_cast<const float4 *>(src)), __ldcg(reinterpret_cast<const float4 *>(src + 4)));
+    for (int q0 = 0; q0 < S - 1; q0 += kLoadsAtOnce) {
+      float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
+#pragma unroll
+      for (int j = 0; j < kLoadsAtOnce; ++j)
+        if (q0 + j < S - 1) {
+          const float *src = args.partials + (slot0 + q0 + j) * slot + tok * kCols + c8 * 8;
+          lo[j] = __ldcg(reinterpret_cast<const float4 *>(src)), hi[j] = __ldcg(reinterpret_cast<const float4 *>(src + 4));
+        }
+#pragma unroll
+      for (int j = 0; j < kLoadsAtOnce; ++j)
+        if (q0 + j < S - 1) add8(v, lo[j], hi[j]);
     }
     const float *own = red + tok * kRedStride + c8 * 8;
     add8(v, *reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
-    store8(v, (size_t)(m0 + tok) * args.N + n, n, args.bias, args.residual, args.out, args.act);
+    store8(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
   }
 }
 
@@ -193,10 +252,14 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   using C = Cfg<NT, W>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS];
+  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar;
   unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
+#ifdef W4A16_TIMELINE
+  Timeline tl;
+#endif
+  W4A16_STAMP(true, kEntry);
   // Broadcast from lane 0 so that the compiler knows the warp index is warp-uniform: branches on it
   // stay uniform and the wgmma descriptors stay in uniform registers.
   const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
@@ -231,6 +294,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       sm90::mbar_init(sm90::smem_u32(&full_bar[s]), 1);
       sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
     }
+    sm90::mbar_init(sm90::smem_u32(&epi_bar), 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
@@ -284,10 +348,42 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     load_w(i);
     cp_async_commit();
   }
+  // x's first steps into L2 while the previous kernel finishes: after the wait below, the first x
+  // copies then hit L2 instead of paying a DRAM round trip behind every CTA's weight requests (~2 us
+  // between the wait and the first x stage, bench/probes/timeline.cu). Only L2 is filled, and L2 is
+  // where every write to x lands, so the copies after the wait still see the previous kernel's x.
+  if (tid == 0)
+    for (int j = 0; j < XS && 2 * j < ng; ++j)
+      for (int b = 0; b < (2 * j + 1 < ng ? 4 : 2); ++b) sm90::tma_prefetch_2d(&xmap, (g_begin + 2 * j) * 128 + b * 64, m0);
   // Only the plan's weights and scales (written before the plan was returned, never after) are read
-  // above this point. x, bias, residual, out and the workspace may belong to the previous kernel in
+  // above this point (x above only into L2). x, bias, residual, out and the workspace may belong to the previous kernel in
   // the stream, which may still be running (programmatic dependent launch): wait for it here.
   sm90::grid_dependency_wait();
+  W4A16_STAMP(true, kReleased);
+  // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
+  const int col0 = cb0 * kBlockCols;
+  int row_lo = 0, row_hi = 0;
+  if (args.partials) {
+    if (split == splits - 1) row_hi = rows;  // the tile's last split stores all of it
+  } else {
+    int i0, i1;
+    split_items(split, splits, rows * (C::kCols / 8), i0, i1);
+    if (i1 > i0) row_lo = i0 / (C::kCols / 8), row_hi = (i1 - 1) / (C::kCols / 8) + 1;
+  }
+  __half *epi_smem = reinterpret_cast<__half *>(smem + C::kRingOrRed);  // [kTok][kCols] residual, then bias
+  if (C::kStageEpilogue && warp == C::kW * 4 - 1) {
+    const uint32_t bar = sm90::smem_u32(&epi_bar), row_bytes = 2u * (uint32_t)min(C::kCols, args.N - col0);
+    const bool bias = args.bias && row_hi > row_lo;
+    const uint32_t total = (args.residual ? (uint32_t)(row_hi - row_lo) * row_bytes : 0u) + (bias ? row_bytes : 0u);
+    if (lane == 0) sm90::mbar_expect_tx(bar, total);  // the barrier's one arrival: done once `total` bytes land
+    __syncwarp();
+    if (args.residual)
+      for (int r = row_lo + lane; r < row_hi; r += 32)
+        sm90::bulk_g2s(sm90::smem_u32(epi_smem + (r - row_lo) * C::kCols),
+                       args.residual + (size_t)(m0 + r) * args.N + col0, row_bytes, bar);
+    if (bias && lane == 0)
+      sm90::bulk_g2s(sm90::smem_u32(epi_smem + C::kTok * C::kCols), args.bias + col0, row_bytes, bar);
+  }
   if constexpr (C::kProducerWarp) {
     if (producer && lane == 0 && !Probe::kNoXWait)
       for (int j = 0; j < nsteps; ++j) produce_x(j);  // each stage as soon as the consumers release it
@@ -317,6 +413,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     if (!C::kProducerWarp && !Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
       produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
+    W4A16_STAMP(step == 0, kWeights0);
     __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
     cp_async_commit();
@@ -335,6 +432,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       uint32_t a[4][4], b[4][4];
       dequant4<Probe>(w0, a);
       if (!Probe::kNoXWait) sm90::mbar_wait(full, xphase);
+      W4A16_STAMP(step == 0, kFirstX);
       mma_box<T, Probe>(a, desc_hi, xlo, true, p);
       dequant4<Probe>(w1, b);
       mma_box<T, Probe>(b, desc_hi, xlo + kBox, false, p);
@@ -366,8 +464,10 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     if constexpr (XS > 3)
       if (base + 3 < nsteps) run_step(base + 3, std::integral_constant<int, 3>(), xphase);
   }
+  W4A16_STAMP(true, kLoopDone);
   cp_async_wait<0>();
   __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
+  W4A16_STAMP(true, kAllWarpsDone);
 
   float *red = reinterpret_cast<float *>(smem);
   if (!producer) {
@@ -379,14 +479,27 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       red[tok * C::kRedStride + col] = acc[j];
     }
   }
+  EpilogueInputs in = EpilogueInputs::global(args.bias, args.residual, m0, args.N);
+  if constexpr (C::kStageEpilogue) {
+    in = {args.bias ? epi_smem + C::kTok * C::kCols : nullptr, args.residual ? epi_smem : nullptr, col0, row_lo,
+          (size_t)C::kCols};
+    if (row_hi > row_lo) sm90::mbar_wait(sm90::smem_u32(&epi_bar), 0);
+  }
   if (args.partials) {
     __syncthreads();
-    finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, tile, split, rows, cb0 * kBlockCols, m0);
+    W4A16_STAMP(true, kPartialsReady);
+    finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
-    reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, cb0 * kBlockCols, m0, args.N,
-                                                          args.bias, args.residual, args.out, args.act);
+    W4A16_STAMP(true, kPartialsReady);
+    reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in, args.out,
+                                                          args.act);
   }
+#ifdef W4A16_TIMELINE
+  __syncthreads();
+  W4A16_STAMP(true, kExit);
+  if (tid == 0) tl.publish(ctile, split);
+#endif
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif
