@@ -17,6 +17,8 @@
 #include "../../runtime/test/cuda_check.h"
 #include "w4a16/runtime.h"
 
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -33,9 +35,13 @@ __global__ void fill_random(uint32_t *p, size_t n, uint32_t seed) {
     p[i] = v;
   }
 }
-__global__ void fill_half(uint16_t *p, size_t n, uint16_t lo, uint32_t spread) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    p[i] = (uint16_t)(lo + (uint32_t)(i * 2654435761u >> 7) % spread);
+// Uniform in [lo, hi) as f16, as bench.c's data (the power the tensor cores draw depends on it).
+__global__ void fill_half(uint16_t *p, size_t n, float lo, float hi, uint32_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t v = (uint32_t)i * 2654435761u ^ seed;
+    v ^= v >> 13, v *= 0x5bd1e995u, v ^= v >> 15;
+    p[i] = __half_as_ushort(__float2half(lo + (hi - lo) * (float)(v >> 8) * (1.0f / 16777216.0f)));
+  }
 }
 
 int main(int argc, char **argv) {
@@ -58,10 +64,10 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&res, (size_t)M * N * 2));
   CK(cudaMalloc(&out, (size_t)M * N * 2));
   fill_random<<<1024, 256>>>(qw, qbytes / 4, 1);
-  fill_half<<<1024, 256>>>(sc, sbytes / 2, 0x1400, 0x800);        // ~0.001 .. 0.03
-  fill_half<<<1024, 256>>>(x, (size_t)M * K, 0xB800, 0x7000);     // mixed signs, |x| <= 2
-  fill_half<<<64, 256>>>(bias, N, 0xB800, 0x7000);
-  fill_half<<<1024, 256>>>(res, (size_t)M * N, 0xB800, 0x7000);
+  fill_half<<<1024, 256>>>(sc, sbytes / 2, 0.001f, 0.03f, 2);
+  fill_half<<<1024, 256>>>(x, (size_t)M * K, -2.f, 2.f, 3);
+  fill_half<<<64, 256>>>(bias, N, -1.f, 1.f, 4);
+  fill_half<<<1024, 256>>>(res, (size_t)M * N, -1.f, 1.f, 5);
   CK(cudaDeviceSynchronize());
   std::vector<w4a16_plan *> plans(R);
   for (auto &p : plans)
@@ -137,7 +143,7 @@ int main(int argc, char **argv) {
     }
     const double n = (double)steady.size();
     static const char *names[kStamps] = {"entry",          "dependency released", "first weights landed",
-                                         "first x landed", "thread 0 loop done",  "all warps done",
+                                         "x issued", "first x landed", "thread 0 loop done",  "all warps done",
                                          "partials ready", "exit"};
     printf("  %s:\n", who);
     for (int s = 0; s < kStamps; ++s)
@@ -174,7 +180,7 @@ int main(int argc, char **argv) {
       const auto &v = *steady[steady.size() / 2];
       unsigned long long first = ~0ull;
       for (auto &r : v) first = std::min(first, r.t[0]);
-      fprintf(f, "cta,sm,tile,split,entry,released,weights0,first_x,loop_done,all_warps,partials,exit\n");
+      fprintf(f, "cta,sm,tile,split,entry,released,weights0,x_issued,first_x,loop_done,all_warps,partials,exit\n");
       for (auto &r : v) {
         fprintf(f, "%u,%u,%u,%u", r.cta, r.sm, r.tile, r.split);
         for (int s = 0; s < kStamps; ++s) fprintf(f, ",%.3f", (r.t[s] - first) * 1e-3);

@@ -94,6 +94,7 @@ enum TimelineStamp {
   kEntry,          // kernel entry
   kReleased,       // after the grid dependency wait (the previous kernel has completed)
   kWeights0,       // this lane's first weight step has landed
+  kXIssued,        // the x producer has issued the first x stage's copies
   kFirstX,         // the first x stage has landed
   kLoopDone,       // thread 0 left the main loop
   kAllWarpsDone,   // every warp of the CTA left it (the barrier after the loop)
@@ -109,6 +110,7 @@ struct TimelineRecord {
 constexpr int kTimelineRecords = 1 << 15;  // a ring: the latest calls overwrite the oldest
 __device__ TimelineRecord g_timeline[kTimelineRecords];
 __device__ unsigned long long g_timeline_count;
+__shared__ unsigned long long g_timeline_x_issued;  // stamped by the x producer, published by thread 0
 struct Timeline {
   unsigned long long t[kStamps];
   __device__ __forceinline__ void stamp(TimelineStamp i) {
@@ -120,6 +122,7 @@ struct Timeline {
     asm volatile("mov.u32 %0, %%smid;" : "=r"(r.sm));
     r.cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     r.tile = tile, r.split = split;
+    t[kXIssued] = g_timeline_x_issued;
     for (int i = 0; i < kStamps; ++i) r.t[i] = t[i];
     g_timeline[atomicAdd(&g_timeline_count, 1ull) % kTimelineRecords] = r;
   }
@@ -313,6 +316,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     const uint32_t sb = sm90::smem_u32(smem + s * C::kXStage);
     sm90::mbar_expect_tx(fb, boxes * C::kXBox);
     for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
+#ifdef W4A16_TIMELINE
+    if (j == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g_timeline_x_issued)::"memory");
+#endif
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
@@ -348,16 +354,17 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     load_w(i);
     cp_async_commit();
   }
-  // x's first steps into L2 while the previous kernel finishes: after the wait below, the first x
-  // copies then hit L2 instead of paying a DRAM round trip behind every CTA's weight requests (~2 us
-  // between the wait and the first x stage, bench/probes/timeline.cu). Only L2 is filled, and L2 is
-  // where every write to x lands, so the copies after the wait still see the previous kernel's x.
+  // x's first steps into L2 while the previous kernel finishes, so that the copies after the wait
+  // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
+  // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6); the first x stage
+  // still lands ~2 us after the wait (bench/probes/timeline.cu), for a reason not found yet.
   if (tid == 0)
     for (int j = 0; j < XS && 2 * j < ng; ++j)
       for (int b = 0; b < (2 * j + 1 < ng ? 4 : 2); ++b) sm90::tma_prefetch_2d(&xmap, (g_begin + 2 * j) * 128 + b * 64, m0);
   // Only the plan's weights and scales (written before the plan was returned, never after) are read
-  // above this point (x above only into L2). x, bias, residual, out and the workspace may belong to the previous kernel in
-  // the stream, which may still be running (programmatic dependent launch): wait for it here.
+  // above this point (x only into L2). x, bias, residual, out and the workspace may belong to the
+  // previous kernel in the stream, which may still be running (programmatic dependent launch): wait
+  // for it here.
   sm90::grid_dependency_wait();
   W4A16_STAMP(true, kReleased);
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
