@@ -248,23 +248,33 @@ uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M) {
   return c.global ? (uint64_t)v3_tiles(p, M, c.W) * (c.S - 1) * slot_bytes(M, c.W) : 0;
 }
 
-// Under this kernel the H200 runs at its power cap (clocks drop from 1980 to ~1800 MHz), and more
-// SMs stop paying off: 8192x28672 took the same time on 112, 128 and 132 CTAs, 28672x8192 gained 12 %,
-// not 33 %, from 96 to 128 (bench/RESULTS.md, 2026-11-30 session 3). The model caps the SMs that count.
+// From 32 tokens per CTA this kernel runs the H200 into its power cap (clocks drop from 1980 to
+// ~1800 MHz and below), and more SMs stop paying off: 8192x28672 took the same time on 112, 128 and
+// 132 CTAs, 28672x8192 gained 12 %, not 33 %, from 96 to 128 (bench/RESULTS.md, 2026-11-30 session
+// 3). The model caps the SMs that count there. With up to 16 tokens every SM counts: 8192x8192 at
+// M = 1 took 12.7 us on 128 SMs against 14.4 on 96 (session 6).
 constexpr double kPowerCappedSms = 108;
+double counted_sms(int sms, int T) {
+  const double capped = std::min<double>(sms, kPowerCappedSms);
+  return T <= 16 ? sms : T >= 32 ? capped : sms + (capped - sms) * (T - 16) / 16.0;
+}
 
 // v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
 // (one CTA per SM) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
 // when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
 // 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
 // in block-groups (64 columns x 128 k): those the busiest SM streams, scaled up when the SM holds
-// fewer than 16 warps (the loop needs them to hide its latencies), or all of them over
-// kPowerCappedSms if that is more; scaled by the x tile each CTA re-reads from L2 (a quarter of an
-// HBM byte per byte); plus a fixed cost per wave of CTAs (fill, epilogue) and per split (the
-// reduction; through the workspace it goes via L2 behind a flag wait, and costs 8x a cluster's:
-// 8192x8192 at M <= 21, equally fast both ways on the H200, then keeps clusters, which share no
-// state between calls). A second wave (a tail that the first wave's SMs wait for) is taken only when
-// nothing fits in one. Ties go to W = 4, fewer splits and clusters.
+// fewer warps than its loop needs to hide its latencies (16, or 8 from 48 tokens, where each wgmma
+// is larger), or all of them over the SMs that count (counted_sms) if that is more; scaled by the x
+// tile each CTA re-reads from L2 (a quarter of an HBM byte per byte); plus a fixed cost per wave of
+// CTAs (fill, epilogue) and per split (the reduction). With W = 4 a cluster's reduction costs more
+// than the workspace's at small T (its CTAs wait for each other twice, with nothing else on their
+// SMs; the workspace's lower splits publish and leave) and less at large T, where the workspace's
+// partial sums (T x 64W floats per split) grow; with W = 2 clusters are cheap. Fitted to session 6's configuration sweeps
+// (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
+// at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
+// 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
+// taken only when nothing fits in one. Ties go to W = 4, fewer splits and clusters.
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / 128, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -285,10 +295,12 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
         const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's
         const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
-        const double eff = warps >= 16 ? 1.0 : warps / 16;
+        const double needed = T >= 48 ? 8 : 16;
+        const double eff = warps >= needed ? 1.0 : warps / needed;
         const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
-                                     (double)tiles * k.W * G / kPowerCappedSms);
-        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + (global ? 4.0 : 0.5) * S +
+                                     (double)tiles * k.W * G / counted_sms(sms, T));
+        const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W == 4 ? 5.0 : 0.5;  // workspace: by slot size
+        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
       }
