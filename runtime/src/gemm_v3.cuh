@@ -28,8 +28,12 @@
 //    and the split count S. The S CTAs of a tile reduce either on chip as one cluster (v1's
 //    reduce_and_store) or, when S-CTA clusters would not all fit at once, through the plan's
 //    workspace (finish_split).
-//  * Launched with programmatic dependent launch: a CTA prefetches its first weight steps before it
-//    waits for the previous kernel in the stream, and lets the next one start right away.
+//  * Launched with programmatic dependent launch: a CTA prefetches its first weight steps (and x's
+//    into L2) before it waits for the previous kernel in the stream, and lets the next one start
+//    right away.
+//  * Nothing after the main loop waits on memory where that can be avoided: each such round trip
+//    costs ~2 us while the other CTAs stream (bench/probes/timeline.cu). The residual rows and bias
+//    are staged into shared memory during the loop, and the split-K exchange batches its loads.
 // Where the time goes now (bench/probes/overlap.cu, corun.cu): the tensor work and the
 // dequantisation add up rather than overlap (27.4 cycles per 64x16 block at N = 32 from registers
 // alone, against 16.4 for the wgmma by itself), also when other warpgroups of the SM do the
