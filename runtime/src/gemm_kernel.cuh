@@ -48,7 +48,7 @@ struct GemmArgs {
 // critical path, and with expf and an IEEE division (cpu_backend.c's expressions) silu cost 2.4 us
 // per call at 32 tokens on 8192x28672 (bench/probes/timeline.cu, session 6). The error, a few f32
 // ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
-// __fdividef gives -0, the f16 value of the exact result.
+// __fdividef gives 0, which is also what the exact result rounds to in f16.
 __device__ __forceinline__ float activation(float v, int act) {
   if (act == 1) return __fdividef(v, 1.0f + __expf(-v));
   if (act == 2) {
@@ -115,7 +115,8 @@ __device__ __forceinline__ void split_items(int split, int splits, int items, in
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
 // finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
 // 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
-// rounding to f16. An item's partial loads are issued kLoadsAtOnce at a time. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+// rounding to f16. An item's partial loads are issued kLoadsAtOnce at a time. Ends with a cluster
+// barrier: peers may still be reading this CTA's shared memory.
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
                                                  int N, const EpilogueInputs &in, __half *out, int act) {

@@ -360,8 +360,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   }
   // x's first steps into L2 while the previous kernel finishes, so that the copies after the wait
   // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
-  // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6); the first x stage
-  // still lands ~2 us after the wait (bench/probes/timeline.cu), for a reason not found yet.
+  // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6). The first x stage
+  // still lands ~2 us after the wait, half of that behind the staging copies below in the TMA unit,
+  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6).
   if (tid == 0)
     for (int j = 0; j < XS && 2 * j < ng; ++j)
       for (int b = 0; b < (2 * j + 1 < ng ? 4 : 2); ++b) sm90::tma_prefetch_2d(&xmap, (g_begin + 2 * j) * 128 + b * 64, m0);
