@@ -14,35 +14,13 @@
 //        build-tl/lib/libw4a16_runtime.a -lcuda
 //   build-tl/bin/timeline K N M [calls [csv]]
 #include "../../runtime/src/gemm_v3.cuh"
-#include "../../runtime/test/cuda_check.h"
-#include "w4a16/runtime.h"
-
-#include <cuda_fp16.h>
+#include "probe_calls.cuh"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <vector>
 
 using w4a16::v3::TimelineRecord;
 extern "C" int w4a16_timeline_read(TimelineRecord *dst, unsigned long long *count);
-
-__global__ void fill_random(uint32_t *p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    uint32_t v = (uint32_t)i * 2654435761u ^ seed;
-    v ^= v >> 13, v *= 0x5bd1e995u, v ^= v >> 15;
-    p[i] = v;
-  }
-}
-// Uniform in [lo, hi) as f16, as bench.c's data (the power the tensor cores draw depends on it).
-__global__ void fill_half(uint16_t *p, size_t n, float lo, float hi, uint32_t seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    uint32_t v = (uint32_t)i * 2654435761u ^ seed;
-    v ^= v >> 13, v *= 0x5bd1e995u, v ^= v >> 15;
-    p[i] = __half_as_ushort(__float2half(lo + (hi - lo) * (float)(v >> 8) * (1.0f / 16777216.0f)));
-  }
-}
 
 int main(int argc, char **argv) {
   if (argc < 4) {
@@ -52,43 +30,17 @@ int main(int argc, char **argv) {
   const int K = atoi(argv[1]), N = atoi(argv[2]), M = atoi(argv[3]);
   const int calls = argc > 4 ? atoi(argv[4]) : 200;
   const char *csv = argc > 5 ? argv[5] : nullptr;
-  const size_t qbytes = (size_t)K / 8 * N * 4, sbytes = (size_t)K / 128 * N * 2;
-  const int R = (int)(4.0 * 60 * 1024 * 1024 / (double)(qbytes + sbytes)) + 2;  // as bench.c: L2-cold
-
-  uint32_t *qw;
-  uint16_t *sc, *x, *bias, *res, *out;
-  CK(cudaMalloc(&qw, qbytes));
-  CK(cudaMalloc(&sc, sbytes));
-  CK(cudaMalloc(&x, (size_t)M * K * 2));
-  CK(cudaMalloc(&bias, (size_t)N * 2));
-  CK(cudaMalloc(&res, (size_t)M * N * 2));
-  CK(cudaMalloc(&out, (size_t)M * N * 2));
-  fill_random<<<1024, 256>>>(qw, qbytes / 4, 1);
-  fill_half<<<1024, 256>>>(sc, sbytes / 2, 0.001f, 0.03f, 2);
-  fill_half<<<1024, 256>>>(x, (size_t)M * K, -2.f, 2.f, 3);
-  fill_half<<<64, 256>>>(bias, N, -1.f, 1.f, 4);
-  fill_half<<<1024, 256>>>(res, (size_t)M * N, -1.f, 1.f, 5);
-  CK(cudaDeviceSynchronize());
-  std::vector<w4a16_plan *> plans(R);
-  for (auto &p : plans)
-    if (w4a16_plan_create(W4A16_BACKEND_CUDA, (const int32_t *)qw, sc, K, N, 128, &p) != W4A16_OK) {
-      fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
-      return 1;
-    }
+  probe::Calls cs(K, N, M);
+  const int R = cs.rotated();
   char desc[256];
-  w4a16_plan_describe(plans[0], M, desc, sizeof desc);
+  cs.describe(desc, sizeof desc);
 
   // TL_ACT=0|1|2 (none, silu, gelu_tanh; default silu), TL_NO_BIAS=1, TL_NO_RESIDUAL=1: what the
   // epilogue's parts cost.
   const char *act_env = getenv("TL_ACT");
   const w4a16_activation act = act_env ? (w4a16_activation)atoi(act_env) : W4A16_ACT_SILU;
-  const uint16_t *bias_arg = getenv("TL_NO_BIAS") ? nullptr : bias, *res_arg = getenv("TL_NO_RESIDUAL") ? nullptr : res;
-  auto run = [&](int i) {
-    if (w4a16_plan_run(plans[i % R], x, M, bias_arg, res_arg, act, out, nullptr) != W4A16_OK) {
-      fprintf(stderr, "plan_run: %s\n", w4a16_last_error());
-      exit(1);
-    }
-  };
+  cs.act = act, cs.use_bias = !getenv("TL_NO_BIAS"), cs.use_residual = !getenv("TL_NO_RESIDUAL");
+  auto run = [&](int i) { cs.run(i); };
   for (int i = 0; i < 2 * R + 10; ++i) run(i);
   CK(cudaDeviceSynchronize());
   cudaEvent_t e0, e1;
@@ -168,7 +120,7 @@ int main(int argc, char **argv) {
   }
   printf("timeline K=%d N=%d M=%d act=%d%s%s: %s; %zu CTAs, %d plans rotated, %.2f us per call (events, %d calls); "
          "%zu steady calls\n",
-         K, N, M, (int)act, bias_arg ? "" : " no-bias", res_arg ? "" : " no-residual", desc, ctas, R, ms * 1e3 / calls, calls, steady.size());
+         K, N, M, (int)act, cs.use_bias ? "" : " no-bias", cs.use_residual ? "" : " no-residual", desc, ctas, R, ms * 1e3 / calls, calls, steady.size());
   summarise("all CTAs", false);
   if (last_split > 0) summarise("CTAs of the last split", true);
   printf("  period (first entry to next first entry) %.2f us; next call's first entry - this call's last exit "
@@ -189,6 +141,5 @@ int main(int argc, char **argv) {
       fclose(f);
     }
   }
-  for (auto p : plans) w4a16_plan_destroy(p);
   return 0;
 }
