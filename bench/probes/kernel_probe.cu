@@ -11,14 +11,17 @@
 // otherwise), "alunox" (as v3alu) and "tcnox" (as v3tc): what the x pipeline, which couples the
 // warpgroups, costs. Next to them, a plain read of the same bytes and pure cp.async streams with v3's
 // addressing. L2-cold (rotating over 4 weight copies), 11 groups x 64 launches, median. Output values
-// are not checked (random weights);
-// gpu_test checks the real kernel. (Commit ffc7063's version of this file, v2_probe.cu, also timed
+// are not checked (random data, as bench.c's: the tensor cores' power depends on it); gpu_test checks
+// the real kernel. With KP_ENERGY=seconds each line is followed by a sustained run of that length
+// with its energy per call (probe_energy.cuh): which side of the kernel spends the power budget. (Commit ffc7063's version of this file, v2_probe.cu, also timed
 // kernel v2 with clock stamps at its pipeline events.)
 //
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda -ldl
 //   ./kernel_probe [M [shape index [mode 4..11]]]   (filters; prints one line per configuration)
 #include "../../runtime/src/gemm_v3.cuh"
 #include "../../runtime/test/cuda_check.h"
+#include "probe_data.cuh"
+#include "probe_energy.cuh"
 
 #include <cudaTypedefs.h>
 
@@ -145,6 +148,8 @@ int main(int argc, char **argv) {
   const int R = 4;  // weight copies: 4 x 117 MB > 4 x L2
   const int only_m = argc > 1 ? atoi(argv[1]) : 0, only_shape = argc > 2 ? atoi(argv[2]) : -1;
   const int only_mode = argc > 3 ? atoi(argv[3]) : -1;
+  const double energy_seconds = getenv("KP_ENERGY") ? atof(getenv("KP_ENERGY")) : 0.0;
+  const probe::Nvml nvml;
   for (int si = 0; si < 3; ++si) {
     if (only_shape >= 0 && si != only_shape) continue;
     const Shape &sh = shapes[si];
@@ -153,13 +158,14 @@ int main(int argc, char **argv) {
     std::vector<unsigned char *> wq(R);
     for (auto &w : wq) {
       CK(cudaMalloc(&w, wbytes));
-      CK(cudaMemset(w, 0x5a, wbytes));
+      probe::fill_random<<<1024, 256>>>(reinterpret_cast<uint32_t *>(w), wbytes / 4, (uint32_t)(&w - wq.data()) + 1);
     }
     __half *scales, *x, *out;
     CK(cudaMalloc(&scales, (size_t)G * Npad * 2));
-    CK(cudaMemset(scales, 0x20, (size_t)G * Npad * 2));
+    probe::fill_half<<<1024, 256>>>(reinterpret_cast<uint16_t *>(scales), (size_t)G * Npad, 0.001f, 0.03f, 7);
     CK(cudaMalloc(&x, (size_t)64 * K * 2));
-    CK(cudaMemset(x, 0x20, (size_t)64 * K * 2));
+    probe::fill_half<<<1024, 256>>>(reinterpret_cast<uint16_t *>(x), (size_t)64 * K, -2.f, 2.f, 8);
+    CK(cudaDeviceSynchronize());
     CK(cudaMalloc(&out, (size_t)64 * N * 2));
     // plain read of one weight copy: what a ~wbytes stream costs by itself
     {
@@ -167,6 +173,12 @@ int main(int argc, char **argv) {
           [&](int i) { read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink); });
       printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t.med, wbytes / t.med / 1e6, t.min,
              t.max);
+      if (energy_seconds > 0) {
+        printf("  sustained plain-read: ");
+        probe::print_sustained(probe::sustained(
+            nvml, [&](long long i) { read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink); },
+            energy_seconds));
+      }
       const int chunks = (int)(wbytes / 16384);
       for (int order = 0; order < 2; ++order)
         for (int ctas : {112, 128, 132}) {
@@ -223,6 +235,10 @@ int main(int argc, char **argv) {
         const Timing t = time_groups(launch);
         printf("K=%d N=%d M=%d S=%d %-6s %.1f us (min %.1f max %.1f)\n", K, N, M, S, kModeName[mode], t.med, t.min,
                t.max);
+        if (energy_seconds > 0) {
+          printf("  sustained %s: ", kModeName[mode]);
+          probe::print_sustained(probe::sustained(nvml, [&](long long i) { launch((int)i); }, energy_seconds));
+        }
       }
     }
     for (auto w : wq) CK(cudaFree(w));
