@@ -102,9 +102,21 @@ __device__ __forceinline__ void add8(float (&v)[8], const float4 &lo, const floa
   v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
 }
 
-// Partial sums of an item loaded at once in the split-K reductions: one memory round trip per four
+// v += the n partial sums of one 8-column item, in order 0..n-1 (the same bits whoever reduces);
+// load(q, lo, hi) fetches partial q. Four loads are in flight at once: one memory round trip per four
 // splits instead of one per split, in 32 registers.
-constexpr int kLoadsAtOnce = 4;
+template <class Load> __device__ __forceinline__ void add_partials(float (&v)[8], int n, Load load) {
+  constexpr int kLoadsAtOnce = 4;
+  for (int q0 = 0; q0 < n; q0 += kLoadsAtOnce) {
+    float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
+#pragma unroll
+    for (int j = 0; j < kLoadsAtOnce; ++j)
+      if (q0 + j < n) load(q0 + j, lo[j], hi[j]);
+#pragma unroll
+    for (int j = 0; j < kLoadsAtOnce; ++j)
+      if (q0 + j < n) add8(v, lo[j], hi[j]);
+  }
+}
 
 // The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes.
 __device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
@@ -115,8 +127,7 @@ __device__ __forceinline__ void split_items(int split, int splits, int items, in
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
 // finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
 // 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
-// rounding to f16. An item's partial loads are issued kLoadsAtOnce at a time. Ends with a cluster
-// barrier: peers may still be reading this CTA's shared memory.
+// rounding to f16. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
                                                  int N, const EpilogueInputs &in, __half *out, int act) {
@@ -131,21 +142,13 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    for (int q0 = 0; q0 < splits; q0 += kLoadsAtOnce) {  // fixed order 0..S-1: the same bits whoever reduces
-      float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
-#pragma unroll
-      for (int j = 0; j < kLoadsAtOnce; ++j)
-        if (q0 + j < splits) {
-          const float *src = red + off;
+    add_partials(v, splits, [&](int q, float4 &lo, float4 &hi) {
+      const float *src = red + off;
 #if __CUDA_ARCH__ >= 900
-          if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q0 + j) + off;
+      if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
 #endif
-          lo[j] = *reinterpret_cast<const float4 *>(src), hi[j] = *reinterpret_cast<const float4 *>(src + 4);
-        }
-#pragma unroll
-      for (int j = 0; j < kLoadsAtOnce; ++j)
-        if (q0 + j < splits) add8(v, lo[j], hi[j]);
-    }
+      lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
+    });
     store8(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
   }
 #if __CUDA_ARCH__ >= 900

@@ -200,7 +200,7 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // that slot's flag. Split S-1 waits for those flags (its tile's lower tickets: already running),
 // adds the partials in split order and then its own -- the same bits on every call -- and stores
 // through the fused epilogue. Every memory round trip here is on the call's critical path, so the
-// flags are polled by one lane each and an item's partial loads are issued kLoadsAtOnce at a time.
+// flags are polled by one lane each and an item's partial loads are batched (add_partials).
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
                                              int tile, int split, int rows, int col0, int m0) {
@@ -233,18 +233,10 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    for (int q0 = 0; q0 < S - 1; q0 += kLoadsAtOnce) {
-      float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
-#pragma unroll
-      for (int j = 0; j < kLoadsAtOnce; ++j)
-        if (q0 + j < S - 1) {
-          const float *src = args.partials + (slot0 + q0 + j) * slot + tok * kCols + c8 * 8;
-          lo[j] = __ldcg(reinterpret_cast<const float4 *>(src)), hi[j] = __ldcg(reinterpret_cast<const float4 *>(src + 4));
-        }
-#pragma unroll
-      for (int j = 0; j < kLoadsAtOnce; ++j)
-        if (q0 + j < S - 1) add8(v, lo[j], hi[j]);
-    }
+    add_partials(v, S - 1, [&](int q, float4 &lo, float4 &hi) {
+      const float *src = args.partials + (slot0 + q) * slot + tok * kCols + c8 * 8;
+      lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
+    });
     const float *own = red + tok * kRedStride + c8 * 8;
     add8(v, *reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
     store8(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
