@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# A/B of runtime builds in one device call (issue #5): gpu_test --small on the first, then the
-# benchmark rows (--ours-only) alternating A, B, [C...], A, B, ... so that clock and power drift hit
-# all of them. The SM clock and power are logged throughout (smi.csv).
+# A/B of runtime builds or settings in one device call (issue #5): gpu_test --small on the first,
+# then the benchmark rows (--ours-only) alternating A, B, [C...], A, B, ... so that clock and power
+# drift hit all of them. A side is a build directory, or VAR=value (several joined by '+') for the
+# first build run with those environment variables. The SM clock and power are logged (smi.csv).
 #   bench/probes/ab.sh BUILD_A BUILD_B [BUILD_C ...] [M list]
+#   bench/probes/ab.sh BUILD W4A16_L2_AHEAD=0 W4A16_L2_AHEAD=8 [M list]
 set -uo pipefail
-BUILDS=()
+SIDES=()  # "build|env"
 MS=1,16,32,64
-for a in "$@"; do if [ -d "$a" ]; then BUILDS+=("$a"); else MS=$a; fi; done
+FIRST=
+for a in "$@"; do
+  if [ -d "$a" ]; then FIRST=${FIRST:-$a}; SIDES+=("$a|")
+  elif [[ $a == *=* ]]; then SIDES+=("|${a//+/ }")
+  else MS=$a; fi
+done
+for i in "${!SIDES[@]}"; do [[ ${SIDES[$i]} == \|* ]] && SIDES[$i]="$FIRST${SIDES[$i]}"; done
+# With environment sides, the bare build is not a side of its own.
+if [ ${#SIDES[@]} -gt 1 ] && [[ ${SIDES[1]} == "$FIRST|"?* ]] && [ "${SIDES[0]}" = "$FIRST|" ]; then SIDES=("${SIDES[@]:1}"); fi
 O=${OUT:-/tmp/ab-out}
 mkdir -p "$O"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 bash "$ROOT/bench/smi-log.sh" start "$O/smi.csv"
-A=${BUILDS[0]}
-timeout 120 "$A/bin/w4a16_gpu_test" --small >"$O/small.log" 2>&1
+timeout 120 "$FIRST/bin/w4a16_gpu_test" --small >"$O/small.log" 2>&1
 echo "A gpu_test --small: exit $? $(grep -E '^(PASS|FAIL)' "$O/small.log" | head -3 | tr '\n' ' ')"
 for round in 1 2; do
-  for i in "${!BUILDS[@]}"; do
-    b=${BUILDS[$i]}; side=$(printf "\\x$(printf %x $((65 + i)))")
-    timeout 200 "$b/bin/w4a16_bench" --ours-only --ms "$MS" --csv "$O/bench-$side$round.csv" >"$O/bench-$side$round.log" 2>&1
-    echo "bench $side round $round ($b): exit $?"
+  for i in "${!SIDES[@]}"; do
+    b=${SIDES[$i]%%|*}; env_=${SIDES[$i]#*|}; side=$(printf "\\x$(printf %x $((65 + i)))")
+    env $env_ timeout 200 "$b/bin/w4a16_bench" --ours-only --ms "$MS" --csv "$O/bench-$side$round.csv" >"$O/bench-$side$round.log" 2>&1
+    echo "bench $side round $round ($b${env_:+ $env_}): exit $?"
     grep -E "^ *[0-9]+x[0-9]+" "$O/bench-$side$round.log" | awk '{print "  " $0}' | cut -c1-60
   done
 done

@@ -72,6 +72,17 @@ __global__ void read_all(const uint4 *p, size_t n, unsigned *sink) {
   if (x == 0x12345678u) *sink = x;
 }
 
+// Every SM busy for `ns` doing nothing (nanosleep): the board power of a running, idle GPU, the base
+// under every other energy figure here.
+__global__ void spin(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
 // Pure weight streams with cp.async, no compute: `ctas` CTAs of 16 warps, each lane copying 2 x 16 B
 // per 16 KB chunk into a private ring of WD chunks. Order 0: chunk g of CTA y at (g * ctas + y) * 16 KB
 // (v3's group-major order); order 1: each CTA walks its own contiguous range.
@@ -174,6 +185,8 @@ int main(int argc, char **argv) {
       printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t.med, wbytes / t.med / 1e6, t.min,
              t.max);
       if (energy_seconds > 0) {
+        printf("  sustained spin (30 us per launch): ");
+        probe::print_sustained(probe::sustained(nvml, [&](long long) { spin<<<sms, 512>>>(30000); }, energy_seconds));
         printf("  sustained plain-read: ");
         probe::print_sustained(probe::sustained(
             nvml, [&](long long i) { read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink); },
