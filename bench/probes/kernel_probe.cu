@@ -17,11 +17,12 @@
 // kernel v2 with clock stamps at its pipeline events.)
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernel_probe kernel_probe.cu -lcuda -ldl
-//   ./kernel_probe [M [shape index [mode 4..11]]]   (filters; prints one line per configuration)
+//   ./kernel_probe [M [shape index [mode 4..13]]]   (filters; prints one line per configuration)
 #include "../../runtime/src/gemm_v3.cuh"
 #include "../../runtime/test/cuda_check.h"
 #include "probe_data.cuh"
 #include "probe_energy.cuh"
+#include "wgmma_u8s8.cuh"
 
 #include <cudaTypedefs.h>
 
@@ -36,6 +37,48 @@ template <bool SkipCompute, bool FillOnce, bool NoDequant = false, bool NoMma = 
 struct Mode {
   static constexpr bool kSkipCompute = SkipCompute, kFillOnce = FillOnce, kNoDequant = NoDequant, kNoMma = NoMma;
   static constexpr bool kNoXWait = NoXWait;
+  static constexpr bool kInt8 = false;
+};
+
+// "i8" / "i8alu": v3's pipeline with an integer tensor path in place of the f16 one, to time and weigh
+// it where it would run. Per 128-k group and warp: the same two 16-byte weight loads, each 32-bit word
+// unpacked to two registers of four u8 codes (AND, and SHF + AND: no conversion), then 4 wgmma
+// m64nTk32 u8 x s8 on x box 0 read as the high s8 parts of x and 4 on box 1 as the low parts (a real
+// path would split x into them: not done here, so the values are meaningless), and the s32 products
+// folded into the f32 accumulators: acc += (256 ph + pl) * scale. Not done either: the per-token x
+// scale and the zero-point correction (8 * the sum of x's parts over the group, per token).
+template <bool FillOnce> struct Int8 : Mode<false, FillOnce> {
+  static constexpr bool kInt8 = true;
+  template <int T, class WaitX>
+  static __device__ __forceinline__ void int8_group(const unsigned char *ws, int lane, uint64_t desc_hi, uint32_t xh,
+                                                    uint32_t xl, WaitX wait_x, float (&acc)[T / 2]) {
+    constexpr int ND = T / 2;
+    const uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
+    const uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
+    const int g8 = lane >> 2;
+    const float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
+    const float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
+    const uint32_t words[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
+    uint32_t a[4][4];  // 4 k32 fragments: k 0-127 of the group
+#pragma unroll
+    for (int i = 0; i < 8; ++i) a[i / 2][(i & 1) * 2] = words[i] & 0x0F0F0F0Fu, a[i / 2][(i & 1) * 2 + 1] = (words[i] >> 4) & 0x0F0F0F0Fu;
+    int ph[ND], pl[ND];
+    wait_x();
+    sm90::wgmma_fence();
+    WgmmaU8S8<T, 0>::run(ph, a[0], desc_hi | xh);
+#pragma unroll
+    for (int kk = 1; kk < 4; ++kk) WgmmaU8S8<T, 1>::run(ph, a[kk], desc_hi | (xh + kk * 2));  // +32 B per 32 k
+    WgmmaU8S8<T, 0>::run(pl, a[0], desc_hi | xl);
+#pragma unroll
+    for (int kk = 1; kk < 4; ++kk) WgmmaU8S8<T, 1>::run(pl, a[kk], desc_hi | (xl + kk * 2));
+    sm90::wgmma_commit();
+    sm90::wgmma_wait<0>();
+#pragma unroll
+    for (int j = 0; j < ND; ++j) {
+      asm volatile("" : "+r"(ph[j]), "+r"(pl[j])::"memory");
+      acc[j] = fmaf(fmaf((float)ph[j], 256.f, (float)pl[j]), (j & 2) ? s1 : s0, acc[j]);
+    }
+  }
 };
 
 // Median, min and max over 11 groups of 64 back-to-back launches (launch(i) issues launch i), in us.
@@ -127,6 +170,12 @@ template <int NT> KernelFn kernel_for(int mode) {
     case 8: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, true>>;
     case 9: return v3::gemm_v3_kernel<NT, 4, Mode<false, false, false, false, true>>;
     case 10: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, false, false, true>>;
+    case 12:
+      if constexpr (NT <= 4) return v3::gemm_v3_kernel<NT, 4, Int8<false>>;
+      return nullptr;
+    case 13:
+      if constexpr (NT <= 4) return v3::gemm_v3_kernel<NT, 4, Int8<true>>;
+      return nullptr;
     default: return v3::gemm_v3_kernel<NT, 4, Mode<false, true, true, false, true>>;
   }
 }
@@ -142,7 +191,8 @@ V3Shape v3_shape(int nt) {
   return nt == 1 ? v3_shape_of<1>() : nt == 2 ? v3_shape_of<2>() : nt == 4 ? v3_shape_of<4>() : v3_shape_of<8>();
 }
 
-static const char *kModeName[] = {"", "", "", "", "v3", "v3mem", "v3alu", "v3tc", "v3int", "v3nox", "alunox", "tcnox"};
+static const char *kModeName[] = {"",       "",       "",      "",      "v3",   "v3mem", "v3alu",
+                                  "v3tc",   "v3int",  "v3nox", "alunox", "tcnox", "i8",    "i8alu"};
 
 int main(int argc, char **argv) {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
@@ -178,8 +228,8 @@ int main(int argc, char **argv) {
     probe::fill_half<<<1024, 256>>>(reinterpret_cast<uint16_t *>(x), (size_t)64 * K, -2.f, 2.f, 8);
     CK(cudaDeviceSynchronize());
     CK(cudaMalloc(&out, (size_t)64 * N * 2));
-    // plain read of one weight copy: what a ~wbytes stream costs by itself
-    {
+    // plain read of one weight copy: what a ~wbytes stream costs by itself (not with a mode filter)
+    if (only_mode < 0) {
       const Timing t = time_groups(
           [&](int i) { read_all<<<sms * 8, 512>>>((const uint4 *)wq[i % R], wbytes / 16, sink); });
       printf("K=%d N=%d plain-read %.1f us (%.2f TB/s) min %.1f max %.1f\n", K, N, t.med, wbytes / t.med / 1e6, t.min,
@@ -224,9 +274,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "encode failed\n");
         return 1;
       }
-      for (int mode = 4; mode < 12; ++mode) {
+      for (int mode = 4; mode < 14; ++mode) {
         if (only_mode >= 0 && mode != only_mode) continue;
         KernelFn fn = pick(nt, mode);
+        if (!fn) continue;  // the integer path has no 64-token wgmma wrapper here
         const V3Shape shape = v3_shape(nt);
         const int smem = shape.smem;
         CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));

@@ -423,7 +423,18 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     cp_async_commit();
     const bool two = 2 * step + 1 < ng;
     const uint32_t full = sm90::smem_u32(&full_bar[s]);
-    if (active && !Probe::kSkipCompute) {
+    if constexpr (Probe::kInt8) {  // kernel_probe.cu's integer tensor path, timed inside this pipeline
+      const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
+      constexpr uint32_t kBox = C::kXBox >> 4;
+      const unsigned char *ws = wslots + s * C::kWStage;
+      if (active) {
+        Probe::template int8_group<T>(ws, lane, desc_hi, xlo, xlo + kBox, [&] { sm90::mbar_wait(full, xphase); }, acc);
+        if (two)
+          Probe::template int8_group<T>(ws + C::kWarpGroupBytes, lane, desc_hi, xlo + 2 * kBox, xlo + 3 * kBox, [] {}, acc);
+      } else {
+        sm90::mbar_wait(full, xphase);
+      }
+    } else if (active && !Probe::kSkipCompute) {
       // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
       // x, so the first words are dequantised before the x wait (hiding its latency).
       const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));

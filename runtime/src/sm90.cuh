@@ -115,6 +115,7 @@ struct NoProbe {
   static constexpr bool kNoDequant = false;    // raw weight words as A fragments: the tensor side alone
   static constexpr bool kNoMma = false;        // dequantise but issue no wgmma: the ALU side alone
   static constexpr bool kNoXWait = false;      // no x copies, no waits for them (wgmma reads stale x)
+  static constexpr bool kInt8 = false;         // the probe's integer tensor path instead of f16 (Probe::int8_group)
 };
 
 }  // namespace sm90
