@@ -9,7 +9,8 @@
 // block, since ptxas deletes work whose results nothing reads). Three more drop the x stream (no x
 // copies and no waits for them; the wgmma read whatever the x ring holds): "v3nox" (the real kernel
 // otherwise), "alunox" (as v3alu) and "tcnox" (as v3tc): what the x pipeline, which couples the
-// warpgroups, costs. Next to them, a plain read of the same bytes and pure cp.async streams with v3's
+// warpgroups, costs. "i8" and "i8alu" (as v3 and v3alu) swap the f16 tensor path for an integer one
+// (see Int8 below). Next to them, a plain read of the same bytes and pure cp.async streams with v3's
 // addressing. L2-cold (rotating over 4 weight copies), 11 groups x 64 launches, median. Output values
 // are not checked (random data, as bench.c's: the tensor cores' power depends on it); gpu_test checks
 // the real kernel. With KP_ENERGY=seconds each line is followed by a sustained run of that length
