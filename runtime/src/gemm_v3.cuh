@@ -423,10 +423,11 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     cp_async_commit();
     const bool two = 2 * step + 1 < ng;
     const uint32_t full = sm90::smem_u32(&full_bar[s]);
+    // This step's x stage (descriptor low word) and the warp's weight slot.
+    const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
+    constexpr uint32_t kBox = C::kXBox >> 4;
+    const unsigned char *ws = wslots + s * C::kWStage;
     if constexpr (Probe::kInt8) {  // kernel_probe.cu's integer tensor path, timed inside this pipeline
-      const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
-      constexpr uint32_t kBox = C::kXBox >> 4;
-      const unsigned char *ws = wslots + s * C::kWStage;
       if (active) {
         Probe::template int8_group<T>(ws, lane, desc_hi, xlo, xlo + kBox, [&] { sm90::mbar_wait(full, xphase); }, acc);
         if (two)
@@ -437,9 +438,6 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     } else if (active && !Probe::kSkipCompute) {
       // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
       // x, so the first words are dequantised before the x wait (hiding its latency).
-      const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
-      constexpr uint32_t kBox = C::kXBox >> 4;
-      const unsigned char *ws = wslots + s * C::kWStage;
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
       uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
       float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
