@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # A/B of runtime builds or settings in one device call (issue #5): gpu_test --small on the first,
 # then the benchmark rows (--ours-only) alternating A, B, [C...], A, B, ... so that clock and power
-# drift hit all of them. A side is a build directory, or VAR=value (several joined by '+') for the
-# first build run with those environment variables. The SM clock and power are logged (smi.csv).
+# drift hit all of them. The sides are the build directories given, or, when VAR=value settings are
+# given (several joined by '+'), the first build run under each of them. The SM clock and power are
+# logged (smi.csv).
 #   bench/probes/ab.sh BUILD_A BUILD_B [BUILD_C ...] [M list]
 #   bench/probes/ab.sh BUILD W4A16_L2_AHEAD=0 W4A16_L2_AHEAD=8 [M list]
 set -uo pipefail
-SIDES=()  # "build|env"
+BUILDS=(); ENVS=()
 MS=1,16,32,64
-FIRST=
 for a in "$@"; do
-  if [ -d "$a" ]; then FIRST=${FIRST:-$a}; SIDES+=("$a|")
-  elif [[ $a == *=* ]]; then SIDES+=("|${a//+/ }")
+  if [ -d "$a" ]; then BUILDS+=("$a")
+  elif [[ $a == *=* ]]; then ENVS+=("${a//+/ }")
   else MS=$a; fi
 done
-for i in "${!SIDES[@]}"; do [[ ${SIDES[$i]} == \|* ]] && SIDES[$i]="$FIRST${SIDES[$i]}"; done
-# With environment sides, the bare build is not a side of its own.
-if [ ${#SIDES[@]} -gt 1 ] && [[ ${SIDES[1]} == "$FIRST|"?* ]] && [ "${SIDES[0]}" = "$FIRST|" ]; then SIDES=("${SIDES[@]:1}"); fi
+FIRST=${BUILDS[0]}
+SIDES=()  # "build|env": the builds, or the first build under each environment setting
+if [ ${#ENVS[@]} -gt 0 ]; then for e in "${ENVS[@]}"; do SIDES+=("$FIRST|$e"); done
+else for b in "${BUILDS[@]}"; do SIDES+=("$b|"); done; fi
 O=${OUT:-/tmp/ab-out}
 mkdir -p "$O"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
