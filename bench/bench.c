@@ -6,7 +6,7 @@
  * Method: each figure is the median over 11 groups of 512 back-to-back calls (CUDA events around each
  * group, after a warm-up), with the fastest and slowest group reported. L2-cold rotates the calls over
  * enough distinct weight copies (separate plans, i.e. separate repacks) to exceed 4 x 60 MB of L2;
- * L2-hot reuses one. The floor is SPEC §3's byte count over the HBM read bandwidth measured in the same run.
+ * L2-hot reuses one. The floor is docs/contract.md §3's byte count over the HBM read bandwidth measured in the same run.
  *
  * The baselines are 10-70x slower than ours, so they are timed over 11 groups of fewer calls (plain
  * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
@@ -18,7 +18,7 @@
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
  *     --sweep FILE      also time ours L2-cold for every M in 1..64 (11 groups of 128 calls; three passes,
  *                       the median of the pass medians) into FILE and report the worst t(M) / t(M+1)
- *                       (SPEC: no M slower than M+1 by > 10 %) */
+ *                       (docs/contract.md §3: no M slower than M+1 by > 10 %) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* --w4a16-pipeline: fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect.
- * Everything after our lowering is upstream MLIR (NOTES.md lists this sequence as verified). */
+ * Everything after our lowering is upstream MLIR (docs/dialect.md, "Lowering", lists it). */
 #include "w4a16/lowering.h"
 
 #include "mlir-c/RegisterEverything.h"

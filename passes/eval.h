@@ -2,7 +2,7 @@
  *
  * The matchers recognise a chain by what it computes, not by how it is spelled: they evaluate one
  * element of a tensor (e.g. the dequantised weight at (k, n)) with synthetic values at the "leaf"
- * tensors, record which leaf elements were read, and compare the result with the formula of SPEC §1.
+ * tensors, record which leaf elements were read, and compare the result with the formula of docs/contract.md §1.
  * Every frontend spelling of the same arithmetic therefore matches, and any other arithmetic does not. */
 #ifndef W4A16_EVAL_H
 #define W4A16_EVAL_H

@@ -3,7 +3,7 @@
  *                       forced split counts and CTA widths (v3), the v1 kernel,
  *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
  *                       (x = the previous call's out, for programmatic dependent launch), and
- *                       device memory over 10 000 calls against SPEC §2's allowance
+ *                       device memory over 10 000 calls against docs/contract.md §2's allowance
  *   gpu_test --small    a few small cases only (for compute-sanitizer) */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -349,12 +349,12 @@ static void test_memory(int64_t K, int64_t N, int64_t M) {
          (long long)f2 - (long long)f3, (unsigned long long)allowance, (unsigned long long)repack,
          (unsigned long long)sc, (unsigned long long)ws, (unsigned long long)wsb, (unsigned long long)fp_allowance);
   check(errs == 0, "10000 calls returned W4A16_OK");
-  /* SPEC §2 measures after preparation, after the first call and after thousands of calls; the first
+  /* docs/contract.md §2 measures after preparation, after the first call and after thousands of calls; the first
      call may allocate the split-K workspace, later ones nothing */
   check(f2 == f3, "device memory flat from the first call through 10000 more");
   check(used >= 0 && (uint64_t)used <= allowance && used_run >= 0 && (uint64_t)used_run <= allowance &&
             held <= allowance,
-        "memory within the SPEC §2 allowance after plan_create, the first call and 10000 more");
+        "memory within the docs/contract.md §2 allowance after plan_create, the first call and 10000 more");
   check(wsb <= fp_allowance, "split-K partial sums within the floating-point allowance");
   w4a16_plan_destroy(plan);
   g_release(dq), g_release(ds), g_release(dx), g_release(db), g_release(dr), g_release(dout);

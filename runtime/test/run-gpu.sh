@@ -3,7 +3,7 @@
 #   runtime/test/run-gpu.sh [BUILD_DIR]
 # Builds runtime-only (cmake + ninja + nvcc) if BUILD_DIR has no gpu_test yet, then runs
 #   1. gpu_test: the oracle matrix on the GPU (bitwise repeat, inputs unchanged, forced split counts,
-#      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs SPEC §2;
+#      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs docs/contract.md §2;
 #   2. compute-sanitizer memcheck and racecheck on gpu_test --small;
 #   3. the CPU ctest suite (in the background, on the device's spare cores);
 #   4. a SASS check of the sm_90a kernels (HGMMA/UTMALDG/LDGSTS in v3, HMMA/LDSM/LDGSTS in v1, local memory).

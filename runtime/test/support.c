@@ -101,7 +101,7 @@ void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *
   double *xd = (double *)xmalloc((size_t)128 * sizeof(double));
   memset(acc, 0, (size_t)M * (size_t)N * sizeof(double));
   for (int64_t g = 0; g < K / 128; ++g) {
-    /* Dequantise one group in f64 straight from the SPEC formula: nibble k%8 of word [k/8, n]. */
+    /* Dequantise one group in f64 straight from the formula of docs/contract.md §1: nibble k%8 of word [k/8, n]. */
     for (int64_t kk = 0; kk < 128; ++kk) {
       const int64_t k = g * 128 + kk;
       for (int64_t n = 0; n < N; ++n) {

@@ -1,5 +1,5 @@
 /* Test support shared by the CPU tests (ctest) and the GPU test (run-gpu.sh): data generators
- * including SPEC §1's adversarial data, the f64 oracle, the SPEC §1 comparison, and a case runner
+ * including docs/contract.md §1's adversarial data, the f64 oracle, the docs/contract.md §1 comparison, and a case runner
  * that drives either backend through the public API. */
 #ifndef W4A16_TEST_SUPPORT_H
 #define W4A16_TEST_SUPPORT_H
@@ -49,7 +49,7 @@ typedef struct {
   int64_t first_bad;    /* index of the first failing element, -1 if none */
   int pass;
 } w4t_cmp;
-/* SPEC §1: rel-norm <= 2e-3, every element within 1e-2 (1 + |ref|), no NaN/Inf. */
+/* docs/contract.md §1: rel-norm <= 2e-3, every element within 1e-2 (1 + |ref|), no NaN/Inf. */
 w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count);
 
 uint64_t w4t_hash(const void *data, size_t bytes);

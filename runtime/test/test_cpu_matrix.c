@@ -1,5 +1,5 @@
 /* CPU reference backend vs the f64 oracle over the issue #3 matrix: M in {1,2,17,31,32,64}, several
- * K/N including K = 8192, SPEC §1's adversarial data, all three activations, bias and residual each
+ * K/N including K = 8192, docs/contract.md §1's adversarial data, all three activations, bias and residual each
  * present and absent (w4t_run_case covers the 12 epilogue combinations, bitwise repeatability and
  * unchanged inputs). */
 #include <stdio.h>

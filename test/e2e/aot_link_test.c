@@ -1,6 +1,6 @@
 /* AOT link test: examples/iree_i4.mlir compiled by w4a16-compile to an object file, declared by the header
  * w4a16-compile generated, linked with w4a16_rt_abi into this program — no MLIR anywhere in the link. The
- * result is checked against SPEC §1's formula evaluated in f64 on the host.
+ * result is checked against docs/contract.md §1's formula evaluated in f64 on the host.
  *
  * It also includes the generated headers of the other examples (they must coexist in one translation unit)
  * and type-checks calls through their declared function types. */
@@ -61,7 +61,7 @@ int main(void) {
     return 1;
   }
 
-  /* SPEC §1 in f64: out[m, n] = sum_k x[m, k] * (code[n, k] - 8) * scales[n, k / 128]. */
+  /* docs/contract.md §1 in f64: out[m, n] = sum_k x[m, k] * (code[n, k] - 8) * scales[n, k / 128]. */
   double num = 0, den = 0, max_rel = 0;
   int bad = 0;
   for (int m = 0; m < M; ++m)

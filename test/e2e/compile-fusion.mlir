@@ -68,7 +68,7 @@ func.func @small(%x: tensor<?x256xf16>, %qweight: tensor<32x64xi32>, %scales: te
     %t = arith.truncf %s : f32 to f16
     linalg.yield %t : f16
   } -> tensor<?x64xf16>
-  // A second chain with zero point 7: not the SPEC quantisation, must stay unfused.
+  // A second chain with zero point 7: not the docs/contract.md §1 quantisation, must stay unfused.
   %de7 = tensor.empty() : tensor<256x64xf16>
   %deq7 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%de7 : tensor<256x64xf16>) {
   ^bb0(%out: f16):

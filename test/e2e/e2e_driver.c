@@ -12,7 +12,7 @@
  * else CPU); --ref-backend sets a backend for the reference calls too (when the reference is itself a fused
  * build, e.g. to compare the CUDA run with the CPU run).
  *
- * The check is SPEC §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
+ * The check is docs/contract.md §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
  * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build must also
  * have prepared each weight once (plans created == fused chains, whatever the number of calls and Ms).
  *
@@ -235,7 +235,7 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
-/* Comparison (SPEC §1)                                                                                  */
+/* Comparison (docs/contract.md §1)                                                                     */
 /* ---------------------------------------------------------------------------------------------------- */
 
 typedef struct Comparison {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU end to end (issue #4): the AOT-compiled examples run with the runtime's CUDA backend and are compared
 # with (1) the unfused build (upstream MLIR lowering only, on the CPU) and (2) the same fused build on the
-# runtime's CPU backend, within SPEC §1 tolerance.
+# runtime's CPU backend, within docs/contract.md §1 tolerance.
 #
 # The device machine has CUDA but no MLIR, so the shared objects are compiled on the build machine and
 # carried over in the git-ignored folder .carry/e2e/:

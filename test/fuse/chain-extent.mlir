@@ -1,4 +1,4 @@
-// Chain extent (SPEC §4): the pass fuses the longest valid chain. A value inside the chain with another
+// Chain extent (docs/contract.md §4): the pass fuses the longest valid chain. A value inside the chain with another
 // user is the last value of the chain (the prefix up to it fuses, the rest stays and reads the fused
 // result); an activation other than silu/gelu_tanh (relu, erf-gelu, quick-gelu, bare sigmoid) ends the chain;
 // epilogue steps in the wrong order (residual before the activation, bias after it) end it too.

@@ -1,4 +1,4 @@
-// Bias epilogues (SPEC §4 epilogue): y + bias[n] as a broadcasting generic, commuted (bias + y), torch-mlir's
+// Bias epilogues (docs/contract.md §4 epilogue): y + bias[n] as a broadcasting generic, commuted (bias + y), torch-mlir's
 // broadcast generic followed by an elementwise add generic, and the named linalg.broadcast + linalg.add.
 // The bias operand of the fused op is always the 1-D (N,) tensor.
 //

@@ -1,4 +1,4 @@
-// Full chains dequant -> matmul -> bias -> activation -> residual (SPEC §1) written the ways frontends do:
+// Full chains dequant -> matmul -> bias -> activation -> residual (docs/contract.md §1) written the ways frontends do:
 // one generic per step, several steps in one generic, named linalg.broadcast/linalg.add, torch-mlir's
 // sigmoid + multiply, f32 between extf/truncf, commuted operands. Each must become ONE fused op carrying
 // bias and residual (operandSegmentSizes 1, 1, 1, 1, 1) with every intermediate erased.

@@ -1,4 +1,4 @@
-// gelu_tanh epilogues (SPEC §1/§4): 0.5 v (1 + tanh(0.7978845608028654 (v + 0.044715 v^3))) via math.tanh,
+// gelu_tanh epilogues (docs/contract.md §1/§4): 0.5 v (1 + tanh(0.7978845608028654 (v + 0.044715 v^3))) via math.tanh,
 // with v^3 as v*v*v, math.powf(v, 3.0) or math.fpowi(v, 3); in f16 (constants rounded to f16) or in f32
 // between extf/truncf; different but equivalent associations of the products.
 //

@@ -1,4 +1,4 @@
-// Residual epilogues (SPEC §1: out = act(...) + residual[m, n]): an elementwise add of an (M, N) f16 tensor
+// Residual epilogues (docs/contract.md §1: out = act(...) + residual[m, n]): an elementwise add of an (M, N) f16 tensor
 // as a generic (either operand order), as the named linalg.add, or in f32 on the accumulator.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s

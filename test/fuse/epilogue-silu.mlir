@@ -1,4 +1,4 @@
-// silu epilogues (SPEC §4): silu(v) = v * sigmoid(v), sigmoid via arith.negf, math.exp, arith.addf 1,
+// silu epilogues (docs/contract.md §4): silu(v) = v * sigmoid(v), sigmoid via arith.negf, math.exp, arith.addf 1,
 // arith.divf 1 / d; in f16, in f32 between extf/truncf, as one generic or as torch-mlir's separate sigmoid
 // generic followed by a multiply generic, with commuted operands.
 //

@@ -1,4 +1,4 @@
-// Algebraically equal encodings that real frontends also emit, beyond the literal forms listed in SPEC §4:
+// Algebraically equal encodings that real frontends also emit, beyond the literal forms listed in docs/contract.md §4:
 // uitofp straight from i4, the -8 in integers (subi + sitofp) or as addf -8, the dequant in f32 between
 // extf/truncf, s*code - s*8, silu as v / (1 + exp(-v)) or with 0 - v, torch-mlir's add with alpha = 1
 // (y + b * 1), gelu_tanh with v + k v^3 factored as v (1 + k v^2). Each computes exactly the chain, so each fuses.

@@ -1,4 +1,4 @@
-// f32 accumulation (SPEC §4 matmul): linalg.matmul with f16 inputs and an f32 init followed by an
+// f32 accumulation (docs/contract.md §4 matmul): linalg.matmul with f16 inputs and an f32 init followed by an
 // arith.truncf generic, or arith.extf generics on both inputs and an f32 matmul, or a contraction whose
 // truncf is folded into the epilogue generic. All fuse; the extf/truncf generics are erased with the chain.
 // An f32 activation that an explicit arith.truncf turns into f16 is a valid x (the truncf stays).

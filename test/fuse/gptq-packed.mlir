@@ -1,4 +1,4 @@
-// GPTQ-packed weights (SPEC §4 dequant (b)): a (K/8, N) i32 tensor whose word [k/8, n] holds the codes of
+// GPTQ-packed weights (docs/contract.md §4 dequant (b)): a (K/8, N) i32 tensor whose word [k/8, n] holds the codes of
 // k = 8*(k/8) .. +7, least-significant nibble first. The unpack generic reads the word with linalg.index +
 // tensor.extract, shifts right by (k mod 8)*4, masks with 15, subtracts 8 and multiplies by the group scale.
 // Each case must become one w4a16.fused_matmul with weight_layout "packed_k8_n" and scales_layout "g_n", the

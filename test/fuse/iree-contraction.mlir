@@ -1,4 +1,4 @@
-// IREE / torch-mlir style grouped dequantisation (SPEC §4 dequant (a)) feeding IREE's two-reduction
+// IREE / torch-mlir style grouped dequantisation (docs/contract.md §4 dequant (a)) feeding IREE's two-reduction
 // contraction generic: x is expanded to [M, K/128, 128], the dequantised weight is [N, K/128, 128] (or
 // [K/128, 128, N]) and the contraction reduces over (group, in-group). The fused op takes the 2-D x (the
 // source of the expand_shape); the 3-D i4 weight and scales are collapsed to 2-D by the pass.

@@ -1,4 +1,4 @@
-// Must not fuse (SPEC §4), quantisation scheme: group size != 128, zero point != 8, one scale per row or per
+// Must not fuse (docs/contract.md §4), quantisation scheme: group size != 128, zero point != 8, one scale per row or per
 // column instead of per (K/128 group, column), signed codes without the -8 offset (or two's complement minus
 // 8), (code * s) - 8 instead of (code - 8) * s, nibbles most-significant first, a 3-bit mask, K not a multiple
 // of 128. The output must be byte-for-byte what w4a16-opt and mlir-opt print without the pass.

@@ -1,4 +1,4 @@
-// Must not fuse (SPEC §4), types and shapes: activations that are not f16 (f32 or bf16 with no truncf to f16),
+// Must not fuse (docs/contract.md §4), types and shapes: activations that are not f16 (f32 or bf16 with no truncf to f16),
 // an f32 result that is never truncated, dynamic K or N, a plain f16 matmul with no dequant, a dequantised
 // weight feeding something that is not a matmul, a matmul whose init is not zero, and a (K, N) dequant used
 // as a transposed B (the groups then run along N). The output must be byte-for-byte the pass-less print.

@@ -4,9 +4,9 @@
  * LLVM dialect), creates an ExecutionEngine, registers the runtime entry points the lowered code calls
  * (mlirExecutionEngineRegisterSymbol), looks up _mlir_ciface_gpt_mlp and calls it at M = 1, 3, 5. The result
  * is checked against the CPU reference runtime called directly through its plan API (w4a16_plan_*: the
- * weights repacked by hand to SPEC §1's (K/8, N) words and (K/128, N) scales):
+ * weights repacked by hand to docs/contract.md §1's (K/8, N) words and (K/128, N) scales):
  *   ref = plan2(gelu_tanh(plan1(x) + b1)) + b2 + x
- * within SPEC §1 tolerance; bitwise equality is reported too (both run the same CPU kernels).
+ * within docs/contract.md §1 tolerance; bitwise equality is reported too (both run the same CPU kernels).
  *
  *   w4a16-jit-test <path/to/examples/gpt_mlp.mlir>
  */
@@ -60,7 +60,7 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-/* (N, K/128, 128) codes, one per byte, and (N, K/128) scales -> SPEC §1 (K/8, N) words and (K/128, N) scales. */
+/* (N, K/128, 128) codes, one per byte, and (N, K/128) scales -> docs/contract.md §1 (K/8, N) words and (K/128, N) scales. */
 static void repack(const uint8_t *codes, const uint16_t *scales_ng, int64_t N, int64_t K, int32_t *qw,
                    uint16_t *scales_gn) {
   memset(qw, 0, sizeof(int32_t) * (size_t)(K / 8 * N));
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < D; ++i)
     b2[i] = double_to_f16(uniform(-0.5, 0.5));
 
-  /* Reference plans from the SPEC layout. */
+  /* Reference plans from the docs/contract.md §1 layout. */
   int32_t *qw1 = xmalloc(4 * (size_t)(D / 8) * F), *qw2 = xmalloc(4 * (size_t)(F / 8) * D);
   uint16_t *sg1 = xmalloc(2 * (size_t)G1 * F), *sg2 = xmalloc(2 * (size_t)G2 * D);
   repack(w1, s1, F, D, qw1, sg1);

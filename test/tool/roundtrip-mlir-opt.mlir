@@ -31,7 +31,7 @@
 // CHECK:         linalg.matmul
 // CHECK-NOT:     w4a16.fused_matmul
 
-// A GPTQ dequant with zero point 7: must not fuse (SPEC §4), so it stays as written.
+// A GPTQ dequant with zero point 7: must not fuse (docs/contract.md §4), so it stays as written.
 func.func @zero_point_7(%x: tensor<16x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<16x64xf16> {
   %c8 = arith.constant 8 : index
   %c128 = arith.constant 128 : index
