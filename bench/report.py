@@ -66,5 +66,6 @@ for ax, (K, N) in zip(axes[0], shapes):
     ax.grid(True, which="both", alpha=0.3)
 axes[0][0].legend(fontsize=7)
 fig_.tight_layout()
-fig_.savefig(f"{outdir}/latency_vs_M.png", dpi=110)
+# 90 dpi: ~100 KB, so that a run's committed summary (table, CSVs, this plot) stays under 200 KB.
+fig_.savefig(f"{outdir}/latency_vs_M.png", dpi=90)
 print(f"wrote {outdir}/latency_vs_M.png")

@@ -3,10 +3,11 @@
 # side by side on the target rows (M in {16, 32, 64} on the 4 shapes, ours only, L2-cold and L2-hot),
 # a sweep of every M for the default variant, the SASS counts and an ncu profile of the default.
 #   bench/variants.sh ["NAME:ENV=V ENV=V" ...]   (default list below)
-# Everything lands in $OUT: variants.txt (the side-by-side table), exp.tgz (all logs and CSVs).
+# Everything lands in $OUT (default bench/out/variants-TIME, git-ignored): variants.txt (the side-by-side
+# table: the summary a ledger row may commit) and exp.tgz (all logs and CSVs: raw, never committed).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-O=${OUT:-$ROOT/build-gpu/out}
+O=${OUT:-$ROOT/bench/out/variants-$(date -u +%Y%m%dT%H%M%SZ)}
 B=$ROOT/build-gpu
 L=$O/exp
 mkdir -p "$L"

@@ -4,9 +4,11 @@
 #   2. its unit test with the CUDA kernel against the CPU reference bit for bit, plain and under
 #      compute-sanitizer memcheck,
 #   3. bench.py: raw-bit equality with PyTorch's eager chain and the timing table (see bench.py).
-# Logs and tables go to $OUT (or ./int8prep-out).
+# Logs and tables go to $OUT (default bench/out/int8prep, git-ignored). A run commits its summary
+# (int8prep_table.md, int8prep_bench.csv, gpu.txt) under bench/int8prep/results/DATE/; the logs
+# (build, unit test, memcheck, int8prep_bench.log) stay in bench/out (bench/RESULTS.md, header).
 set -uo pipefail
-OUT=${OUT:-$PWD/int8prep-out}
+OUT=${OUT:-$PWD/bench/out/int8prep}
 mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu-int8prep}
 export PYTHONUNBUFFERED=1

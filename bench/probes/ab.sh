@@ -5,7 +5,8 @@
 # given (several joined by '+'), the first build run under each of them. The SM clock and power are
 # logged (smi.csv).
 #   bench/probes/ab.sh BUILD_A BUILD_B [BUILD_C ...] [M list]
-#   bench/probes/ab.sh BUILD W4A16_L2_AHEAD=0 W4A16_L2_AHEAD=8 [M list]
+#   bench/probes/ab.sh BUILD W4A16_NO_PDL=0 W4A16_NO_PDL=1 [M list]
+# Files go to $OUT (default bench/out/ab-TIME, git-ignored): all raw; the printed lines are the summary.
 set -uo pipefail
 BUILDS=(); ENVS=()
 MS=1,16,32,64
@@ -18,9 +19,9 @@ FIRST=${BUILDS[0]}
 SIDES=()  # "build|env": the builds, or the first build under each environment setting
 if [ ${#ENVS[@]} -gt 0 ]; then for e in "${ENVS[@]}"; do SIDES+=("$FIRST|$e"); done
 else for b in "${BUILDS[@]}"; do SIDES+=("$b|"); done; fi
-O=${OUT:-/tmp/ab-out}
-mkdir -p "$O"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+O=${OUT:-$ROOT/bench/out/ab-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$O"
 bash "$ROOT/bench/smi-log.sh" start "$O/smi.csv"
 timeout 120 "$FIRST/bin/w4a16_gpu_test" --small >"$O/small.log" 2>&1
 echo "A gpu_test --small: exit $? $(grep -E '^(PASS|FAIL)' "$O/small.log" | head -3 | tr '\n' ' ')"

@@ -2,9 +2,8 @@
 // `seconds` per M; prints the first window's time per call (before the power cap engages), the
 // sustained median, and mJ per call, watts and SM clock over the second half (probe_energy.cuh).
 //
-//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Iruntime/include -o build-pre/bin/energy \
-//        bench/probes/energy.cu build-pre/lib/libw4a16_runtime.a -lcuda -ldl
-//   build-pre/bin/energy K N M[,M...] [seconds per M, default 2]
+//   bench/probes/build.sh BUILD_DIR   (links BUILD_DIR/lib/libw4a16_runtime.a; binary in BUILD_DIR/bin)
+//   BUILD_DIR/bin/energy K N M[,M...] [seconds per M, default 2]
 #include "probe_calls.cuh"
 #include "probe_energy.cuh"
 

@@ -1,20 +1,20 @@
 // Is there a cheaper tensor path than f16 for the power-capped rows? (issue #5, session 7)
 //
-// From M = 16 the big shapes run at the H200's 700 W cap, and energy_split.sh measured the f16
-// wgmma work as one of the largest consumers (bench/RESULTS.md, session 7). The only other Hopper
-// path that keeps f16 activations exact enough is integer: the weight codes as u8 and x split into
-// two s8 parts (x ~ a * (256 h + l), per-token-and-group scale a), two wgmma m64nNk32 .s32.u8.s8
-// per 64 x 32 weights -- the same instruction count and tensor time per weight as one f16 m64nNk16
-// per 64 x 16. This probe runs both streams alone on every SM (4 warpgroups, the kernel's shape),
-// with random data that changes like the kernel's (A from 4 register sets, B cycling through 64 KB
-// of shared memory), plus a loop without wgmma (the A-toggling ALU work both share), and prints the
-// time and, over a sustained run, the energy of each. Same number of weights in each mode.
+// From M = 16 the big shapes run at the H200's 700 W cap, and session 7's energy split measured the f16
+// wgmma work as one of the largest consumers (bench/RESULTS.md, session 7). The only other Hopper path
+// that keeps f16 activations exact enough is integer: the weight codes as u8 and x split into two s8
+// parts (x ~ a * (256 h + l), per-token-and-group scale a), two wgmma m64nNk32 .s32.u8.s8 per 64 x 32
+// weights -- the same instruction count and tensor time per weight as one f16 m64nNk16 per 64 x 16.
+// This probe runs both streams alone on every SM (4 warpgroups, the kernel's shape), with random data
+// that changes like the kernel's (A from 4 register sets, B cycling through 64 KB of shared memory),
+// plus a loop without wgmma (the A-toggling ALU work both share), and prints the time and, over a
+// sustained run, the energy of each. Same number of weights in each mode.
 //
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o mma_energy bench/probes/mma_energy.cu -ldl
-//   ./mma_energy [seconds per mode, default 2]
-#include "../../runtime/src/sm90.cuh"
-#include "../../runtime/src/wgmma_rs.cuh"
-#include "../../runtime/test/cuda_check.h"
+//   bench/probes/build.sh (from the repository root: -I runtime/src -I runtime/test, sm_90a, -ldl)
+//   mma_energy [seconds per mode, default 2]
+#include "cuda_check.h"
+#include "sm90.cuh"
+#include "wgmma_rs.cuh"
 #include "probe_energy.cuh"
 #include "wgmma_u8s8.cuh"
 

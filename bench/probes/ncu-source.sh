@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ncu profile of the default kernel (8192x28672, M given) with per-instruction stall samples.
-#   bench/probes/ncu-source.sh BUILD_BIN_DIR M   (writes $OUT/ncu-M.txt and $OUT/source-M.csv.gz)
+#   bench/probes/ncu-source.sh BUILD_BIN_DIR M   (writes $OUT/ncu-M.txt and $OUT/source-M.csv.gz;
+#   $OUT defaults to bench/out/ncu-source, git-ignored: raw, the printed lines are the summary)
 set -uo pipefail
 B=$1; M=$2
-O=${OUT:-/tmp/ncu-out}
+O=${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/bench/out/ncu-source}
 mkdir -p "$O"
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || echo ncu)
 timeout 200 "$NCU" --clock-control none -k regex:gemm_v3 --launch-skip 300 --launch-count 1 --set full \

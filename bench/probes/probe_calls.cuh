@@ -1,9 +1,9 @@
-// Back-to-back calls through the runtime on one shape, as bench.c makes them (shared by the probes
-// timeline.cu and energy.cu): bench.c-like data on the device, enough plans of the same weight to
-// rotate over 4 x 60 MB (L2-cold), and the fused op silu(x W + bias) + residual.
+// Back-to-back calls through the runtime on one shape, as bench.c makes them (energy.cu): bench.c-like
+// data on the device, enough plans of the same weight to rotate over 4 x 60 MB (L2-cold), and the fused
+// op silu(x W + bias) + residual.
 #pragma once
 
-#include "../../runtime/test/cuda_check.h"
+#include "cuda_check.h"
 #include "probe_data.cuh"
 #include "w4a16/runtime.h"
 

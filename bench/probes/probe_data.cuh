@@ -1,4 +1,4 @@
-// Device-side random test data for the probes (probe_calls.cuh, kernel_probe.cu): the power the
+// Device-side random test data for the probes (probe_calls.cuh): the power the
 // tensor cores draw depends on the data, so energy measurements need bench.c-like values, not memset.
 #pragma once
 

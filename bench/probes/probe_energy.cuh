@@ -1,10 +1,10 @@
-// Energy per call for the probes (energy.cu, kernel_probe.cu). From M = 16 the benchmark's sustained
+// Energy per call for the probes (energy.cu, mma_energy.cu). From M = 16 the benchmark's sustained
 // runs hold the H200 at its power cap (bench/RESULTS.md, session 6), so there a call's time is its
 // energy over the cap, and a change pays off only if it saves energy. NVML is loaded at run time
 // from the driver (libnvidia-ml.so.1); without it only times are reported.
 #pragma once
 
-#include "../../runtime/test/cuda_check.h"
+#include "cuda_check.h"
 
 #include <dlfcn.h>
 

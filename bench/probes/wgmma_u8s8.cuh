@@ -1,6 +1,6 @@
 // wgmma m64nNk32 s32 += u8 (A, 4 registers per thread) x s8 (B, shared memory through a descriptor),
 // N = 8, 16, 32 (one specialisation each: the accumulator count is part of the operand list), for the
-// probes of an integer tensor path (mma_energy.cu, kernel_probe.cu).
+// probes of an integer tensor path (mma_energy.cu).
 // SCALE_D = 0 ignores the old D.
 #pragma once
 
