@@ -17,6 +17,7 @@ set(W4A16_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/W4A16)
 # Library targets and the names they get in the package (W4A16::<name>). Targets that this configuration
 # does not define are skipped.
 set(_w4a16_export_names
+  w4a16_contract contract
   w4a16_dialect  dialect
   w4a16_passes   passes
   w4a16_lowering lowering

@@ -1,7 +1,10 @@
-/* The part of w4a16.fused_matmul's contract that IRDL cannot state: shapes and element types.
+/* The part of w4a16.fused_matmul's contract that IRDL cannot state: attribute values, shapes and
+ * element types, all from contract.h (the runtime's rules, so that a verified op always runs).
  *
- *   x (M, K) f16, out (M, N) f16, K % group_size == 0, group_size == 128, K and N static;
+ *   activation, weight_layout, scales_layout: names from contract.h's table;
+ *   x (M, K) f16, out (M, N) f16, K and N static and passing w4a16_check_shape(K, N, group_size);
  *   weight per weight_layout, scales per scales_layout, bias (N) f16, residual (M, N) f16. */
+#include "w4a16/contract.h"
 #include "w4a16/dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -11,8 +14,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-enum { kGroupSize = 128 };
 
 typedef struct Verifier {
   MlirOperation op;
@@ -32,12 +33,26 @@ static void fail(Verifier *v, const char *fmt, ...) {
   v->ok = false;
 }
 
-static bool stringAttrIs(MlirOperation op, const char *name, const char *value) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
-    return false;
-  MlirStringRef s = mlirStringAttrGetValue(a);
-  return s.length == strlen(value) && memcmp(s.data, value, s.length) == 0;
+/* The contract value that string attribute `attr` names in `name`'s table, or -1 with an error
+ * listing the accepted names. */
+static int enumAttr(Verifier *v, const char *attr, const char *(*name)(int)) {
+  MlirAttribute a = mlirOperationGetAttributeByName(v->op, mlirStringRefCreateFromCString(attr));
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
+    MlirStringRef s = mlirStringAttrGetValue(a);
+    int value = w4a16_value_of(name, s.data, s.length);
+    if (value >= 0)
+      return value;
+  }
+  char accepted[128] = "";
+  for (int i = 0; name(i); ++i)
+    snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s\"%s\"", i ? ", " : "", name(i));
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
+    MlirStringRef s = mlirStringAttrGetValue(a);
+    fail(v, "%s \"%.*s\" is not one of %s", attr, (int)s.length, s.data, accepted);
+  } else {
+    fail(v, "%s must be a string attribute, one of %s", attr, accepted);
+  }
+  return -1;
 }
 
 static bool isF16(MlirType t) { return mlirTypeIsAF16(t); }
@@ -98,9 +113,14 @@ static void verifyFusedMatmul(Verifier *v) {
   MlirValue x = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
   int64_t M = staticDim(x, 0), K = staticDim(x, 1), N = staticDim(out, 1);
 
+  enumAttr(v, "activation", w4a16_activation_name);
+  int weightLayout = enumAttr(v, "weight_layout", w4a16_weight_layout_name);
+  int scalesLayout = enumAttr(v, "scales_layout", w4a16_scales_layout_name);
   MlirAttribute group = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("group_size"));
-  if (mlirAttributeIsNull(group) || !mlirAttributeIsAInteger(group) || mlirIntegerAttrGetValueInt(group) != kGroupSize)
-    fail(v, "group_size must be 128 : i64");
+  int64_t groupSize = -1;
+  if (mlirAttributeIsNull(group) || !mlirAttributeIsAInteger(group) ||
+      !w4a16_group_size_supported(groupSize = mlirIntegerAttrGetValueInt(group)))
+    fail(v, "group_size must be %d : i64", W4A16_DEFAULT_GROUP_SIZE);
 
   expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, isF16, "f16");
   expectTensor(v, out, "result", 2, (int64_t[]){M, -1}, isF16, "f16");
@@ -110,27 +130,26 @@ static void verifyFusedMatmul(Verifier *v) {
     fail(v, "K and N must be static");
     return;
   }
-  if (K % kGroupSize != 0) {
-    fail(v, "K = %lld is not a multiple of the group size %d", (long long)K, kGroupSize);
+  w4a16_shape_rule rule = w4a16_check_shape(K, N, groupSize);
+  if (rule != W4A16_SHAPE_OK) {
+    fail(v, "K = %lld, N = %lld, group size %lld: %s", (long long)K, (long long)N, (long long)groupSize,
+         w4a16_shape_rule_text(rule));
     return;
   }
 
   MlirValue weight = mlirOperationGetOperand(op, 1), scales = mlirOperationGetOperand(op, 2);
-  if (stringAttrIs(op, "weight_layout", "packed_k8_n"))
+  if (weightLayout == W4A16_WEIGHT_PACKED_K8_N)
     expectTensor(v, weight, "weight", 2, (int64_t[]){K / 8, N}, isI32, "i32");
-  else if (stringAttrIs(op, "weight_layout", "k_n"))
+  else if (weightLayout == W4A16_WEIGHT_K_N)
     expectTensor(v, weight, "weight", 2, (int64_t[]){K, N}, isCodeContainer, "i4 or i8");
-  else if (stringAttrIs(op, "weight_layout", "n_k"))
+  else
     expectTensor(v, weight, "weight", 2, (int64_t[]){N, K}, isCodeContainer, "i4 or i8");
-  else
-    fail(v, "weight_layout must be \"packed_k8_n\", \"k_n\" or \"n_k\"");
 
-  if (stringAttrIs(op, "scales_layout", "g_n"))
-    expectTensor(v, scales, "scales", 2, (int64_t[]){K / kGroupSize, N}, isF16, "f16");
-  else if (stringAttrIs(op, "scales_layout", "n_g"))
-    expectTensor(v, scales, "scales", 2, (int64_t[]){N, K / kGroupSize}, isF16, "f16");
+  const int64_t groups = K / groupSize;
+  if (scalesLayout == W4A16_SCALES_G_N)
+    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, isF16, "f16");
   else
-    fail(v, "scales_layout must be \"g_n\" or \"n_g\"");
+    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, isF16, "f16");
 
   MlirValue bias, residual;
   optionalOperands(op, &bias, &residual);

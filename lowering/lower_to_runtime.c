@@ -9,6 +9,7 @@
  * The function is written as IR text and parsed: the template reads like the IR it produces. Upstream
  * one-shot bufferization then treats it like any other code, and inlining removes the call. */
 #include "call_template.h"
+#include "w4a16/contract.h"
 #include "w4a16/dialect.h"
 #include "w4a16/lowering.h"
 
@@ -27,18 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool attrIs(MlirOperation op, const char *name, const char *value) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
-    return false;
-  MlirStringRef s = mlirStringAttrGetValue(a);
-  return s.length == strlen(value) && memcmp(s.data, value, s.length) == 0;
+/* The contract value an enum attribute names (contract.h's table); the verifier has checked it. */
+static int enumAttr(MlirOperation op, const char *name, const char *(*names)(int)) {
+  MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+  return w4a16_value_of(names, s.data, s.length);
 }
-
-/* Codes shared with the runtime (runtime/abi/include/w4a16/runtime_abi.h). */
-static int activationCode(MlirOperation op) { return attrIs(op, "activation", "silu") ? 1 : attrIs(op, "activation", "gelu_tanh") ? 2 : 0; }
-static int weightLayoutCode(MlirOperation op) { return attrIs(op, "weight_layout", "k_n") ? 1 : attrIs(op, "weight_layout", "n_k") ? 2 : 0; }
-static int scalesLayoutCode(MlirOperation op) { return attrIs(op, "scales_layout", "n_g") ? 1 : 0; }
+static int activationCode(MlirOperation op) { return enumAttr(op, "activation", w4a16_activation_name); }
+static int weightLayoutCode(MlirOperation op) { return enumAttr(op, "weight_layout", w4a16_weight_layout_name); }
+static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
 
 /* --- the template ------------------------------------------------------------------------------- */
 

@@ -73,11 +73,11 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   int32_t segments[5] = {1, 1, 1, ep->hasBias, ep->hasResidual};
   MlirNamedAttribute attrs[] = {
-      named(ctx, "activation", namedString(ctx, ep->activation)),
+      named(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
       named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), kGroupSize)),
       named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 5, segments)),
-      named(ctx, "scales_layout", namedString(ctx, dq->scalesLayout)),
-      named(ctx, "weight_layout", namedString(ctx, dq->weightLayout)),
+      named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
+      named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
   };
   MlirType resultType = mlirValueGetType(ep->end);
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
@@ -99,9 +99,10 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 }
 
 static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char *out, size_t size) {
-  snprintf(out, size, "dequant(%s, scales %s) -> matmul%s%s%s%s", dq->weightLayout, dq->scalesLayout,
-           ep->hasBias ? " -> bias" : "", strcmp(ep->activation, "none") ? " -> " : "",
-           strcmp(ep->activation, "none") ? ep->activation : "", ep->hasResidual ? " -> residual" : "");
+  const bool act = ep->activation != W4A16_ACT_NONE;
+  snprintf(out, size, "dequant(%s, scales %s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
+           w4a16_scales_layout_name(dq->scalesLayout), ep->hasBias ? " -> bias" : "", act ? " -> " : "",
+           act ? w4a16_activation_name(ep->activation) : "", ep->hasResidual ? " -> residual" : "");
 }
 
 static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
@@ -112,6 +113,13 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
   if (!matchMatmul(op, &mm, &why) || !matchDequant(&mm, &dq, &why) || !matchEpilogue(&mm, &ep, &why)) {
     if (why.text[0])
       explainRemark(options, "w4a16", op, "not fused: %s", why.text);
+    return;
+  }
+  /* A chain the runtime cannot run stays unfused: compiled code must never fail on it at run time. */
+  w4a16_shape_rule rule = w4a16_check_shape(mm.K, mm.N, kGroupSize);
+  if (rule != W4A16_SHAPE_OK) {
+    explainRemark(options, "w4a16", op, "not fused: K = %lld, N = %lld: %s", (long long)mm.K, (long long)mm.N,
+                  w4a16_shape_rule_text(rule));
     return;
   }
   char chain[256], stop[640] = "";

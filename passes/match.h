@@ -1,7 +1,7 @@
 /* The W4A16 chain, as three matchers that each describe one part of what it computes:
  *
  *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x an (M, K) f16 tensor      (match_matmul.c)
- *   dequant:  Wd[k, n] = (code(k, n) - 8) * scale(k / 128, n)                           (match_dequant.c)
+ *   dequant:  Wd[k, n] = (code(k, n) - 8) * scale(k / G, n), G = 128                   (match_dequant.c)
  *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
  * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any
@@ -10,8 +10,9 @@
 #define W4A16_MATCH_H
 
 #include "eval.h"
+#include "w4a16/contract.h"
 
-enum { kGroupSize = 128, kZeroPoint = 8, kMaxChainOps = 24 };
+enum { kGroupSize = W4A16_DEFAULT_GROUP_SIZE, kZeroPoint = W4A16_ZERO_POINT, kMaxChainOps = 24 };
 
 typedef struct Reason {
   char text[256];
@@ -40,14 +41,15 @@ typedef struct MatmulMatch {
 
 typedef struct DequantMatch {
   MlirValue codes, scales;
-  const char *weightLayout, *scalesLayout;
+  w4a16_weight_layout weightLayout;
+  w4a16_scales_layout scalesLayout;
   int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
   OpSet producers;
 } DequantMatch;
 
 typedef struct EpilogueMatch {
   MlirValue end;          /* the chain's last value (y itself for an empty epilogue) */
-  const char *activation; /* "none", "silu", "gelu_tanh" */
+  w4a16_activation activation;
   MlirValue bias, residual;
   OpSet ops;              /* epilogue ops and side views evaluated through */
   bool hasBias, hasResidual;

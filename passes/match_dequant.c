@@ -116,12 +116,12 @@ static int splitFor(MlirValue tensor, int64_t rows) {
 }
 
 static int64_t codeAt(const DequantMatch *dq, const Sample *s) {
-  if (strcmp(dq->weightLayout, "packed_k8_n") == 0)
+  if (dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N)
     return (int64_t)((s->codeWord >> (4 * (s->k % 8))) & 15);
   return (int64_t)(s->codeWord & 15);
 }
 
-/* Where code(k, n) is stored decides weight_layout; the packed form is SPEC §1's (K/8, N) i32. */
+/* Where code(k, n) is stored decides weight_layout; the packed form is docs/contract.md §1's (K/8, N) i32. */
 static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
   MlirValue codes = dq->codes;
   int width = intWidth(elementTypeOf(codes));
@@ -142,11 +142,11 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     }
   }
   if (packed && kn && rankOf(codes) == 2 && dimOf(codes, 0) == mm->K / 8) {
-    dq->weightLayout = "packed_k8_n", dq->codesSplit = 1;
+    dq->weightLayout = W4A16_WEIGHT_PACKED_K8_N, dq->codesSplit = 1;
     return true;
   }
   if (!packed && width <= 8 && (kn || nk)) {
-    dq->weightLayout = kn ? "k_n" : "n_k";
+    dq->weightLayout = kn ? W4A16_WEIGHT_K_N : W4A16_WEIGHT_N_K;
     dq->codesSplit = splitFor(codes, kn ? mm->K : mm->N);
     return dq->codesSplit > 0;
   }
@@ -197,7 +197,7 @@ static bool matchScalesLayout(DequantProbe *p, const Sample *samples, int count,
       setReason(why, mm->view.op, "scales are %s, expected f16", typeName(elementTypeOf(scales), name, sizeof name));
       return false;
     }
-    dq->scalesLayout = gn ? "g_n" : "n_g";
+    dq->scalesLayout = gn ? W4A16_SCALES_G_N : W4A16_SCALES_N_G;
     dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
     return dq->scalesSplit > 0;
   }
@@ -232,7 +232,7 @@ static bool matchArithmetic(const MatmulMatch *mm, const DequantMatch *dq, const
     sameZero &= fabs(z - zero) <= 1e-6;
     signedCodes &= fabs(q - (double)(code >= 8 ? code - 16 : code)) <= 1e-6;
     int64_t msb = (int64_t)((s->codeWord >> (4 * (7 - s->k % 8))) & 15);
-    msbFirst &= strcmp(dq->weightLayout, "packed_k8_n") == 0 && fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
+    msbFirst &= dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N && fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
   }
   if (exact)
     return true;

@@ -170,34 +170,35 @@ static bool sidesAreF16(const EpilogueProbe *p, MlirOperation endOp, Reason *why
   return true;
 }
 
-/* The arithmetic: additive residual, bias inside the activation, activation of a known kind. */
-static const char *matchFormula(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
+/* The arithmetic: additive residual, bias inside the activation, activation of a known kind (-1: none
+ * of them, with a reason). */
+static int matchFormula(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
   for (size_t i = 0; i < sizeof kProbeValues / sizeof kProbeValues[0]; ++i) {
     double t = kProbeValues[i], b = 0.625 - 0.125 * (double)i, r = 1.5 - 0.25 * (double)i;
     double withResidual = evalAt(p, end, 0, 0, t, b, r), without = evalAt(p, end, 0, 0, t, b, 0);
     if (!mlirValueIsNull(p->residualLeaf) && fabs(withResidual - without - r) > 1e-9 * (1 + fabs(withResidual))) {
       setReason(why, endOp, "combines the matmul result with an (M, N) tensor other than by adding it last");
-      return NULL;
+      return -1;
     }
     double shifted = evalAt(p, end, 0, 0, t + b, 0, 0);
     if (!mlirValueIsNull(p->biasLeaf) && fabs(without - shifted) > 1e-9 * (1 + fabs(without))) {
       setReason(why, endOp, "bias is not added to the matmul result before the activation");
-      return NULL;
+      return -1;
     }
   }
   if (actIs(p, end, identity))
-    return "none";
+    return W4A16_ACT_NONE;
   if (actIs(p, end, silu))
-    return "silu";
+    return W4A16_ACT_SILU;
   if (actIs(p, end, geluTanh))
-    return "gelu_tanh";
+    return W4A16_ACT_GELU_TANH;
   if (actIs(p, end, geluErf))
     setReason(why, endOp, "activation is gelu with erf; only the tanh approximation is supported");
   else if (actIs(p, end, relu))
     setReason(why, endOp, "activation is relu; only silu and gelu_tanh are supported");
   else
     setReason(why, endOp, "computes something other than act(y + bias) + residual with act in {silu, gelu_tanh}");
-  return NULL;
+  return -1;
 }
 
 static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {
@@ -209,11 +210,11 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   MlirValue end = mlirOperationGetResult(endOp, 0);
   if (!classifySides(&p, end, endOp, why))
     return false;
-  const char *act = matchFormula(&p, end, endOp, why);
-  if (!act || !sidesAreF16(&p, endOp, why))
+  int act = matchFormula(&p, end, endOp, why);
+  if (act < 0 || !sidesAreF16(&p, endOp, why))
     return false;
   ep->end = end;
-  ep->activation = act;
+  ep->activation = (w4a16_activation)act;
   ep->bias = p.biasLeaf, ep->hasBias = !mlirValueIsNull(p.biasLeaf);
   ep->residual = p.residualLeaf, ep->hasResidual = !mlirValueIsNull(p.residualLeaf);
   for (int i = 0; i < p.probe.numTouched; ++i)
@@ -265,6 +266,6 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
     return false;
   }
   ep->end = mm->result;
-  ep->activation = "none";
+  ep->activation = W4A16_ACT_NONE;
   return true;
 }

@@ -3,6 +3,7 @@
  *
  * Compiled code holds host memrefs. On the CPU backend they go straight to the plan; on CUDA the
  * weight is copied to the device once (at plan creation) and x/bias/residual/out on every call. */
+#include "w4a16_testing.h"
 #include "w4a16/runtime_abi.h"
 
 #include <pthread.h>
@@ -16,7 +17,7 @@
 #include <cuda_runtime.h>
 #endif
 
-enum { kGroupSize = 128 };
+enum { kGroupSize = W4A16_DEFAULT_GROUP_SIZE };
 
 typedef struct PlanEntry {
   const void *weight, *scales;
@@ -67,7 +68,7 @@ w4a16_backend w4a16_rt_set_backend(w4a16_backend backend) {
   return previous;
 }
 
-void w4a16_rt_force_activation(int activation) { g_forcedActivation = activation; }
+void w4a16_testing_force_activation(int activation) { g_forcedActivation = activation; }
 
 int64_t w4a16_rt_plans_created(void) {
   pthread_mutex_lock(&g_lock);
@@ -87,7 +88,7 @@ void w4a16_rt_release_plans(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-/* --- weight preparation: any accepted layout -> SPEC §1's packed (K/8, N) words, (K/128, N) scales - */
+/* --- weight preparation: any accepted layout -> docs/contract.md §1's packed (K/8, N) words, (K/128, N) scales - */
 
 static int32_t *packCodes(const uint8_t *codes, int layout, int64_t K, int64_t N) {
   int32_t *packed = calloc((size_t)(K / 8 * N), sizeof *packed);
@@ -95,7 +96,7 @@ static int32_t *packCodes(const uint8_t *codes, int layout, int64_t K, int64_t N
     return NULL;
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
-      uint32_t code = codes[layout == W4A16_LAYOUT_K_N ? k * N + n : n * K + k] & 15u;
+      uint32_t code = codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
       packed[(k / 8) * N + n] = (int32_t)((uint32_t)packed[(k / 8) * N + n] | code << (4 * (k % 8)));
     }
   return packed;
@@ -150,11 +151,11 @@ static w4a16_status findOrCreatePlan(const void *weight, int codeBytes, const ui
       pthread_mutex_unlock(&g_lock);
       return W4A16_OK;
     }
-  int32_t *packed = weightLayout == W4A16_LAYOUT_PACKED_K8_N ? NULL : packCodes(weight, weightLayout, K, N);
+  int32_t *packed = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL : packCodes(weight, weightLayout, K, N);
   uint16_t *gnScales = scalesLayout == W4A16_SCALES_G_N ? NULL : transposeScales(scales, K / kGroupSize, N);
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   PlanEntry *e = calloc(1, sizeof *e);
-  if (e && (weightLayout == W4A16_LAYOUT_PACKED_K8_N || packed) && (scalesLayout == W4A16_SCALES_G_N || gnScales))
+  if (e && (weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (scalesLayout == W4A16_SCALES_G_N || gnScales))
     status = createPlan(backend, packed ? packed : weight, gnScales ? gnScales : scales, K, N, &e->plan);
   free(packed);
   free(gnScales);
@@ -214,10 +215,11 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
   if (out->sizes[0] != M)
     return fail(W4A16_ERR_BAD_SHAPE, "out has %lld rows, x has %lld", (long long)out->sizes[0], (long long)M);
-  if (K % kGroupSize != 0 || N % 8 != 0)
-    return fail(W4A16_ERR_BAD_SHAPE, "K = %lld must be a multiple of 128 and N = %lld of 8", (long long)K, (long long)N);
-  int64_t wantRows = weightLayout == W4A16_LAYOUT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_LAYOUT_K_N ? K : N;
-  int64_t wantCols = weightLayout == W4A16_LAYOUT_N_K ? K : N;
+  w4a16_shape_rule rule = w4a16_check_shape(K, N, kGroupSize);
+  if (rule != W4A16_SHAPE_OK)
+    return fail(W4A16_ERR_BAD_SHAPE, "K = %lld, N = %lld: %s", (long long)K, (long long)N, w4a16_shape_rule_text(rule));
+  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_K_N ? K : N;
+  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : N;
   if (wSizes[0] != wantRows || wSizes[1] != wantCols)
     return fail(W4A16_ERR_BAD_SHAPE, "weight is %lldx%lld, expected %lldx%lld", (long long)wSizes[0],
                 (long long)wSizes[1], (long long)wantRows, (long long)wantCols);

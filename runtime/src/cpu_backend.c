@@ -1,6 +1,7 @@
 /* CPU reference backend: the same arithmetic, with the same rounding points, as the CUDA kernel
  * (runtime/README.md, "Numerics"):
  *   p_g   = sum over k in group g, in k order, of f32(x[m,k]) * (code[k,n] - 8)   (f32; each product exact)
+ *           (group g: k in [g*G, (g+1)*G), G = the plan's group size)
  *   acc   = fmaf(p_g, f32(scale[g,n]), acc) over g = 0, 1, ...                     (f32)
  *   v     = acc + f32(bias[n]);  a = act(v) in f32;  y = a + f32(residual[m,n])   (f32)
  *   out   = f16(y), round to nearest even                                          (the only f16 rounding)
@@ -14,15 +15,15 @@
 #include <string.h>
 
 struct w4a16_cpu_plan {
-  int64_t K, N;
+  int64_t K, N, group_size;
   int32_t *qweight;  /* private copy: the caller may free its buffers after plan_create */
   uint16_t *scales;
 };
 
 w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                   w4a16_cpu_plan **out) {
+                                   int64_t group_size, w4a16_cpu_plan **out) {
   w4a16_cpu_plan *p = (w4a16_cpu_plan *)calloc(1, sizeof *p);
-  size_t qbytes = (size_t)(K / 8) * (size_t)N * 4, sbytes = (size_t)(K / 128) * (size_t)N * 2;
+  size_t qbytes = (size_t)(K / 8) * (size_t)N * 4, sbytes = (size_t)(K / group_size) * (size_t)N * 2;
   if (p) {
     p->qweight = (int32_t *)malloc(qbytes);
     p->scales = (uint16_t *)malloc(sbytes);
@@ -35,6 +36,7 @@ w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scale
   memcpy(p->scales, scales, sbytes);
   p->K = K;
   p->N = N;
+  p->group_size = group_size;
   *out = p;
   return W4A16_OK;
 }
@@ -47,7 +49,7 @@ void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p) {
 }
 
 uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p) {
-  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + (uint64_t)(p->K / 128) * (uint64_t)p->N * 2;
+  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + (uint64_t)(p->K / p->group_size) * (uint64_t)p->N * 2;
 }
 
 static float act_f32(float v, w4a16_activation act) {
@@ -58,7 +60,7 @@ static float act_f32(float v, w4a16_activation act) {
 
 w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                 const uint16_t *residual, w4a16_activation act, uint16_t *out) {
-  const int64_t K = p->K, N = p->N, G = K / 128;
+  const int64_t K = p->K, N = p->N, GS = p->group_size, G = K / GS;
   /* Per-call scratch, freed before returning: no state in the plan changes, so concurrent runs are safe. */
   float *part = (float *)malloc((size_t)N * sizeof(float));
   float *acc = (float *)malloc((size_t)N * sizeof(float));
@@ -73,12 +75,12 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
     memset(acc, 0, (size_t)N * sizeof(float));
     for (int64_t g = 0; g < G; ++g) {
       memset(part, 0, (size_t)N * sizeof(float));
-      for (int64_t k = g * 128; k < (g + 1) * 128; ++k) {
+      for (int64_t k = g * GS; k < (g + 1) * GS; ++k) {
         const float xv = w4a16_h2f(xr[k]);
         const int32_t *row = p->qweight + (k / 8) * N;
         const int shift = (int)(k % 8) * 4; /* least-significant nibble holds the lowest k */
         for (int64_t n = 0; n < N; ++n)
-          part[n] += xv * (float)((int)(((uint32_t)row[n] >> shift) & 15u) - 8);
+          part[n] += xv * (float)((int)(((uint32_t)row[n] >> shift) & 15u) - W4A16_ZERO_POINT);
       }
       const uint16_t *sr = p->scales + g * N;
       for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(part[n], w4a16_h2f(sr[n]), acc[n]);

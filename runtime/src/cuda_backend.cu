@@ -5,8 +5,9 @@
 // ordered across streams with an event (run_v3).
 //
 // Two kernels share one weight layout: v3 (gemm_v3.cuh: wgmma, per-warp weight streams; sm_90 only,
-// the default there) and v1 (gemm_kernel.cuh: mma.sync + cp.async; sm_80 and later).
-// W4A16_FORCE_KERNEL=v1 selects v1 on sm_90 too (tests, comparisons).
+// the default there) and v1 (gemm_v1.cuh: mma.sync + cp.async; sm_80 and later).
+// Tests force other configurations through the environment overrides listed in
+// runtime/testing/w4a16_testing.h.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -78,7 +79,7 @@ const KernelEntry &kernel_for(int warps, int64_t M) {
 // each other), and inside it a warp's 16-column tile reads 512 contiguous bytes per 64 k (one 16-byte
 // vector per lane).
 __global__ void repack_kernel(const int32_t *__restrict__ qw, uint32_t *__restrict__ out, int K, int N, int Npad) {
-  const int G = K / 128;
+  const int G = K / w4a16::kGroupK;
   const size_t total = (size_t)(Npad / 64) * (size_t)G * 1024;
   for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w < total; w += (size_t)gridDim.x * blockDim.x) {
     const int ks = (int)(w & 3), lane = (int)((w >> 2) & 31), kc = (int)((w >> 7) & 1), tt = (int)((w >> 8) & 3);
@@ -89,7 +90,7 @@ __global__ void repack_kernel(const int32_t *__restrict__ qw, uint32_t *__restri
     const int gr = lane >> 2, t = lane & 3;
     const int k0 = (chunk * 4 + ks) * 16 + 2 * t, n0 = tile * 16 + gr;
     auto code = [&](int k, int n) -> uint32_t {
-      if (n >= N) return 8u;  // padding column: weight 0
+      if (n >= N) return (uint32_t)W4A16_ZERO_POINT;  // padding column: weight 0
       return ((uint32_t)qw[(size_t)(k >> 3) * N + n] >> ((k & 7) * 4)) & 15u;
     };
     out[w] = code(k0, n0) | code(k0, n0 + 8) << 4 | code(k0 + 8, n0) << 8 | code(k0 + 8, n0 + 8) << 12 |
@@ -226,11 +227,11 @@ int v3_capacity(int wi, int nt, int S, int sms) {
 // Workspace split-K flags per plan (one per partial-sum slot; the grid never exceeds this).
 constexpr int kMaxGrid = 1024;
 
-// Bytes of split-K partial sums the memory contract (SPEC §2) leaves for a call with M tokens: they
+// Bytes of split-K partial sums the memory contract (docs/contract.md §2) leaves for a call with M tokens: they
 // are floating-point storage (at most 2MK + 4MN + 1 MiB besides the scales copy, whose padding
 // columns count here) and workspace (at most max(8 MiB, 4MK + 8MN), less the weight padding).
 uint64_t partials_allowance(const w4a16_cuda_plan *p, int64_t M) {
-  const uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N, pad = (uint64_t)(p->Npad - p->N), G = K / 128;
+  const uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N, pad = (uint64_t)(p->Npad - p->N), G = K / w4a16::kGroupK;
   const uint64_t fp = 2 * M * K + 4 * M * N + (1u << 20), fp_used = G * pad * 2;
   const uint64_t ws = std::max<uint64_t>(8u << 20, 4 * M * K + 8 * M * N);
   const uint64_t ws_used = pad * K / 2 + fp_used + kMaxGrid * 4 + 64;
@@ -276,7 +277,7 @@ double counted_sms(int sms, int T) {
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
 // taken only when nothing fits in one. Ties go to W = 4, fewer splits and clusters.
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
-  const int nt = token_tiles(M), T = nt * 8, G = p->K / 128, sms = p->sms;
+  const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
   double best_cost = -1;
   for (int wi = 1; wi >= 0; --wi) {
@@ -326,8 +327,11 @@ extern "C" int w4a16_cuda_available_impl(void) {
 }
 
 extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                               w4a16_cuda_plan **out) {
+                                               int64_t group_size, w4a16_cuda_plan **out) {
   *out = nullptr;
+  if (group_size != w4a16::kGroupK)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take group size %d, not %lld",
+                      w4a16::kGroupK, (long long)group_size);
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
@@ -340,7 +344,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   p->K = (int)K;
   p->N = (int)N;
   p->Npad = (int)((N + 63) / 64 * 64);
-  const int G = (int)(K / 128);
+  const int G = (int)(K / group_size);
   cudaDeviceProp prop;
   w4a16_status st = W4A16_OK;
   if ((e = cudaGetDevice(&p->device)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, p->device)) != cudaSuccess) {
@@ -571,8 +575,6 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   if ((uintptr_t)x % 16 || (uintptr_t)out % 16 || (uintptr_t)bias % 16 || (uintptr_t)residual % 16)
     return w4a16_fail(W4A16_ERR_MISALIGNED,
                       "plan_run(cuda): x, out, bias and residual must be 16-byte aligned (cudaMalloc gives 256)");
-  if ((M + 63) / 64 > 65535)
-    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run(cuda): M = %lld exceeds 64 * 65535", (long long)M);
   int dev = -1;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaGetDevice");

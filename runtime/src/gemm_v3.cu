@@ -15,12 +15,3 @@ extern const V3Entry kV3Kernels[2][8] = {
      entry<8, 4>()}};
 }  // namespace w4a16
 
-#ifdef W4A16_TIMELINE
-// bench/probes/timeline.cu reads the per-CTA timeline (gemm_v3.cuh) through this; not in a normal build.
-extern "C" int w4a16_timeline_read(w4a16::v3::TimelineRecord *dst, unsigned long long *count) {
-  if (cudaMemcpyFromSymbol(count, w4a16::v3::g_timeline_count, sizeof *count) != cudaSuccess) return -1;
-  return cudaMemcpyFromSymbol(dst, w4a16::v3::g_timeline, sizeof w4a16::v3::g_timeline) == cudaSuccess
-             ? w4a16::v3::kTimelineRecords
-             : -1;
-}
-#endif

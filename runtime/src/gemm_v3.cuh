@@ -5,7 +5,7 @@
 // out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
 //
 // Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
-// operands through one TMA pipeline refilled by thread 0. bench/probes/kernel_probe.cu found both
+// operands through one TMA pipeline refilled by thread 0. A probe timing each side alone found both
 // non-tensor sides slow: ~290 instructions per warp per 128-k group, and a copy pipeline stuck at
 // ~2.6 TB/s whatever its depth. v3:
 //  * Weights never meet another warp: a lane needs exactly the 32 bytes per group that the repack put
@@ -32,9 +32,9 @@
 //    into L2) before it waits for the previous kernel in the stream, and lets the next one start
 //    right away.
 //  * Nothing after the main loop waits on memory where that can be avoided: each such round trip
-//    costs ~2 us while the other CTAs stream (bench/probes/timeline.cu). The residual rows and bias
+//    costs ~2 us while the other CTAs stream (per-CTA timelines, bench/RESULTS.md session 6). The residual rows and bias
 //    are staged into shared memory during the loop, and the split-K exchange batches its loads.
-// Where the time goes now (bench/probes/overlap.cu, corun.cu): the tensor work and the
+// Where the time goes now (overlap and co-run probes, bench/RESULTS.md session 5): the tensor work and the
 // dequantisation add up rather than overlap (27.4 cycles per 64x16 block at N = 32 from registers
 // alone, against 16.4 for the wgmma by itself), also when other warpgroups of the SM do the
 // dequantisation, and more warps per SM do not change it: a throughput limit of the RS wgmma.
@@ -42,7 +42,7 @@
 
 #include <type_traits>
 
-#include "gemm_kernel.cuh"
+#include "common.cuh"
 #include "sm90.cuh"
 #include "wgmma_rs.cuh"
 
@@ -85,59 +85,12 @@ template <int NT, int W> struct Cfg {
   // The epilogue's residual rows and bias, copied into shared memory while the main loop runs (behind
   // the ring and the partial sums), where that fits without costing occupancy: W = 4 up to 56 tokens,
   // W = 2 up to 32. Read from global memory at the end instead, each load is a full memory round trip
-  // (~2 us while the other CTAs stream) on the call's critical path (bench/probes/timeline.cu).
+  // (~2 us while the other CTAs stream) on the call's critical path (per-CTA timelines, bench/RESULTS.md session 6).
   static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
   static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W == 4 ? 227 * 1024 : kBudget);
   static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
   static_assert(kWD >= 3 && (W == 2 || kRingOrRed + 1024 <= kBudget + 1024), "stages do not fit");
 };
-
-// Per-CTA timeline for bench/probes/timeline.cu, compiled in only with -DW4A16_TIMELINE: thread 0's
-// global timer (ns) at the points below, with the launch (%gridid), SM, tile and split of the CTA.
-enum TimelineStamp {
-  kEntry,          // kernel entry
-  kReleased,       // after the grid dependency wait (the previous kernel has completed)
-  kWeights0,       // this lane's first weight step has landed
-  kXIssued,        // the x producer has issued the first x stage's copies
-  kFirstX,         // the first x stage has landed
-  kLoopDone,       // thread 0 left the main loop
-  kAllWarpsDone,   // every warp of the CTA left it (the barrier after the loop)
-  kPartialsReady,  // partial sums in shared memory (cluster: every CTA of the cluster)
-  kExit,           // epilogue done, after a CTA barrier
-  kStamps
-};
-struct TimelineRecord {
-  unsigned long long grid, t[kStamps];
-  unsigned sm, cta, tile, split;
-};
-#ifdef W4A16_TIMELINE
-constexpr int kTimelineRecords = 1 << 15;  // a ring: the latest calls overwrite the oldest
-__device__ TimelineRecord g_timeline[kTimelineRecords];
-__device__ unsigned long long g_timeline_count;
-__shared__ unsigned long long g_timeline_x_issued;  // stamped by the x producer, published by thread 0
-struct Timeline {
-  unsigned long long t[kStamps];
-  __device__ __forceinline__ void stamp(TimelineStamp i) {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t[i])::"memory");
-  }
-  __device__ __forceinline__ void publish(int tile, int split) {
-    TimelineRecord r;
-    asm volatile("mov.u64 %0, %%gridid;" : "=l"(r.grid));
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(r.sm));
-    r.cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    r.tile = tile, r.split = split;
-    t[kXIssued] = g_timeline_x_issued;
-    for (int i = 0; i < kStamps; ++i) r.t[i] = t[i];
-    g_timeline[atomicAdd(&g_timeline_count, 1ull) % kTimelineRecords] = r;
-  }
-};
-// Thread 0 stamps `point` where `cond` holds. Without W4A16_TIMELINE it expands to nothing, so that
-// the runtime's kernel is exactly the uninstrumented one (it is sensitive to code placement).
-#define W4A16_STAMP(cond, point) \
-  if (threadIdx.x == 0 && (cond)) tl.stamp(point)
-#else
-#define W4A16_STAMP(cond, point)
-#endif
 
 __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gmem) {
   // .cg: through L2 only; each weight byte is used once, by this lane.
@@ -147,19 +100,9 @@ __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gm
 // Four wgmma m64nTk16 (k 0-63 of one x box, descriptor low word xlo) on dequantised A fragments a,
 // into p; the first of them overwrites p when `fresh`. Committed as one wgmma group, so that the next
 // box's words can be dequantised while these run (one fence per group instead measured ~3 % slower).
-template <int T, class Probe>
+template <int T>
 __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
                                         float (&p)[T / 2]) {
-  if constexpr (Probe::kNoMma) {
-    // Keep the dequantised words alive without the tensor cores: fold them into p (~8 LOP3 per box).
-    // An empty asm taking them as inputs is no use: it leaves no instruction that reads them, and
-    // ptxas deleted the dequantisation (bench/probes/corun.cu's first run timed an empty loop).
-    uint32_t folded = 0;
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) folded ^= a[kk][0] ^ a[kk][1] ^ a[kk][2] ^ a[kk][3];
-    p[0] = (fresh ? 0.f : p[0]) + __uint_as_float(folded & 0x3fffffffu);
-    return;
-  }
   sm90::wgmma_fence();
   if (fresh) WgmmaRS<T, 0>::run(p, a[0], desc_hi | xlo);
   else WgmmaRS<T, 1>::run(p, a[0], desc_hi | xlo);
@@ -167,26 +110,16 @@ __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc
   for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
   sm90::wgmma_commit();
 }
-template <class Probe>
 __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
-  if constexpr (Probe::kNoDequant) {
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {  // 16 distinct registers (one LOP3 each), else ptxas serialises the wgmma
-      const uint32_t words[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) a[kk][e] = words[e] ^ (0x00010001u * (kk * 4 + e + 1));
-    }
-    return;
-  }
   dequant8(w.x, a[0]);
   dequant8(w.y, a[1]);
   dequant8(w.z, a[2]);
   dequant8(w.w, a[3]);
 }
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
-template <int ND, class Probe>
+template <int ND>
 __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
-  if constexpr (!Probe::kNoMma) sm90::wgmma_wait<0>();
+  sm90::wgmma_wait<0>();
 #pragma unroll
   for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
   // D fragment: p[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output columns.
@@ -243,8 +176,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
   }
 }
 
-// Probe: switches of bench/probes/kernel_probe.cu; the runtime uses sm90::NoProbe.
-template <int NT, int W, class Probe = sm90::NoProbe>
+template <int NT, int W>
 __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -255,14 +187,10 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
-#ifdef W4A16_TIMELINE
-  Timeline tl;
-#endif
-  W4A16_STAMP(true, kEntry);
   // Broadcast from lane 0 so that the compiler knows the warp index is warp-uniform: branches on it
   // stay uniform and the wgmma descriptors stay in uniform registers.
   const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
-  const int wg = warp >> 2, wq = warp & 3, g8 = lane >> 2;
+  const int wg = warp >> 2, warp_in_wg = warp & 3, g8 = lane >> 2;
   const int splits = args.splits;
   const int nblocks = args.Npad / kBlockCols;
   // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid
@@ -282,7 +210,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   const bool active = !producer && wg < nblocks - cb0;
   const int m0 = chunk * kMaxRows;
   const int rows = min(T, args.M - m0);
-  const int G = args.K >> 7;
+  const int G = args.K / kGroupK;
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
@@ -312,9 +240,6 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     const uint32_t sb = sm90::smem_u32(smem + s * C::kXStage);
     sm90::mbar_expect_tx(fb, boxes * C::kXBox);
     for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
-#ifdef W4A16_TIMELINE
-    if (j == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g_timeline_x_issued)::"memory");
-#endif
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
@@ -322,15 +247,15 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // 16 scales (32 bytes) of the group. Ring slot = 2 groups per warp.
   const int cb = cb0 + (active ? wg : 0);
   const size_t gstride = (size_t)nblocks * kBlockBytes;
-  const unsigned char *wsrc = args.wq + ((size_t)g_begin * nblocks + cb) * kBlockBytes + wq * 1024 + lane * 16;
+  const unsigned char *wsrc = args.wq + ((size_t)g_begin * nblocks + cb) * kBlockBytes + warp_in_wg * 1024 + lane * 16;
   const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(
-      args.scales + (size_t)g_begin * args.Npad + cb * kBlockCols + wq * 16 + (lane & 1) * 8);
+      args.scales + (size_t)g_begin * args.Npad + cb * kBlockCols + warp_in_wg * 16 + (lane & 1) * 8);
   const size_t sstride = (size_t)args.Npad * 2;
   const uint32_t wring = sm90::smem_u32(smem + C::kXBytes) + warp * C::kWarpSlot;
   int load_step = 0;
   auto load_w = [&](int slot) {  // the next step's two groups into ring slot `slot` (caller commits)
     const uint32_t load_slot = wring + slot * C::kWStage;
-    if (active && load_step < nsteps && !(Probe::kFillOnce && load_step >= WD)) {
+    if (active && load_step < nsteps) {
       const bool two = 2 * load_step + 1 < ng;
       cp_async16_noalloc(load_slot + lane * 16, wsrc);
       cp_async16_noalloc(load_slot + 512 + lane * 16, wsrc + 512);
@@ -363,7 +288,6 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   // previous kernel in the stream, which may still be running (programmatic dependent launch): wait
   // for it here.
   sm90::grid_dependency_wait();
-  W4A16_STAMP(true, kReleased);
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
   int row_lo = 0, row_hi = 0;
@@ -389,9 +313,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       sm90::bulk_g2s(sm90::smem_u32(epi_smem + C::kTok * C::kCols), args.bias + col0, row_bytes, bar);
   }
   if constexpr (C::kProducerWarp) {
-    if (producer && lane == 0 && !Probe::kNoXWait)
+    if (producer && lane == 0)
       for (int j = 0; j < nsteps; ++j) produce_x(j);  // each stage as soon as the consumers release it
-  } else if (tid == 0 && !Probe::kNoXWait) {
+  } else if (tid == 0) {
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
   }
 
@@ -399,9 +323,6 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = 0.f;
   float p[ND];
-  if constexpr (Probe::kNoMma)
-#pragma unroll
-    for (int j = 0; j < ND; ++j) p[j] = 0.f;
   // Matrix descriptors of the x boxes: the high word is the same for every box (stride byte offset,
   // swizzle mode); the low word holds the address, and the k-step offsets never carry out of it.
   const uint64_t desc_hi = sm90::desc_sw128(0) & 0xFFFFFFFF00000000ull;
@@ -414,10 +335,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     // Without a producer warp, the producer's extra work rotates over the warpgroups (thread 0 of
     // warpgroup step % W): the warps of a warpgroup meet at every wgmma, and x for everyone comes from
     // the producer, so a fixed producing consumer warp would set the pace of the whole CTA.
-    if (!C::kProducerWarp && !Probe::kNoXWait && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
+    if (!C::kProducerWarp && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
       produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
-    W4A16_STAMP(step == 0, kWeights0);
     __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
     cp_async_commit();
@@ -427,15 +347,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
     constexpr uint32_t kBox = C::kXBox >> 4;
     const unsigned char *ws = wslots + s * C::kWStage;
-    if constexpr (Probe::kInt8) {  // kernel_probe.cu's integer tensor path, timed inside this pipeline
-      if (active) {
-        Probe::template int8_group<T>(ws, lane, desc_hi, xlo, xlo + kBox, [&] { sm90::mbar_wait(full, xphase); }, acc);
-        if (two)
-          Probe::template int8_group<T>(ws + C::kWarpGroupBytes, lane, desc_hi, xlo + 2 * kBox, xlo + 3 * kBox, [] {}, acc);
-      } else {
-        sm90::mbar_wait(full, xphase);
-      }
-    } else if (active && !Probe::kSkipCompute) {
+    if (active) {
       // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
       // x, so the first words are dequantised before the x wait (hiding its latency).
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
@@ -443,28 +355,27 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
       float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
       uint32_t a[4][4], b[4][4];
-      dequant4<Probe>(w0, a);
-      if (!Probe::kNoXWait) sm90::mbar_wait(full, xphase);
-      W4A16_STAMP(step == 0, kFirstX);
-      mma_box<T, Probe>(a, desc_hi, xlo, true, p);
-      dequant4<Probe>(w1, b);
-      mma_box<T, Probe>(b, desc_hi, xlo + kBox, false, p);
+      dequant4(w0, a);
+      sm90::mbar_wait(full, xphase);
+      mma_box<T>(a, desc_hi, xlo, true, p);
+      dequant4(w1, b);
+      mma_box<T>(b, desc_hi, xlo + kBox, false, p);
       if (two) {
         const unsigned char *wt = ws + C::kWarpGroupBytes;
         w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
         const float t0 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + g8 * 2));
         const float t1 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + 16 + g8 * 2));
-        scale_add<ND, Probe>(p, s0, s1, acc);
-        dequant4<Probe>(w0, a);
-        mma_box<T, Probe>(a, desc_hi, xlo + 2 * kBox, true, p);
-        dequant4<Probe>(w1, b);
-        mma_box<T, Probe>(b, desc_hi, xlo + 3 * kBox, false, p);
+        scale_add<ND>(p, s0, s1, acc);
+        dequant4(w0, a);
+        mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
+        dequant4(w1, b);
+        mma_box<T>(b, desc_hi, xlo + 3 * kBox, false, p);
         s0 = t0, s1 = t1;
       }
-      scale_add<ND, Probe>(p, s0, s1, acc);
+      scale_add<ND>(p, s0, s1, acc);
     } else {
-      if (!Probe::kNoXWait) sm90::mbar_wait(full, xphase);
+      sm90::mbar_wait(full, xphase);
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&empty_bar[s]));
@@ -477,17 +388,15 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     if constexpr (XS > 3)
       if (base + 3 < nsteps) run_step(base + 3, std::integral_constant<int, 3>(), xphase);
   }
-  W4A16_STAMP(true, kLoopDone);
   cp_async_wait<0>();
   __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
-  W4A16_STAMP(true, kAllWarpsDone);
 
   float *red = reinterpret_cast<float *>(smem);
   if (!producer) {
     const int tq = (lane & 3) * 2;
 #pragma unroll
     for (int j = 0; j < ND; ++j) {
-      const int col = wg * kBlockCols + wq * 16 + g8 + 8 * ((j >> 1) & 1);
+      const int col = wg * kBlockCols + warp_in_wg * 16 + g8 + 8 * ((j >> 1) & 1);
       const int tok = 8 * (j >> 2) + tq + (j & 1);
       red[tok * C::kRedStride + col] = acc[j];
     }
@@ -500,19 +409,12 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   }
   if (args.partials) {
     __syncthreads();
-    W4A16_STAMP(true, kPartialsReady);
     finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
-    W4A16_STAMP(true, kPartialsReady);
     reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in, args.out,
                                                           args.act);
   }
-#ifdef W4A16_TIMELINE
-  __syncthreads();
-  W4A16_STAMP(true, kExit);
-  if (tid == 0) tl.publish(ctile, split);
-#endif
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif

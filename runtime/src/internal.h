@@ -18,14 +18,12 @@ w4a16_status w4a16_fail(w4a16_status status, const char *fmt, ...)
     ;
 void w4a16_clear_error(void);
 
-/* Activation in f32, written identically for the host and (in gemm_kernel.cuh) the device. */
-#define W4A16_GELU_C0 0.7978845608028654f
-#define W4A16_GELU_C1 0.044715f
+/* Backends. plan_create gets a shape that passed w4a16_check_shape (contract.h). */
 
 /* CPU backend (cpu_backend.c). */
 typedef struct w4a16_cpu_plan w4a16_cpu_plan;
 w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                   w4a16_cpu_plan **out);
+                                   int64_t group_size, w4a16_cpu_plan **out);
 w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                 const uint16_t *residual, w4a16_activation act, uint16_t *out);
 void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p);
@@ -34,7 +32,7 @@ uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p);
 /* CUDA backend (cuda_backend.cu, or cuda_stub.c when nvcc is absent). */
 typedef struct w4a16_cuda_plan w4a16_cuda_plan;
 w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                    w4a16_cuda_plan **out);
+                                    int64_t group_size, w4a16_cuda_plan **out);
 w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                  const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p);

@@ -4,7 +4,7 @@
 
 #include <cuda.h>
 
-#include "gemm_kernel.cuh"
+#include "gemm_v1.cuh"
 #include "gemm_v3.cuh"
 
 namespace w4a16 {

@@ -46,9 +46,6 @@ const char *w4a16_status_name(w4a16_status s) {
 
 int w4a16_cuda_available(void) { return w4a16_cuda_available_impl(); }
 
-/* Largest K and N accepted: keeps every per-row index inside int32 in the kernels. */
-#define W4A16_MAX_DIM ((int64_t)1 << 30)
-
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales, int64_t K,
                                int64_t N, int64_t group_size, w4a16_plan **plan) {
   w4a16_clear_error();
@@ -58,15 +55,11 @@ w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, co
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown backend %d", (int)backend);
   if (!qweight) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: qweight is NULL");
   if (!scales) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: scales is NULL");
-  if (group_size != 128)
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: group_size is %lld; only 128 is supported",
-                      (long long)group_size);
-  if (K <= 0 || K % 128 != 0 || K > W4A16_MAX_DIM)
-    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_create: K = %lld must be a positive multiple of 128 (<= 2^30)",
-                      (long long)K);
-  if (N <= 0 || N % 8 != 0 || N > W4A16_MAX_DIM)
-    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_create: N = %lld must be a positive multiple of 8 (<= 2^30)",
-                      (long long)N);
+  const w4a16_shape_rule rule = w4a16_check_shape(K, N, group_size);
+  if (rule != W4A16_SHAPE_OK)
+    return w4a16_fail(rule == W4A16_SHAPE_GROUP_SIZE ? W4A16_ERR_BAD_ARGUMENT : W4A16_ERR_BAD_SHAPE,
+                      "plan_create: K = %lld, N = %lld, group_size = %lld: %s", (long long)K, (long long)N,
+                      (long long)group_size, w4a16_shape_rule_text(rule));
   if ((uintptr_t)qweight % 4 != 0)
     return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: qweight %p must be 4-byte aligned (int32 words)",
                       (const void *)qweight);
@@ -79,8 +72,8 @@ w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, co
   p->backend = backend;
   p->K = K;
   p->N = N;
-  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, K, N, &p->cpu)
-                                                 : w4a16_cuda_plan_create(qweight, scales, K, N, &p->cuda);
+  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, K, N, group_size, &p->cpu)
+                                                 : w4a16_cuda_plan_create(qweight, scales, K, N, group_size, &p->cuda);
   if (st != W4A16_OK) {
     free(p);
     return st;
@@ -100,12 +93,13 @@ w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M
   if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: plan is NULL");
   if (!x) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: x is NULL");
   if (!out) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: out is NULL");
-  if (M <= 0 || M > W4A16_MAX_DIM)
-    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run: M = %lld must be in [1, 2^30]", (long long)M);
+  if (M <= 0 || M > W4A16_MAX_M)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run: M = %lld must be in [1, %lld]", (long long)M,
+                      (long long)W4A16_MAX_M);
   if (activation != W4A16_ACT_NONE && activation != W4A16_ACT_SILU && activation != W4A16_ACT_GELU_TANH)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: unknown activation %d", (int)activation);
   const int64_t K = plan->K, N = plan->N;
-  /* out is a fresh buffer (SPEC §2): writing it must never touch an input. */
+  /* out is a fresh buffer (docs/contract.md §2): writing it must never touch an input. */
   if (ranges_overlap(out, 2 * M * N, x, 2 * M * K) || (bias && ranges_overlap(out, 2 * M * N, bias, 2 * N)) ||
       (residual && ranges_overlap(out, 2 * M * N, residual, 2 * M * N)))
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: out overlaps x, bias or residual");

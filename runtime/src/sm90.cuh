@@ -1,6 +1,6 @@
-// Hopper (sm_90a) building blocks shared by kernel v3 and the probes in bench/probes: the kernel
+// Hopper (sm_90a) building blocks of kernel v3, also built into the probes in bench/probes: the kernel
 // arguments, mbarriers, TMA copies, wgmma fences and the shared-memory matrix descriptor of the
-// 128-byte-swizzled x tile, and the probe switches (off in the runtime).
+// 128-byte-swizzled x tile.
 #pragma once
 
 #include <cuda.h>
@@ -52,8 +52,8 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         : "memory");
   } while (!done);
 }
-// 1-D bulk copy global -> own shared memory, completing `bytes` on the mbarrier (used by
-// bench/probes/racecheck_bulk_copy.cu; the kernels copy with cp.async and TMA tensor copies).
+// 1-D bulk copy global -> own shared memory, completing `bytes` on the mbarrier (v3 stages the
+// epilogue's residual rows and bias with it).
 __device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)
@@ -106,17 +106,6 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned *p) {
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
   return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
 }
-
-// Switches for bench/probes/kernel_probe.cu, which times one side of kernel v3's pipeline alone; the
-// runtime's kernels use NoProbe.
-struct NoProbe {
-  static constexpr bool kSkipCompute = false;  // consumers only wait and release: the memory side alone
-  static constexpr bool kFillOnce = false;     // each stage filled once, then reused: the compute side alone
-  static constexpr bool kNoDequant = false;    // raw weight words as A fragments: the tensor side alone
-  static constexpr bool kNoMma = false;        // dequantise but issue no wgmma: the ALU side alone
-  static constexpr bool kNoXWait = false;      // no x copies, no waits for them (wgmma reads stale x)
-  static constexpr bool kInt8 = false;         // the probe's integer tensor path instead of f16 (Probe::int8_group)
-};
 
 }  // namespace sm90
 }  // namespace w4a16

@@ -48,7 +48,7 @@ int main(void) {
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, N, 0, &p), W4A16_ERR_BAD_ARGUMENT, "create: group size 0", "group_size");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, 0, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K = 0", "K");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, -128, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K = -128", "K");
-  expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, 200, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K % 128 != 0", "multiple of 128");
+  expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, 200, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K % 128 != 0", "multiple of the group size");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, 0, 128, &p), W4A16_ERR_BAD_SHAPE, "create: N = 0", "N");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, -8, 128, &p), W4A16_ERR_BAD_SHAPE, "create: N = -8", "N");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, 12, 128, &p), W4A16_ERR_BAD_SHAPE, "create: N % 8 != 0", "multiple of 8");

@@ -22,6 +22,7 @@
 
 #include "w4a16/runtime.h"
 #include "w4a16/runtime_abi.h"
+#include "w4a16_testing.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -438,7 +439,7 @@ int main(int argc, char **argv) {
     /* Reference: one call. */
     if (ref_backend >= 0)
       w4a16_rt_set_backend((w4a16_backend)ref_backend);
-    w4a16_rt_force_activation(-1);
+    w4a16_testing_force_activation(-1);
     Memref2 ref = {0};
     double t0 = now_s();
     call_ciface(ref_fn, &ref, args, ex->nargs);
@@ -446,7 +447,7 @@ int main(int argc, char **argv) {
 
     /* Test: a first call (creates the plans), then repeated calls for the time per call. */
     w4a16_rt_set_backend((w4a16_backend)backend);
-    w4a16_rt_force_activation(force);
+    w4a16_testing_force_activation(force);
     int64_t plans_before = w4a16_rt_plans_created();
     Memref2 out = {0};
     t0 = now_s();
@@ -471,7 +472,7 @@ int main(int argc, char **argv) {
       free(again.allocated);
     }
     plans_in_test += w4a16_rt_plans_created() - plans_before;
-    w4a16_rt_force_activation(-1);
+    w4a16_testing_force_activation(-1);
 
     if (out.sizes[0] != M || out.sizes[1] != ex->out_n || ref.sizes[0] != M || ref.sizes[1] != ex->out_n ||
         out.strides[1] != 1 || ref.strides[1] != 1 || out.strides[0] != ex->out_n || ref.strides[0] != ex->out_n) {

@@ -1,5 +1,6 @@
-// Malformed w4a16 ops are located errors (exit 1) - both what IRDL checks (attribute values) and what the C
-// verifier checks (shapes, group size), which the tool runs after parsing, after every pass and at the end.
+// Malformed w4a16 ops are located errors (exit 1) - both what IRDL checks (attributes present) and what the C
+// verifier checks from contract.h (attribute values, shapes, group size), which the tool runs after parsing,
+// after every pass and at the end.
 // Other chunks are still processed.
 //
 // RUN: not w4a16-opt --split-input-file %s > %t.out 2> %t.err
@@ -18,7 +19,7 @@ func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3
 
 // -----
 
-// CHECK: verifier-errors.mlir:[[@LINE+3]]:8: error: '"relu"' does not satisfy the constraint
+// CHECK: verifier-errors.mlir:[[@LINE+3]]:8: error: 'w4a16.fused_matmul' op activation "relu" is not one of "none", "silu", "gelu_tanh"
 // CHECK-NEXT: activation = "relu"
 func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64,
@@ -35,6 +36,17 @@ func.func @bad_group(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x
         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// N = 7: the runtime cannot run it (contract.h: N % 8 == 0), so the op is invalid.
+// CHECK: verifier-errors.mlir:[[@LINE+2]]:8: error: 'w4a16.fused_matmul' op K = 256, N = 7, group size 128: N must be a positive multiple of 8
+func.func @n_not_multiple_of_8(%x: tensor<4x256xf16>, %w: tensor<32x7xi32>, %s: tensor<2x7xf16>) -> tensor<4x7xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        : (tensor<4x256xf16>, tensor<32x7xi32>, tensor<2x7xf16>) -> tensor<4x7xf16>
+  return %0 : tensor<4x7xf16>
 }
 
 // -----

@@ -1,6 +1,6 @@
 /* w4a16 runtime: out = act(x @ W + bias) + residual, W dequantised on the fly from int4 codes.
  *
- * Weight format (SPEC §1): qweight is (K/8, N) int32, word [k/8, n] holds codes k = 8*(k/8) .. +7,
+ * Weight format (docs/contract.md §1): qweight is (K/8, N) int32, word [k/8, n] holds codes k = 8*(k/8) .. +7,
  * least-significant nibble first; W[k, n] = (code - 8) * scales[k / 128, n]. f16 values are passed
  * as raw IEEE binary16 bits (uint16_t) so that this header needs no compiler f16 support.
  *
@@ -8,6 +8,8 @@
  * destroy it. A plan may be run concurrently from several threads on different streams. */
 #ifndef W4A16_RUNTIME_H
 #define W4A16_RUNTIME_H
+
+#include "w4a16/contract.h"
 
 #include <stdint.h>
 
@@ -26,12 +28,6 @@ typedef enum w4a16_status {
   W4A16_ERR_CUDA               /* a CUDA call failed; the message names it */
 } w4a16_status;
 
-typedef enum w4a16_activation {
-  W4A16_ACT_NONE = 0,
-  W4A16_ACT_SILU = 1,
-  W4A16_ACT_GELU_TANH = 2
-} w4a16_activation;
-
 typedef enum w4a16_backend {
   W4A16_BACKEND_CPU = 0,  /* all pointers are host pointers */
   W4A16_BACKEND_CUDA = 1  /* all pointers are device pointers; runs on the given cudaStream_t */
@@ -40,7 +36,8 @@ typedef enum w4a16_backend {
 typedef struct w4a16_plan w4a16_plan;
 
 /* Prepare a weight: validates the shape, repacks qweight/scales into the backend's layout (one copy
- * each at most) and picks a kernel configuration. group_size must be 128. The caller's buffers are
+ * each at most) and picks a kernel configuration. K, N and group_size must pass w4a16_check_shape
+ * (contract.h: group_size 128, K % group_size == 0, N % 8 == 0). The caller's buffers are
  * only read, and may be freed after this returns. */
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                int64_t K, int64_t N, int64_t group_size, w4a16_plan **plan);
@@ -68,7 +65,7 @@ int w4a16_cuda_available(void);
 uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan);
 
 /* Device workspace (stream-K partial sums) a w4a16_plan_run call with this M uses. The plan keeps it
- * after the call and grows it when a call needs more; it stays within SPEC §2's allowance for that M.
+ * after the call and grows it when a call needs more; it stays within docs/contract.md §2's allowance for that M.
  * 0 when the configuration for M reduces on chip (see runtime/README.md) and on the CPU backend. */
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M);
 

@@ -5,7 +5,8 @@
  *   int32_t _mlir_ciface_w4a16_rt_matmul_<w>(x, weight, scales, bias, residual, out,
  *                                             activation, weight_layout, scales_layout, has_bias, has_residual)
  * with <w> = i32 (packed (K/8, N) words), i8 or i4 (one code per byte, as LLVM stores i4).
- * Layout and activation codes are the enums below. It returns 0, or a w4a16_status after printing
+ * Layout and activation codes are contract.h's enums (w4a16_weight_layout, w4a16_scales_layout,
+ * w4a16_activation). It returns 0, or a w4a16_status after printing
  * the message to stderr; the lowered code then stops with an assertion.
  *
  * Weight preparation happens once per weight: plans are cached, keyed on (weight pointer, scales
@@ -36,8 +37,6 @@ W4A16_MEMREF(2, w4a16_memref2d_f16, uint16_t);
 W4A16_MEMREF(2, w4a16_memref2d_i32, int32_t);
 W4A16_MEMREF(2, w4a16_memref2d_i8, uint8_t);
 
-enum { W4A16_LAYOUT_PACKED_K8_N = 0, W4A16_LAYOUT_K_N = 1, W4A16_LAYOUT_N_K = 2 };
-enum { W4A16_SCALES_G_N = 0, W4A16_SCALES_N_G = 1 };
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i32 *weight,
                                          w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
@@ -60,9 +59,6 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
  * plan, x/bias/residual/out per call. Returns the previous backend. */
 w4a16_backend w4a16_rt_set_backend(w4a16_backend backend);
 w4a16_backend w4a16_rt_backend(void);
-/* Overrides the activation the runtime applies (-1 = honour the call). Exists for the test that
- * proves the end-to-end comparison can fail. */
-void w4a16_rt_force_activation(int activation);
 void w4a16_rt_release_plans(void);
 /* Number of plans created so far (each weight is prepared once). */
 int64_t w4a16_rt_plans_created(void);

@@ -1,0 +1,116 @@
+/* The w4a16 op's contract, stated once (docs/contract.md §1, §2): what the fused op computes, the
+ * operand layouts and element types it accepts, and the shapes the runtime can run. Plain C, no MLIR or
+ * CUDA dependency: the dialect verifier, the fuse pass (to decline what the runtime cannot run), the
+ * lowering, the compiled-code ABI, the CPU reference and both CUDA kernels include it.
+ *
+ *   out[m, n] = act(sum_k x[m, k] * W[k, n] + bias[n]) + residual[m, n]
+ *   W[k, n]   = (code(k, n) - W4A16_ZERO_POINT) * scales[k / group_size, n]
+ *
+ * IR attributes spell the enums below as strings; w4a16_*_name / w4a16_*_from_name are the one table
+ * between the two. */
+#ifndef W4A16_CONTRACT_H
+#define W4A16_CONTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- activation: act(v) applied after the bias ------------------------------------------------- */
+typedef enum w4a16_activation {
+  W4A16_ACT_NONE = 0,
+  W4A16_ACT_SILU = 1,      /* v * sigmoid(v) */
+  W4A16_ACT_GELU_TANH = 2  /* 0.5 v (1 + tanh(C0 (v + C1 v^3))) */
+} w4a16_activation;
+#define W4A16_ACT_COUNT 3
+#define W4A16_GELU_C0 0.7978845608028654f /* sqrt(2 / pi) */
+#define W4A16_GELU_C1 0.044715f
+
+/* --- weight codes: 4-bit unsigned, value = code - zero point ------------------------------------ */
+#define W4A16_CODE_BITS 4
+#define W4A16_ZERO_POINT 8
+
+/* How the weight operand stores code(k, n). */
+typedef enum w4a16_weight_layout {
+  W4A16_WEIGHT_PACKED_K8_N = 0, /* (K/8, N) i32: nibble k % 8 of word [k/8, n], least significant first */
+  W4A16_WEIGHT_K_N = 1,         /* (K, N) one code per i4 or i8 element */
+  W4A16_WEIGHT_N_K = 2          /* (N, K) likewise, transposed */
+} w4a16_weight_layout;
+#define W4A16_WEIGHT_LAYOUT_COUNT 3
+
+/* How the scales operand stores scale(g, n), g = k / group_size. */
+typedef enum w4a16_scales_layout {
+  W4A16_SCALES_G_N = 0, /* (K/G, N) */
+  W4A16_SCALES_N_G = 1  /* (N, K/G) */
+} w4a16_scales_layout;
+#define W4A16_SCALES_LAYOUT_COUNT 2
+
+/* Element type of x, bias, residual, out and scales; the kernels accumulate in f32. */
+typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0 } w4a16_element_type;
+
+/* --- group size ------------------------------------------------------------------------------------ */
+#define W4A16_DEFAULT_GROUP_SIZE 128
+static inline int w4a16_group_size_supported(int64_t group_size) { return group_size == 128; }
+
+/* --- shapes the runtime can run -------------------------------------------------------------------- */
+#define W4A16_N_MULTIPLE 8                   /* the kernels move 8 output columns per vector */
+#define W4A16_MAX_DIM ((int64_t)1 << 30)     /* K, N and M: keeps every per-row index in int32 */
+#define W4A16_MAX_M ((int64_t)64 * 65535)    /* CUDA: 64-token chunks on grid.z */
+
+typedef enum w4a16_shape_rule {
+  W4A16_SHAPE_OK = 0,
+  W4A16_SHAPE_GROUP_SIZE,     /* group size not supported */
+  W4A16_SHAPE_K_NOT_GROUPED,  /* K not a positive multiple of the group size */
+  W4A16_SHAPE_N_MULTIPLE,     /* N not a positive multiple of 8 */
+  W4A16_SHAPE_TOO_LARGE       /* K or N above W4A16_MAX_DIM */
+} w4a16_shape_rule;
+
+/* The first rule (K, N, group_size) breaks, or W4A16_SHAPE_OK. M is checked per call. */
+static inline w4a16_shape_rule w4a16_check_shape(int64_t K, int64_t N, int64_t group_size) {
+  if (!w4a16_group_size_supported(group_size)) return W4A16_SHAPE_GROUP_SIZE;
+  if (K <= 0 || K % group_size != 0) return W4A16_SHAPE_K_NOT_GROUPED;
+  if (N <= 0 || N % W4A16_N_MULTIPLE != 0) return W4A16_SHAPE_N_MULTIPLE;
+  if (K > W4A16_MAX_DIM || N > W4A16_MAX_DIM) return W4A16_SHAPE_TOO_LARGE;
+  return W4A16_SHAPE_OK;
+}
+
+/* The rule in words, for diagnostics ("not fused: N = 7: N must be a positive multiple of 8"). */
+static inline const char *w4a16_shape_rule_text(w4a16_shape_rule rule) {
+  switch (rule) {
+  case W4A16_SHAPE_OK: return "ok";
+  case W4A16_SHAPE_GROUP_SIZE: return "the group size must be 128";
+  case W4A16_SHAPE_K_NOT_GROUPED: return "K must be a positive multiple of the group size";
+  case W4A16_SHAPE_N_MULTIPLE: return "N must be a positive multiple of 8";
+  case W4A16_SHAPE_TOO_LARGE: return "K and N must be at most 2^30";
+  }
+  return "unknown shape rule";
+}
+
+/* --- IR attribute strings <-> enums: the one table ------------------------------------------------- */
+static inline const char *w4a16_activation_name(int act) {
+  static const char *const names[W4A16_ACT_COUNT] = {"none", "silu", "gelu_tanh"};
+  return act >= 0 && act < W4A16_ACT_COUNT ? names[act] : NULL;
+}
+static inline const char *w4a16_weight_layout_name(int layout) {
+  static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n", "n_k"};
+  return layout >= 0 && layout < W4A16_WEIGHT_LAYOUT_COUNT ? names[layout] : NULL;
+}
+static inline const char *w4a16_scales_layout_name(int layout) {
+  static const char *const names[W4A16_SCALES_LAYOUT_COUNT] = {"g_n", "n_g"};
+  return layout >= 0 && layout < W4A16_SCALES_LAYOUT_COUNT ? names[layout] : NULL;
+}
+
+/* The value whose name(value) is the `len` bytes at `s` (not NUL-terminated), or -1. */
+static inline int w4a16_value_of(const char *(*name)(int), const char *s, size_t len) {
+  for (int v = 0; name(v); ++v)
+    if (strlen(name(v)) == len && memcmp(name(v), s, len) == 0) return v;
+  return -1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,173 @@
+// Building blocks both fused GEMM kernels share (v1: gemm_v1.cuh, v3: gemm_v3.cuh): the fused
+// epilogue (activation, bias, residual, the one f16 rounding), the split-K partial-sum reduction, the
+// cp.async pipeline primitives and the int4 -> f16 dequantisation. The probes in bench/probes build
+// against these too.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "w4a16/contract.h"
+
+namespace w4a16 {
+
+// K per scale group. The weight repack and both kernels' tiles are laid out for 128; contract.h admits
+// only that group size until they take others.
+constexpr int kGroupK = 128;
+static_assert(kGroupK == W4A16_DEFAULT_GROUP_SIZE, "kernels and contract disagree on the group size");
+constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
+
+// Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
+// 0.5 * (1 + tanh(u)) is 1 / (1 + e^(-2u)). The epilogue runs once per output element on every call's
+// critical path, and with expf and an IEEE division (cpu_backend.c's expressions) silu cost 2.4 us
+// per call at 32 tokens on 8192x28672 (per-CTA timelines, bench/RESULTS.md session 6). The error, a few f32
+// ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
+// __fdividef gives 0, which is also what the exact result rounds to in f16.
+__device__ __forceinline__ float activation(float v, int act) {
+  if (act == W4A16_ACT_SILU) return __fdividef(v, 1.0f + __expf(-v));
+  if (act == W4A16_ACT_GELU_TANH) {
+    const float u = W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v);
+    return __fdividef(v, 1.0f + __expf(-2.0f * u));
+  }
+  return v;
+}
+
+// Where the epilogue reads bias and residual: the caller's tensors in global memory, or a copy of a
+// tile's rows staged in shared memory (kernel v3). Element (token tok of the CTA's chunk, output column
+// n): bias[n - col0], residual[(tok - row0) * stride + n - col0]; null pointers: no bias / residual.
+struct EpilogueInputs {
+  const __half *bias, *residual;
+  int col0, row0;
+  size_t stride;
+  static __device__ __forceinline__ EpilogueInputs global(const __half *bias, const __half *residual, int m0, int N) {
+    return {bias, residual, 0, -m0, (size_t)N};
+  }
+  __device__ __forceinline__ const __half *bias_at(int n) const { return bias ? bias + (n - col0) : nullptr; }
+  __device__ __forceinline__ const __half *residual_at(int tok, int n) const {
+    return residual ? residual + (size_t)(tok - row0) * stride + (n - col0) : nullptr;
+  }
+};
+
+// The fused epilogue for 8 consecutive columns of one token: bias, activation and residual in f32,
+// then the one rounding to f16; 16-byte loads and store. bias8 / residual8 may be null.
+__device__ __forceinline__ void store8(const float (&v)[8], const __half *bias8, const __half *residual8, __half *out8,
+                                       int act) {
+  uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
+  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
+  if (residual8) res_v = *reinterpret_cast<const uint4 *>(residual8);
+  const __half *bh = reinterpret_cast<const __half *>(&bias_v);
+  const __half *rh = reinterpret_cast<const __half *>(&res_v);
+  uint4 o;
+  __half *oh = reinterpret_cast<__half *>(&o);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    float t = v[e];
+    if (bias8) t += __half2float(bh[e]);
+    t = activation(t, act);
+    if (residual8) t += __half2float(rh[e]);
+    oh[e] = __float2half_rn(t);  // the one f16 rounding
+  }
+  *reinterpret_cast<uint4 *>(out8) = o;
+}
+
+// v += the 8 floats lo, hi (one 8-column item of split-K partial sums).
+__device__ __forceinline__ void add8(float (&v)[8], const float4 &lo, const float4 &hi) {
+  v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
+  v[4] += hi.x, v[5] += hi.y, v[6] += hi.z, v[7] += hi.w;
+}
+
+// v += the n partial sums of one 8-column item, in order 0..n-1 (the same bits whoever reduces);
+// load(q, lo, hi) fetches partial q. Four loads are in flight at once: one memory round trip per four
+// splits instead of one per split, in 32 registers.
+template <class Load> __device__ __forceinline__ void add_partials(float (&v)[8], int n, Load load) {
+  constexpr int kLoadsAtOnce = 4;
+  for (int q0 = 0; q0 < n; q0 += kLoadsAtOnce) {
+    float4 lo[kLoadsAtOnce], hi[kLoadsAtOnce];
+#pragma unroll
+    for (int j = 0; j < kLoadsAtOnce; ++j)
+      if (q0 + j < n) load(q0 + j, lo[j], hi[j]);
+#pragma unroll
+    for (int j = 0; j < kLoadsAtOnce; ++j)
+      if (q0 + j < n) add8(v, lo[j], hi[j]);
+  }
+}
+
+// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes.
+__device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
+  i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+}
+
+// Split-K reduce-scatter + the fused epilogue (kernels v1 and v3). Each CTA of a cluster has left
+// its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
+// finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
+// 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
+// rounding to f16. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+template <int kCols, int kRedStride, int kThreads>
+__device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
+                                                 int N, const EpilogueInputs &in, __half *out, int act) {
+  constexpr int kGroups8 = kCols / 8;
+  int i0, i1;
+  split_items(split, splits, rows * kGroups8, i0, i1);
+  for (int it = i0 + (int)threadIdx.x; it < i1; it += kThreads) {
+    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
+    const int n = col0 + c8 * 8;
+    if (n >= N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
+    const int off = tok * kRedStride + c8 * 8;
+    float v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+    add_partials(v, splits, [&](int q, float4 &lo, float4 &hi) {
+      const float *src = red + off;
+#if __CUDA_ARCH__ >= 900
+      if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
+#endif
+      lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
+    });
+    store8(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
+  }
+#if __CUDA_ARCH__ >= 900
+  if (splits > 1) cooperative_groups::this_cluster().sync();
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ uint32_t hsub2_u(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("sub.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t hfma2_u(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// (a & b) | c in one LOP3 (ptxas was seen to emit an AND and an OR for the plain C expression).
+__device__ __forceinline__ uint32_t and_or(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// One repacked word -> the four f16x2 A-fragment registers of one mma, holding code-8 exactly.
+// Magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
+// 1024 + code (one LOP3); subtracting 1032 leaves code - 8. A nibble
+// sitting 4 bits higher gives 1024 + 16*code, so fma(v, 1/16, -72) = code - 8 instead. Both halves of
+// a register are converted at once, and the results are exact. Nibble j of the word was placed by
+// repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7).
+__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4]) {
+  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u;
+  constexpr uint32_t k1032 = 0x64086408u, kSixteenth = 0x2c002c00u, kMinus72 = 0xd480d480u;
+  const uint32_t q8 = q >> 8;
+  a[0] = hsub2_u(and_or(q, kLo, kMagic), k1032);
+  a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, kMinus72);
+  a[2] = hsub2_u(and_or(q8, kLo, kMagic), k1032);
+  a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, kMinus72);
+}
+
+}  // namespace w4a16

@@ -1,0 +1,25 @@
+/* The runtime's test-only interface: what tests and benchmarks use to reach configurations that the
+ * runtime would not pick by itself. Not installed and not part of the public ABI; link the target
+ * w4a16_testing to include it.
+ *
+ * Environment overrides, read by the CUDA backend at w4a16_plan_create (unset = the runtime's choice):
+ *   W4A16_FORCE_KERNEL=v1   kernel v1 on sm_90 too (v3 is the default there)
+ *   W4A16_FORCE_SPLITS=s    split K over s CTAs (1..8, at most K/128)
+ *   W4A16_FORCE_WG=2|4      kernel v3: warpgroups per CTA
+ *   W4A16_FORCE_GLOBAL=1    kernel v3: reduce split-K through the plan's workspace instead of clusters
+ *   W4A16_NO_PDL=1          kernel v3: launch without programmatic dependent launch */
+#ifndef W4A16_TESTING_H
+#define W4A16_TESTING_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compiled code's runtime calls apply `activation` (a w4a16_activation) instead of the one compiled in;
+ * -1 honours the call again. Exists for the test that proves the end-to-end comparison can fail. */
+void w4a16_testing_force_activation(int activation);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
