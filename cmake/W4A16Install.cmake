@@ -6,6 +6,7 @@
 #   target_link_libraries(myapp  PRIVATE W4A16::runtime)   # the runtime C API (if built)
 #   target_link_libraries(myapp  PRIVATE W4A16::rt_abi)    # entry points of AOT-compiled code (if built)
 #   target_link_libraries(myapp  PRIVATE W4A16::int8prep)  # LLM.int8 preparation entry point (if built)
+# (both bring W4A16::rt_status, the compiled-code status they share.)
 #
 # Install components: w4a16-dev (libraries, headers, CMake package) and w4a16-tools (w4a16-opt, w4a16-compile).
 # Included from the top-level CMakeLists.txt (not in W4A16_RUNTIME_ONLY builds).
@@ -23,6 +24,7 @@ set(_w4a16_export_names
   w4a16_lowering lowering
   w4a16_compiler compiler
   w4a16_runtime  runtime
+  w4a16_rt_status rt_status
   w4a16_rt_abi   rt_abi
   w4a16_int8prep int8prep)
 set(W4A16_INSTALLED_TARGETS "")

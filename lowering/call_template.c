@@ -41,7 +41,7 @@ void appendMemrefOf(Text *t, MlirType tensor) {
 
 /* --- symbols and functions ------------------------------------------------------------------------ */
 
-static bool hasSymbol(MlirOperation module, MlirStringRef name) {
+bool hasSymbol(MlirOperation module, MlirStringRef name) {
   MlirSymbolTable table = mlirSymbolTableCreate(module);
   bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, name));
   mlirSymbolTableDestroy(table);
@@ -53,8 +53,7 @@ static MlirStringRef symbolName(MlirOperation op) {
   return mlirAttributeIsNull(a) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(a);
 }
 
-/* Moves the functions of `from` into `module`, skipping declarations it already has. */
-static void moveFunctions(MlirModule from, MlirOperation module) {
+void moveSymbols(MlirModule from, MlirOperation module) {
   MlirBlock target = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(from));
   while (!mlirOperationIsNull(op)) {
@@ -101,7 +100,7 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
     mlirEmitError(mlirOperationGetLocation(op), msg);
     return false;
   }
-  moveFunctions(parsed, module);
+  moveSymbols(parsed, module);
   mlirModuleDestroy(parsed);
 
   intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);

@@ -1,5 +1,6 @@
-/* What both lowering passes share: an op of ours becomes a func.call of a private function written as IR
- * text (the template reads like the IR it produces), parsed and merged into the module. */
+/* What the lowering passes share: an op of ours becomes a func.call of a private function written as IR
+ * text (the template reads like the IR it produces), parsed and merged into the module; entry_points.c
+ * merges its text the same way. */
 #ifndef W4A16_CALL_TEMPLATE_H
 #define W4A16_CALL_TEMPLATE_H
 
@@ -15,6 +16,11 @@ void append(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 void appendType(Text *t, MlirType type);
 /* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
 void appendMemrefOf(Text *t, MlirType tensor);
+
+bool hasSymbol(MlirOperation module, MlirStringRef name);
+/* Moves the top-level ops of `from` into `module`, skipping symbols it already has (the declarations a
+ * template repeats so that it parses on its own). */
+void moveSymbols(MlirModule from, MlirOperation module);
 
 typedef struct TemplateLoweringSpec {
   const void *typeId; /* address of a static, 8-byte aligned object unique to the pass */

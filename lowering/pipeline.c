@@ -1,5 +1,6 @@
-/* --w4a16-pipeline: fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect.
- * Everything after our lowering is upstream MLIR (docs/dialect.md, "Lowering", lists it). */
+/* --w4a16-pipeline: fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect
+ * -> the status-returning entry points. Between our lowering and the entry points everything is upstream
+ * MLIR (docs/dialect.md, "Lowering", lists it). */
 #include "w4a16/lowering.h"
 
 #include "mlir-c/RegisterEverything.h"
@@ -39,5 +40,9 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   }
   w4a16AddLowerToRuntimePass(pm);
   w4a16AddLowerInt8PrepPass(pm);
-  return mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
+  MlirLogicalResult r =
+      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
+  if (mlirLogicalResultIsSuccess(r))
+    mlirOpPassManagerAddOwnedPass(pm, w4a16CreateEntryPointsPass());
+  return r;
 }

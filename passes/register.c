@@ -25,7 +25,8 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-verify", "Check shapes and element types of w4a16 ops (what IRDL cannot express)"},
     {"w4a16-lower-to-runtime", "Lower w4a16.fused_matmul to calls into the w4a16 runtime (memref C interface)"},
     {"w4a16-lower-int8-prep", "Lower w4a16.int8_prep to calls into the int8prep runtime (w4a16-opt: part of --w4a16-lower-to-runtime)"},
-    {"w4a16-pipeline", "Fuse, verify, lower to runtime calls, then upstream bufferization and conversion to LLVM"},
+    {"w4a16-entry-points", "Add status-returning w4a16c_run_<f> and w4a16c_prepare_<f> for every _mlir_ciface_<f> of an LLVM-dialect module"},
+    {"w4a16-pipeline", "Fuse, verify, lower to runtime calls, upstream bufferization and conversion to LLVM, then w4a16-entry-points"},
 };
 
 const W4a16PassInfo *w4a16PassInfos(size_t *count) {

@@ -1,14 +1,15 @@
-/* The runtime's MLIR-facing side: memref C-interface entry points called by lowered code, with a plan
- * cache so that each weight is prepared once (see include/w4a16/runtime_abi.h for the contract).
+/* The runtime's MLIR-facing side: memref C-interface entry points called by lowered code, and the plans
+ * that the generated prepare entry points create (see include/w4a16/runtime_abi.h for the contract).
  *
- * Compiled code holds host memrefs. On the CPU backend they go straight to the plan; on CUDA the
- * weight is copied to the device once (at plan creation) and x/bias/residual/out on every call. */
+ * Nothing here prints or aborts: a failure goes to the thread's compiled-code status (status.c) and is
+ * returned. Compiled code holds host memrefs. On the CPU backend they go straight to the plan; on CUDA the
+ * weight is copied to the device once (when prepared) and x/bias/residual/out on every call. */
+#include "rt_status.h"
 #include "w4a16_testing.h"
 #include "w4a16/runtime_abi.h"
 
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,18 @@
 
 enum { kGroupSize = W4A16_DEFAULT_GROUP_SIZE };
 
-typedef struct PlanEntry {
-  const void *weight, *scales;
+/* What a plan is looked up by: the weight's buffers, shape, layouts, code width and backend. */
+typedef struct PlanKey {
+  const void *weight;
+  const uint16_t *scales;
   int64_t K, N;
   int weightLayout, scalesLayout, codeBytes;
   w4a16_backend backend;
+} PlanKey;
+
+typedef struct PlanEntry {
+  PlanKey key;
+  uint64_t preparedBy; /* the prepare call (w4a16_rt_prepare_id) that made the plan */
   w4a16_plan *plan;
   struct PlanEntry *next;
 } PlanEntry;
@@ -33,16 +41,6 @@ static PlanEntry *g_plans;
 static int64_t g_plansCreated;
 static int g_backend = -1; /* -1: not chosen yet */
 static int g_forcedActivation = -1;
-
-static int32_t fail(w4a16_status status, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "w4a16 runtime: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return (int32_t)status;
-}
 
 w4a16_backend w4a16_rt_backend(void) {
   pthread_mutex_lock(&g_lock);
@@ -112,61 +110,123 @@ static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t
   return out;
 }
 
+/* Failures below write their detail to why (WHY_SIZE bytes); the entry point reports it once. */
+enum { WHY_SIZE = 320 };
+
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales, int64_t K,
-                               int64_t N, w4a16_plan **plan) {
-  if (backend == W4A16_BACKEND_CPU)
-    return w4a16_plan_create(backend, packed, scales, K, N, kGroupSize, plan);
-#if W4A16_WITH_CUDA
-  size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / kGroupSize * N) * 2;
-  void *dWeight = NULL, *dScales = NULL;
+                               int64_t N, w4a16_plan **plan, char *why) {
+  if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
+    snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
+                            "build has no CUDA backend or there is no usable GPU");
+    return W4A16_ERR_NO_DEVICE;
+  }
   w4a16_status status = W4A16_ERR_CUDA;
-  cudaError_t error = cudaMalloc(&dWeight, weightBytes);
-  if (error == cudaSuccess)
-    error = cudaMalloc(&dScales, scaleBytes);
-  if (error == cudaSuccess)
-    error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
-  if (error == cudaSuccess)
-    error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
-  if (error == cudaSuccess)
-    status = w4a16_plan_create(backend, dWeight, dScales, K, N, kGroupSize, plan);
-  else
-    fprintf(stderr, "w4a16 runtime: copying the weight to the GPU: %s\n", cudaGetErrorString(error));
-  cudaFree(dWeight); /* the plan holds its own repacked copy */
-  cudaFree(dScales);
-  return status;
-#else
-  (void)packed, (void)scales, (void)K, (void)N, (void)plan;
-  return W4A16_ERR_NO_DEVICE;
+  if (backend == W4A16_BACKEND_CPU) {
+    status = w4a16_plan_create(backend, packed, scales, K, N, kGroupSize, plan);
+  } else {
+#if W4A16_WITH_CUDA
+    size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / kGroupSize * N) * 2;
+    void *dWeight = NULL, *dScales = NULL;
+    cudaError_t error = cudaMalloc(&dWeight, weightBytes);
+    if (error == cudaSuccess)
+      error = cudaMalloc(&dScales, scaleBytes);
+    if (error == cudaSuccess)
+      error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess)
+      error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess)
+      status = w4a16_plan_create(backend, dWeight, dScales, K, N, kGroupSize, plan);
+    else
+      snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
+    cudaFree(dWeight); /* the plan holds its own repacked copy */
+    cudaFree(dScales);
+    if (error != cudaSuccess)
+      return status;
 #endif
+  }
+  if (status != W4A16_OK)
+    snprintf(why, WHY_SIZE, "preparing the weight: %s", w4a16_last_error());
+  return status;
 }
 
-static w4a16_status findOrCreatePlan(const void *weight, int codeBytes, const uint16_t *scales, int64_t K, int64_t N,
-                                     int weightLayout, int scalesLayout, w4a16_plan **plan) {
-  w4a16_backend backend = w4a16_rt_backend();
-  pthread_mutex_lock(&g_lock);
-  for (PlanEntry *e = g_plans; e; e = e->next)
-    if (e->weight == weight && e->scales == scales && e->K == K && e->N == N && e->weightLayout == weightLayout &&
-        e->scalesLayout == scalesLayout && e->codeBytes == codeBytes && e->backend == backend) {
-      *plan = e->plan;
-      pthread_mutex_unlock(&g_lock);
-      return W4A16_OK;
-    }
-  int32_t *packed = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL : packCodes(weight, weightLayout, K, N);
-  uint16_t *gnScales = scalesLayout == W4A16_SCALES_G_N ? NULL : transposeScales(scales, K / kGroupSize, N);
+/* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. */
+static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, char *why) {
+  int32_t *packed = key->weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL
+                                                                  : packCodes(key->weight, key->weightLayout, key->K, key->N);
+  uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
+                                                             : transposeScales(key->scales, key->K / kGroupSize, key->N);
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
-  PlanEntry *e = calloc(1, sizeof *e);
-  if (e && (weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (scalesLayout == W4A16_SCALES_G_N || gnScales))
-    status = createPlan(backend, packed ? packed : weight, gnScales ? gnScales : scales, K, N, &e->plan);
+  if ((key->weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales))
+    status = createPlan(key->backend, packed ? packed : key->weight, gnScales ? gnScales : key->scales, key->K, key->N,
+                        plan, why);
+  else
+    snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
   free(packed);
   free(gnScales);
-  if (status == W4A16_OK) {
-    *e = (PlanEntry){weight, scales, K, N, weightLayout, scalesLayout, codeBytes, backend, e->plan, g_plans};
-    g_plans = e;
-    *plan = e->plan;
-    ++g_plansCreated;
-  } else {
-    free(e);
+  return status;
+}
+
+static bool sameKey(const PlanKey *a, const PlanKey *b) {
+  return a->weight == b->weight && a->scales == b->scales && a->K == b->K && a->N == b->N &&
+         a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
+         a->backend == b->backend;
+}
+
+/* g_lock held. */
+static PlanEntry **findEntry(const PlanKey *key) {
+  PlanEntry **link = &g_plans;
+  while (*link && !sameKey(&(*link)->key, key))
+    link = &(*link)->next;
+  return link;
+}
+
+/* A call outside prepare: the plan prepare made, never a new one (a plan is a snapshot the caller asked for). */
+static w4a16_status preparedPlan(const PlanKey *key, w4a16_plan **plan, char *why) {
+  pthread_mutex_lock(&g_lock);
+  PlanEntry *e = *findEntry(key);
+  *plan = e ? e->plan : NULL;
+  pthread_mutex_unlock(&g_lock);
+  if (e)
+    return W4A16_OK;
+  const char *fn = w4a16_rt_function();
+  snprintf(why, WHY_SIZE, "weight not prepared for the %s backend: call w4a16c_prepare_%s first (plans are snapshots "
+                          "taken by prepare)",
+           key->backend == W4A16_BACKEND_CUDA ? "CUDA" : "CPU", fn ? fn : "<function>");
+  return W4A16_ERR_BAD_ARGUMENT;
+}
+
+/* Inside prepare: the plan is made from the weight's bytes now, once per prepare call (a weight used by
+ * several calls of one function is prepared once). A failure drops the old plan too: no stale snapshot
+ * outlives a prepare that did not succeed. */
+static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_plan **plan, char *why) {
+  pthread_mutex_lock(&g_lock);
+  PlanEntry **link = findEntry(key), *e = *link;
+  w4a16_status status = W4A16_OK;
+  if (!e || e->preparedBy != prepareId) {
+    w4a16_plan *fresh = NULL;
+    status = planFromWeight(key, &fresh, why);
+    if (status == W4A16_OK && e) {
+      w4a16_plan_destroy(e->plan);
+    } else if (status == W4A16_OK && (e = calloc(1, sizeof *e))) {
+      *e = (PlanEntry){.key = *key, .next = g_plans};
+      g_plans = e;
+    } else if (status == W4A16_OK) {
+      w4a16_plan_destroy(fresh);
+      snprintf(why, WHY_SIZE, "out of memory");
+      status = W4A16_ERR_OUT_OF_MEMORY;
+    } else if (e) {
+      *link = e->next;
+      w4a16_plan_destroy(e->plan);
+      free(e);
+      e = NULL;
+    }
+    if (status == W4A16_OK) {
+      e->plan = fresh;
+      e->preparedBy = prepareId;
+      ++g_plansCreated;
+    }
   }
+  *plan = status == W4A16_OK ? e->plan : NULL;
   pthread_mutex_unlock(&g_lock);
   return status;
 }
@@ -187,24 +247,85 @@ static void *toDevice(const void *host, size_t bytes, bool *ok) {
 }
 #endif
 
-static w4a16_status runPlan(const w4a16_plan *plan, const uint16_t *x, int64_t M, int64_t K, int64_t N,
-                            const uint16_t *bias, const uint16_t *residual, w4a16_activation act, uint16_t *out) {
-  if (w4a16_rt_backend() == W4A16_BACKEND_CPU)
-    return w4a16_plan_run(plan, x, M, bias, residual, act, out, NULL);
+static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const uint16_t *x, int64_t M, int64_t K,
+                            int64_t N, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                            uint16_t *out, char *why) {
+  if (backend == W4A16_BACKEND_CPU) {
+    w4a16_status status = w4a16_plan_run(plan, x, M, bias, residual, act, out, NULL);
+    if (status != W4A16_OK)
+      snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
+    return status;
+  }
 #if W4A16_WITH_CUDA
   bool ok = true;
   uint16_t *dX = toDevice(x, (size_t)(M * K) * 2, &ok), *dBias = toDevice(bias, (size_t)N * 2, &ok);
   uint16_t *dResidual = toDevice(residual, (size_t)(M * N) * 2, &ok), *dOut = NULL;
   ok = ok && cudaMalloc((void **)&dOut, (size_t)(M * N) * 2) == cudaSuccess;
-  w4a16_status status = ok ? w4a16_plan_run(plan, dX, M, dBias, dResidual, act, dOut, NULL) : W4A16_ERR_CUDA;
-  if (status == W4A16_OK && cudaMemcpy(out, dOut, (size_t)(M * N) * 2, cudaMemcpyDeviceToHost) != cudaSuccess)
+  w4a16_status status = W4A16_ERR_CUDA;
+  if (!ok)
+    snprintf(why, WHY_SIZE, "staging the operands on the GPU: %s", cudaGetErrorString(cudaGetLastError()));
+  else if ((status = w4a16_plan_run(plan, dX, M, dBias, dResidual, act, dOut, NULL)) != W4A16_OK)
+    snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
+  else if (cudaMemcpy(out, dOut, (size_t)(M * N) * 2, cudaMemcpyDeviceToHost) != cudaSuccess) {
     status = W4A16_ERR_CUDA;
+    snprintf(why, WHY_SIZE, "copying the result from the GPU: %s", cudaGetErrorString(cudaGetLastError()));
+  }
   cudaFree(dX), cudaFree(dBias), cudaFree(dResidual), cudaFree(dOut);
   return status;
 #else
-  (void)K;
+  (void)plan, (void)x, (void)M, (void)K, (void)N, (void)bias, (void)residual, (void)act, (void)out;
+  snprintf(why, WHY_SIZE, "this build has no CUDA backend");
   return W4A16_ERR_NO_DEVICE;
 #endif
+}
+
+/* The shapes and strides the lowered code passed agree with each other and with the contract. */
+static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wSizes, const int64_t *wStrides,
+                                  const w4a16_memref2d_f16 *scales, const w4a16_memref1d_f16 *bias,
+                                  const w4a16_memref2d_f16 *residual, const w4a16_memref2d_f16 *out, int32_t weightLayout,
+                                  int32_t scalesLayout, int32_t hasBias, int32_t hasResidual, char *why) {
+  int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
+  if (out->sizes[0] != M) {
+    snprintf(why, WHY_SIZE, "out has %lld rows, x has %lld", (long long)out->sizes[0], (long long)M);
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  w4a16_shape_rule rule = w4a16_check_shape(K, N, kGroupSize);
+  if (rule != W4A16_SHAPE_OK) {
+    snprintf(why, WHY_SIZE, "%s", w4a16_shape_rule_text(rule));
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_K_N ? K : N;
+  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : N;
+  if (wSizes[0] != wantRows || wSizes[1] != wantCols) {
+    snprintf(why, WHY_SIZE, "weight is %lldx%lld, expected %lldx%lld", (long long)wSizes[0], (long long)wSizes[1],
+             (long long)wantRows, (long long)wantCols);
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  int64_t groups = K / kGroupSize;
+  bool scalesOk = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] == groups && scales->sizes[1] == N
+                                                   : scales->sizes[0] == N && scales->sizes[1] == groups;
+  if (!scalesOk) {
+    snprintf(why, WHY_SIZE, "scales are %lldx%lld", (long long)scales->sizes[0], (long long)scales->sizes[1]);
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  if ((hasBias && bias->sizes[0] != N) || (hasResidual && (residual->sizes[0] != M || residual->sizes[1] != N))) {
+    snprintf(why, WHY_SIZE, "bias or residual does not match (M, N)");
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  if (!rowMajor2d(x->sizes, x->strides) || !rowMajor2d(wSizes, wStrides) || !rowMajor2d(scales->sizes, scales->strides) ||
+      !rowMajor2d(out->sizes, out->strides) || (hasBias && bias->strides[0] != 1 && N > 1) ||
+      (hasResidual && !rowMajor2d(residual->sizes, residual->strides))) {
+    snprintf(why, WHY_SIZE, "memrefs must be contiguous and row-major");
+    return W4A16_ERR_BAD_ARGUMENT;
+  }
+  return W4A16_OK;
+}
+
+/* Unspecified after a failure, but never uninitialised memory for the code that reads it next. */
+static void zeroFill(w4a16_memref2d_f16 *out) {
+  for (int64_t m = 0; m < out->sizes[0]; ++m)
+    for (int64_t n = 0; n < out->sizes[1]; ++n)
+      out->aligned[out->offset + m * out->strides[0] + n * out->strides[1]] = 0;
 }
 
 /* Shared by the three entry points; weight is (aligned + offset) of the weight memref. */
@@ -213,42 +334,27 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
                       w4a16_memref2d_f16 *residual, w4a16_memref2d_f16 *out, int32_t activation,
                       int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual) {
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
-  if (out->sizes[0] != M)
-    return fail(W4A16_ERR_BAD_SHAPE, "out has %lld rows, x has %lld", (long long)out->sizes[0], (long long)M);
-  w4a16_shape_rule rule = w4a16_check_shape(K, N, kGroupSize);
-  if (rule != W4A16_SHAPE_OK)
-    return fail(W4A16_ERR_BAD_SHAPE, "K = %lld, N = %lld: %s", (long long)K, (long long)N, w4a16_shape_rule_text(rule));
-  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_K_N ? K : N;
-  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : N;
-  if (wSizes[0] != wantRows || wSizes[1] != wantCols)
-    return fail(W4A16_ERR_BAD_SHAPE, "weight is %lldx%lld, expected %lldx%lld", (long long)wSizes[0],
-                (long long)wSizes[1], (long long)wantRows, (long long)wantCols);
-  int64_t groups = K / kGroupSize;
-  bool scalesOk = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] == groups && scales->sizes[1] == N
-                                                   : scales->sizes[0] == N && scales->sizes[1] == groups;
-  if (!scalesOk)
-    return fail(W4A16_ERR_BAD_SHAPE, "scales are %lldx%lld for K = %lld, N = %lld", (long long)scales->sizes[0],
-                (long long)scales->sizes[1], (long long)K, (long long)N);
-  if ((hasBias && bias->sizes[0] != N) || (hasResidual && (residual->sizes[0] != M || residual->sizes[1] != N)))
-    return fail(W4A16_ERR_BAD_SHAPE, "bias or residual does not match (M, N) = (%lld, %lld)", (long long)M, (long long)N);
-  if (!rowMajor2d(x->sizes, x->strides) || !rowMajor2d(wSizes, wStrides) || !rowMajor2d(scales->sizes, scales->strides) ||
-      !rowMajor2d(out->sizes, out->strides) || (hasBias && bias->strides[0] != 1 && N > 1) ||
-      (hasResidual && !rowMajor2d(residual->sizes, residual->strides)))
-    return fail(W4A16_ERR_BAD_ARGUMENT, "memrefs must be contiguous and row-major");
-  if (M == 0)
-    return 0; /* an empty batch: nothing to compute */
-
+  uint64_t prepareId = w4a16_rt_prepare_id();
+  char why[WHY_SIZE] = "";
+  w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out, weightLayout, scalesLayout,
+                                      hasBias, hasResidual, why);
   w4a16_plan *plan = NULL;
-  const uint16_t *scalesData = scales->aligned + scales->offset;
-  w4a16_status status = findOrCreatePlan(weight, codeBytes, scalesData, K, N, weightLayout, scalesLayout, &plan);
-  if (status != W4A16_OK)
-    return fail(status, "preparing the weight: %s", w4a16_last_error());
-  w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
-  status = runPlan(plan, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
-                   hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset);
-  if (status != W4A16_OK)
-    return fail(status, "%s", w4a16_last_error());
-  return 0;
+  PlanKey key = {weight, scales->aligned + scales->offset, K, N, weightLayout, scalesLayout, codeBytes,
+                 w4a16_rt_backend()};
+  if (status == W4A16_OK && prepareId)
+    status = preparePlan(&key, prepareId, &plan, why);
+  else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
+    status = preparedPlan(&key, &plan, why);
+  if (status == W4A16_OK && M > 0) {
+    w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
+    status = runPlan(plan, key.backend, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
+                     hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset, why);
+  }
+  if (status == W4A16_OK)
+    return 0;
+  zeroFill(out);
+  return w4a16_rt_fail(status, "w4a16.fused_matmul (M = %lld, K = %lld, N = %lld): %s", (long long)M, (long long)K,
+                       (long long)N, why);
 }
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i32 *weight,

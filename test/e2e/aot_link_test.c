@@ -1,6 +1,7 @@
 /* AOT link test: examples/iree_i4.mlir compiled by w4a16-compile to an object file, declared by the header
- * w4a16-compile generated, linked with w4a16_rt_abi into this program — no MLIR anywhere in the link. The
- * result is checked against docs/contract.md §1's formula evaluated in f64 on the host.
+ * w4a16-compile generated, linked with w4a16_rt_abi into this program — no MLIR anywhere in the link. It is
+ * called as the header documents: w4a16c_prepare_iree_i4 once, then w4a16c_run_iree_i4, both returning 0.
+ * The result is checked against docs/contract.md §1's formula evaluated in f64 on the host.
  *
  * It also includes the generated headers of the other examples (they must coexist in one translation unit)
  * and type-checks calls through their declared function types. */
@@ -26,14 +27,19 @@ static uint32_t next_u32(void) {
 }
 
 /* Never called: checks at compile time that the other headers declare what the examples define. */
-void type_check_other_headers(w4a16c_llama_mlp_fn *llama, w4a16c_gpt_mlp_fn *gpt);
-void type_check_other_headers(w4a16c_llama_mlp_fn *llama, w4a16c_gpt_mlp_fn *gpt) {
+void type_check_other_headers(w4a16c_llama_mlp_fn *llama, w4a16c_llama_mlp_status_fn *llama_run,
+                              w4a16c_gpt_mlp_fn *gpt, w4a16c_gpt_mlp_status_fn *gpt_run);
+void type_check_other_headers(w4a16c_llama_mlp_fn *llama, w4a16c_llama_mlp_status_fn *llama_run,
+                              w4a16c_gpt_mlp_fn *gpt, w4a16c_gpt_mlp_status_fn *gpt_run) {
   w4a16c_memref2d_f16 ret, x, s1, s2, s3;
   w4a16c_memref2d_i32 q1, q2, q3;
   llama(&ret, &x, &q1, &s1, &q2, &s2, &q3, &s3);
+  int32_t status = llama_run(&ret, &x, &q1, &s1, &q2, &s2, &q3, &s3);
   w4a16c_memref3d_i8 w1, w2;
   w4a16c_memref1d_f16 b1, b2;
   gpt(&ret, &x, &w1, &s1, &b1, &w2, &s2, &b2);
+  status |= gpt_run(&ret, &x, &w1, &s1, &b1, &w2, &s2, &b2);
+  (void)status;
 }
 
 int main(void) {
@@ -53,8 +59,16 @@ int main(void) {
   w4a16c_memref2d_f16 xm = {x, x, 0, {M, K}, {K, 1}};
   w4a16c_memref3d_i4 wm = {w, w, 0, {N, G, 128}, {K, 128, 1}};
   w4a16c_memref2d_f16 sm = {s, s, 0, {N, G}, {G, 1}};
-  w4a16c_memref2d_f16 out = {0};
-  _mlir_ciface_iree_i4(&out, &xm, &wm, &sm);
+  /* The plans first (an empty batch computes nothing else), then the call. */
+  w4a16c_memref2d_f16 no_rows = {x, x, 0, {0, K}, {K, 1}}, out = {0};
+  int32_t status = w4a16c_prepare_iree_i4(&out, &no_rows, &wm, &sm);
+  free(out.allocated);
+  if (status == 0)
+    status = w4a16c_run_iree_i4(&out, &xm, &wm, &sm);
+  if (status != 0) {
+    fprintf(stderr, "aot-link: status %d: %s\n", (int)status, w4a16_rt_last_error());
+    return 1;
+  }
   if (out.sizes[0] != M || out.sizes[1] != N) {
     fprintf(stderr, "aot-link: result is %lldx%lld, want %dx%d\n", (long long)out.sizes[0], (long long)out.sizes[1],
             M, N);

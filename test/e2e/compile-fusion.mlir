@@ -1,6 +1,7 @@
 // w4a16-compile reports how many chains it fused (and, with --explain, one remark per candidate matmul); the
 // fused build calls the runtime through its C interface and the --no-fuse build does not; both export
-// _mlir_ciface_<fn> and leave only the runtime entry points undefined.
+// _mlir_ciface_<fn>, w4a16c_run_<fn> and w4a16c_prepare_<fn>, and leave only the runtime's symbols undefined
+// (the --no-fuse build none of them: it links without the runtime).
 //
 // RUN: w4a16-compile %s --explain -o %t.fused.o 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: w4a16-compile %s --no-fuse -o %t.unfused.o 2>&1 | FileCheck %s --check-prefix=NOFUSE
@@ -8,9 +9,10 @@
 // RUN: w4a16-compile %s --emit-mlir --no-fuse -q | FileCheck %s --check-prefix=UNFUSED-IR
 // RUN: w4a16-compile %s --emit-llvm -q -o %t.ll && FileCheck %s --check-prefix=LLVM --input-file=%t.ll
 // RUN: w4a16-compile %s -q -o %t.so && nm -D %t.so | FileCheck %s --check-prefix=SYMS
+// RUN: w4a16-compile %s -q --no-fuse -o %t.unfused.so && nm -D %t.unfused.so | FileCheck %s --check-prefix=SYMS-UNFUSED
 
-// LOG: compile-fusion.mlir:[[@LINE+50]]:{{[0-9]+}}: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias
-// LOG: compile-fusion.mlir:[[@LINE+84]]:{{[0-9]+}}: remark: w4a16: not fused: {{.*}}
+// LOG: compile-fusion.mlir:[[@LINE+59]]:{{[0-9]+}}: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias
+// LOG: compile-fusion.mlir:[[@LINE+93]]:{{[0-9]+}}: remark: w4a16: not fused: {{.*}}
 // LOG: w4a16-compile: {{.*}}compile-fusion.mlir: fused 1 chain into w4a16.fused_matmul; 1 candidate matmul left unfused
 // NOFUSE: fusion off (--no-fuse): upstream lowering only, 0 chains fused
 // FUSED-IR: llvm.func @small(
@@ -24,7 +26,16 @@
 // LLVM: call i32 @_mlir_ciface_w4a16_rt_matmul_i32(
 // LLVM: define {{.*}}void @_mlir_ciface_small(ptr
 // SYMS-DAG: T _mlir_ciface_small
+// SYMS-DAG: T w4a16c_run_small
+// SYMS-DAG: T w4a16c_prepare_small
 // SYMS-DAG: U _mlir_ciface_w4a16_rt_matmul_i32
+// SYMS-DAG: U w4a16_rt_enter
+// SYMS-DAG: U w4a16_rt_leave
+// SYMS-NOT: abort
+// SYMS-UNFUSED-DAG: T _mlir_ciface_small
+// SYMS-UNFUSED-DAG: T w4a16c_run_small
+// SYMS-UNFUSED-DAG: T w4a16c_prepare_small
+// SYMS-UNFUSED-NOT: w4a16_rt_
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

@@ -1,8 +1,9 @@
 // --header: C declarations derived from the tensor signatures, checked by compiling a C program against the
-// header and calling the object it was generated with (no runtime involved: nothing here fuses). Covers a
-// scalar argument, two memref results (returned through a struct pointer passed first), a scalar result
-// (returned by value), index arguments, f16 elements (uint16_t), and functions that must not be declared
-// (private, body-less).
+// header and calling the object it was generated with (no runtime involved: nothing here fuses, so the
+// object links without it). Covers a scalar argument, two memref results (returned through a struct pointer
+// passed first), a scalar result (returned by value; through a pointer passed first by the status-returning
+// w4a16c_run_/w4a16c_prepare_ entry points, which return 0 here), index arguments, f16 elements (uint16_t),
+// and functions that must not be declared (private, body-less).
 //
 // RUN: w4a16-compile %s -q -o %t.o --header %t.h
 // RUN: FileCheck %s --check-prefix=HDR --input-file=%t.h
@@ -26,14 +27,20 @@
 // HDR-NEXT: } w4a16c_axpy_half_results;
 // HDR: typedef void w4a16c_axpy_half_fn(w4a16c_axpy_half_results *ret, float alpha, w4a16c_memref1d_f32 *x, w4a16c_memref1d_f32 *y);
 // HDR-NEXT: w4a16c_axpy_half_fn _mlir_ciface_axpy_half;
+// HDR-NEXT: typedef int32_t w4a16c_axpy_half_status_fn(w4a16c_axpy_half_results *ret, float alpha, w4a16c_memref1d_f32 *x, w4a16c_memref1d_f32 *y);
+// HDR-NEXT: w4a16c_axpy_half_status_fn w4a16c_run_axpy_half, w4a16c_prepare_axpy_half;
 // HDR: typedef double w4a16c_pick_fn(w4a16c_memref2d_f64 *m, int64_t i, int64_t j);
 // HDR-NEXT: w4a16c_pick_fn _mlir_ciface_pick;
+// HDR-NEXT: typedef int32_t w4a16c_pick_status_fn(double *ret, w4a16c_memref2d_f64 *m, int64_t i, int64_t j);
+// HDR-NEXT: w4a16c_pick_status_fn w4a16c_run_pick, w4a16c_prepare_pick;
 // HDR-NOT: helper
 // HDR-NOT: external_decl
 
 // OUT: axpy_half r0 = 3 6 9 12 15.5
 // OUT: axpy_half r1 = 0x4200 0x4600 0x4880 0x4a00 0x4bc0
 // OUT: pick = 12.5
+// OUT: w4a16c_run_pick = 0, ret 11.5
+// OUT: w4a16c_prepare_axpy_half = 0, r0[4] = 15.5
 
 #id = affine_map<(d0) -> (d0)>
 func.func @axpy_half(%alpha: f32, %x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf16>) {

@@ -7,14 +7,16 @@
  *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
  *
  * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
- * to _mlir_ciface_w4a16_rt_matmul_* resolve to this executable, which links w4a16_rt_abi and exports its
- * symbols. --backend selects the runtime backend for the test calls (auto: CUDA if w4a16_cuda_available(),
+ * to _mlir_ciface_w4a16_rt_matmul_* and w4a16_rt_enter/leave resolve to this executable, which links
+ * w4a16_rt_abi and exports its symbols. Both builds are called through their status-returning entry points:
+ * w4a16c_prepare_<example> once with an empty batch (M = 0: it only makes the plans), then
+ * w4a16c_run_<example> at every M; any nonzero status is an error, reported with w4a16_rt_last_error(). --backend selects the runtime backend for the test calls (auto: CUDA if w4a16_cuda_available(),
  * else CPU); --ref-backend sets a backend for the reference calls too (when the reference is itself a fused
  * build, e.g. to compare the CUDA run with the CPU run).
  *
  * The check is docs/contract.md §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
- * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build must also
- * have prepared each weight once (plans created == fused chains, whatever the number of calls and Ms).
+ * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build's prepare
+ * must have made one plan per fused chain, and its runs none.
  *
  * Exit status: 0 all M pass (with --expect-mismatch: at least one M mismatched, and nothing else went wrong),
  * 1 comparison failed (with --expect-mismatch: everything matched), 2 usage or setup error. */
@@ -139,32 +141,42 @@ typedef struct Memref2 {
   int64_t strides[2];
 } Memref2;
 
-typedef void (*Fn1)(void *, void *);
-typedef void (*Fn2)(void *, void *, void *);
-typedef void (*Fn3)(void *, void *, void *, void *);
-typedef void (*Fn4)(void *, void *, void *, void *, void *);
-typedef void (*Fn5)(void *, void *, void *, void *, void *, void *);
-typedef void (*Fn6)(void *, void *, void *, void *, void *, void *, void *);
-typedef void (*Fn7)(void *, void *, void *, void *, void *, void *, void *, void *);
-typedef void (*Fn8)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef void (*Fn9)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef void (*Fn10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+/* w4a16c_run_<f> / w4a16c_prepare_<f>: the C-interface arguments, a status returned. */
+typedef int32_t (*Fn1)(void *, void *);
+typedef int32_t (*Fn2)(void *, void *, void *);
+typedef int32_t (*Fn3)(void *, void *, void *, void *);
+typedef int32_t (*Fn4)(void *, void *, void *, void *, void *);
+typedef int32_t (*Fn5)(void *, void *, void *, void *, void *, void *);
+typedef int32_t (*Fn6)(void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*Fn7)(void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*Fn8)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*Fn9)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*Fn10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
 
 /* Every argument of these functions is a memref, passed by pointer: call with the right arity. */
-static void call_ciface(void *fn, Memref2 *ret, AnyMemref *a, int n) {
+static int32_t call_entry(void *fn, Memref2 *ret, AnyMemref *a, int n) {
   switch (n) {
-  case 1: ((Fn1)fn)(ret, &a[0]); break;
-  case 2: ((Fn2)fn)(ret, &a[0], &a[1]); break;
-  case 3: ((Fn3)fn)(ret, &a[0], &a[1], &a[2]); break;
-  case 4: ((Fn4)fn)(ret, &a[0], &a[1], &a[2], &a[3]); break;
-  case 5: ((Fn5)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4]); break;
-  case 6: ((Fn6)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]); break;
-  case 7: ((Fn7)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]); break;
-  case 8: ((Fn8)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]); break;
-  case 9: ((Fn9)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]); break;
-  case 10: ((Fn10)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9]); break;
+  case 1: return ((Fn1)fn)(ret, &a[0]);
+  case 2: return ((Fn2)fn)(ret, &a[0], &a[1]);
+  case 3: return ((Fn3)fn)(ret, &a[0], &a[1], &a[2]);
+  case 4: return ((Fn4)fn)(ret, &a[0], &a[1], &a[2], &a[3]);
+  case 5: return ((Fn5)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4]);
+  case 6: return ((Fn6)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]);
+  case 7: return ((Fn7)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
+  case 8: return ((Fn8)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]);
+  case 9: return ((Fn9)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]);
+  case 10: return ((Fn10)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9]);
   default: fprintf(stderr, "e2e: unsupported arity %d\n", n); exit(2);
   }
+}
+
+/* Nonzero status: say which call failed and why; returns whether it succeeded. */
+static bool call_ok(int32_t status, const char *what, const char *build, int64_t M) {
+  if (status == 0)
+    return true;
+  fprintf(stderr, "e2e: %s of the %s build (M = %lld) returned %s: %s\n", what, build, (long long)M,
+          w4a16_status_name((w4a16_status)status), w4a16_rt_last_error());
+  return false;
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -307,6 +319,30 @@ static int parse_backend(const char *s, int *out) {
 
 static const char *backend_name(int b) { return b == W4A16_BACKEND_CUDA ? "cuda" : "cpu"; }
 
+/* The memrefs of one call at batch size M; x_data for the batch, the rest from data. */
+static void make_args(const Example *ex, void *const *data, void *x_data, int64_t M, AnyMemref *args) {
+  for (int i = 0; i < ex->nargs; ++i) {
+    const ArgDesc *a = &ex->args[i];
+    int64_t sizes[kMaxRank];
+    for (int d = 0; d < a->rank; ++d)
+      sizes[d] = a->shape[d] == DYN_M ? M : a->shape[d];
+    args[i] = make_memref(a->kind == ARG_X ? x_data : data[i], a->rank, sizes);
+  }
+}
+
+/* w4a16c_prepare_<f> on an empty batch (M = 0): the plans of every fused weight, nothing computed. Returns
+ * the plans it created, or -1 after a failure. */
+static int64_t prepare(const Example *ex, void *fn, void *const *data, const char *build) {
+  static uint16_t no_rows[8]; /* x of M = 0: never read */
+  AnyMemref args[kMaxArgs];
+  make_args(ex, data, no_rows, 0, args);
+  int64_t before = w4a16_rt_plans_created();
+  Memref2 out = {0};
+  bool ok = call_ok(call_entry(fn, &out, args, ex->nargs), "w4a16c_prepare", build, 0);
+  free(out.allocated);
+  return ok ? w4a16_rt_plans_created() - before : -1;
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
              "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
@@ -319,7 +355,7 @@ static void usage(FILE *f) {
 
 /* Keeps the runtime entry points in the executable (they are only referenced by the dlopen'ed build). */
 void *const w4a16_e2e_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
-                                (void *)_mlir_ciface_w4a16_rt_matmul_i4};
+                                (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter, (void *)w4a16_rt_leave};
 
 int main(int argc, char **argv) {
   const char *example = NULL, *test_path = NULL, *ref_path = NULL, *m_list = "1,3,5";
@@ -394,10 +430,12 @@ int main(int argc, char **argv) {
     p = *end == ',' ? end + 1 : end;
   }
 
-  char symbol[128];
-  snprintf(symbol, sizeof symbol, "_mlir_ciface_%s", ex->name);
-  void *test_fn = load(test_path, symbol), *ref_fn = load(ref_path, symbol);
-  if (!test_fn || !ref_fn)
+  char run_name[128], prepare_name[128];
+  snprintf(run_name, sizeof run_name, "w4a16c_run_%s", ex->name);
+  snprintf(prepare_name, sizeof prepare_name, "w4a16c_prepare_%s", ex->name);
+  void *test_fn = load(test_path, run_name), *ref_fn = load(ref_path, run_name);
+  void *test_prepare = load(test_path, prepare_name), *ref_prepare = load(ref_path, prepare_name);
+  if (!test_fn || !ref_fn || !test_prepare || !ref_prepare)
     return 2;
   if (test_fn == ref_fn && (ref_backend < 0 || ref_backend == backend)) {
     fprintf(stderr, "e2e: the test and reference are the same function on the same backend\n");
@@ -411,30 +449,32 @@ int main(int argc, char **argv) {
     printf("]\n");
   fflush(stdout);
 
-  /* Weights (and biases) once per run, x per M; the fused build's plan cache keys on the weight buffers. */
+  /* Weights (and biases) once per run, prepared once per build; x per M. */
   g_rng = seed;
   void *data[kMaxArgs] = {0};
+  int x_arg = 0;
   for (int i = 0; i < ex->nargs; ++i)
     if (ex->args[i].kind != ARG_X)
       data[i] = generate(ex, &ex->args[i], 0);
+    else
+      x_arg = i;
+  if (ref_backend >= 0)
+    w4a16_rt_set_backend((w4a16_backend)ref_backend);
+  int64_t ref_plans = prepare(ex, ref_prepare, data, "reference");
+  w4a16_rt_set_backend((w4a16_backend)backend);
+  int64_t plans_in_test = prepare(ex, test_prepare, data, "test");
+  if (ref_plans < 0 || plans_in_test < 0)
+    return 2;
 
   int failures = 0, errors = 0;
   double worst_rel = 0, worst_l2 = 0;
-  int64_t plans_in_test = 0;
+  int64_t plans_by_runs = 0;
   for (int mi = 0; mi < nm; ++mi) {
     int64_t M = ms[mi];
     AnyMemref args[kMaxArgs];
-    for (int i = 0; i < ex->nargs; ++i) {
-      const ArgDesc *a = &ex->args[i];
-      if (a->kind == ARG_X) {
-        free(data[i]);
-        data[i] = generate(ex, a, M);
-      }
-      int64_t sizes[kMaxRank];
-      for (int d = 0; d < a->rank; ++d)
-        sizes[d] = a->shape[d] == DYN_M ? M : a->shape[d];
-      args[i] = make_memref(data[i], a->rank, sizes);
-    }
+    free(data[x_arg]);
+    data[x_arg] = generate(ex, &ex->args[x_arg], M);
+    make_args(ex, data, data[x_arg], M, args);
 
     /* Reference: one call. */
     if (ref_backend >= 0)
@@ -442,23 +482,23 @@ int main(int argc, char **argv) {
     w4a16_testing_force_activation(-1);
     Memref2 ref = {0};
     double t0 = now_s();
-    call_ciface(ref_fn, &ref, args, ex->nargs);
+    errors += !call_ok(call_entry(ref_fn, &ref, args, ex->nargs), "w4a16c_run", "reference", M);
     double ref_time = now_s() - t0;
 
-    /* Test: a first call (creates the plans), then repeated calls for the time per call. */
+    /* Test: a first call, then repeated calls for the time per call. */
     w4a16_rt_set_backend((w4a16_backend)backend);
     w4a16_testing_force_activation(force);
     int64_t plans_before = w4a16_rt_plans_created();
     Memref2 out = {0};
     t0 = now_s();
-    call_ciface(test_fn, &out, args, ex->nargs);
+    errors += !call_ok(call_entry(test_fn, &out, args, ex->nargs), "w4a16c_run", "test", M);
     double first_time = now_s() - t0;
     int reps = 0;
     double total = 0;
     while (total < min_time && reps < 200) {
       Memref2 again = {0};
       t0 = now_s();
-      call_ciface(test_fn, &again, args, ex->nargs);
+      errors += !call_ok(call_entry(test_fn, &again, args, ex->nargs), "w4a16c_run", "test", M);
       total += now_s() - t0;
       ++reps;
       /* Every call gives the same bits (no cached output either: a fresh buffer each time). */
@@ -471,7 +511,7 @@ int main(int argc, char **argv) {
       }
       free(again.allocated);
     }
-    plans_in_test += w4a16_rt_plans_created() - plans_before;
+    plans_by_runs += w4a16_rt_plans_created() - plans_before;
     w4a16_testing_force_activation(-1);
 
     if (out.sizes[0] != M || out.sizes[1] != ex->out_n || ref.sizes[0] != M || ref.sizes[1] != ex->out_n ||
@@ -503,15 +543,15 @@ int main(int argc, char **argv) {
     free(ref.allocated);
   }
 
-  /* The fused build prepares each weight once: as many plans as fused chains, over all calls and Ms. Only
-   * checked when the test build calls the runtime at all (an unfused test build creates none). */
-  if (plans_in_test != 0 && plans_in_test != ex->fused_chains) {
-    fprintf(stderr, "e2e: the test build created %lld weight plans over %d Ms; expected %d (one per fused weight)\n",
-            (long long)plans_in_test, nm, ex->fused_chains);
+  /* Only prepare makes plans: one per fused chain (none for an unfused test build), none by the runs. */
+  if ((plans_in_test != 0 && plans_in_test != ex->fused_chains) || plans_by_runs != 0) {
+    fprintf(stderr, "e2e: the test build's prepare created %lld weight plans (expected %d, one per fused weight) "
+                    "and its runs %lld (expected 0)\n",
+            (long long)plans_in_test, ex->fused_chains, (long long)plans_by_runs);
     ++errors;
   } else {
-    printf("  weight plans created by the test build: %lld (one per fused weight, prepared once for all calls)\n",
-           (long long)plans_in_test);
+    printf("  weight plans created by the test build: %lld by w4a16c_prepare_%s, 0 by its runs\n",
+           (long long)plans_in_test, ex->name);
   }
 
   w4a16_rt_release_plans();

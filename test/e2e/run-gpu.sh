@@ -11,7 +11,7 @@
 #      compiles examples/{llama_mlp,gpt_mlp,iree_i4}.mlir with build/bin/w4a16-compile, --mcpu=x86-64-v3
 #      (AVX2 + F16C, any x86 server CPU since 2015: the device CPU may differ from this one; generic x86-64
 #      would do f16 conversions in libgcc calls and make the unfused reference ~10x slower), into
-#        .carry/e2e/<example>.fused.so     fused build, calls _mlir_ciface_w4a16_rt_matmul_* (resolved from
+#        .carry/e2e/<example>.fused.so     fused build, calls _mlir_ciface_w4a16_rt_matmul_* and w4a16_rt_enter/leave (resolved from
 #                                          e2e-driver at dlopen time)
 #        .carry/e2e/<example>.unfused.so   reference build, upstream lowering only
 #        .carry/e2e/<example>.h            generated C header (for reference)

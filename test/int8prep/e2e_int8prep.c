@@ -6,7 +6,9 @@
  *   f16 overflow boundary and in the f16-subnormal range; L in {0, 1, 2, 5, 16, 64}; first, last, unsorted,
  *   repeated and descending columns; M in {1, 3}; dynamic L, static L = 5 and static L = 0.
  * The fused build must call the runtime exactly once per call with L > 0 and never with L = 0, and at L = 0 it
- * must be no slower than the unfused build (timed, interleaved).
+ * must be no slower than the unfused build (timed, interleaved). Both are called through w4a16c_run_<f>, which
+ * must return 0; a column index out of range must make it return W4A16_ERR_BAD_ARGUMENT with a message
+ * naming the op and the function, without stopping the program.
  *
  *   int8prep-e2e <path/to/llm_int8_correction.mlir>
  *   int8prep-e2e --expect-mismatch <path>   the fused build's runtime flips the lowest bit of one subB element
@@ -38,7 +40,7 @@ W4A16_MEMREF(2, Memref2i8, int8_t);
 typedef struct Results {
   Memref2f16 subA, subB, out;
 } Results;
-typedef void (*PrepFn)(Results *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols, Memref2f16 *out);
+typedef int32_t (*PrepFn)(Results *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols, Memref2f16 *out);
 
 static int g_failures;
 
@@ -84,6 +86,8 @@ static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse)
   }
   mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("_mlir_ciface_w4a16_rt_int8_prep"),
                                     g_perturb ? (void *)perturbedEntry : (void *)_mlir_ciface_w4a16_rt_int8_prep);
+  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_enter"), (void *)w4a16_rt_enter);
+  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_leave"), (void *)w4a16_rt_leave);
   mlirExecutionEngineInitialize(jit);
   mlirModuleDestroy(module);
   return jit;
@@ -91,7 +95,7 @@ static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse)
 
 static PrepFn lookup(MlirExecutionEngine jit, const char *name) {
   char full[128];
-  snprintf(full, sizeof full, "_mlir_ciface_%s", name);
+  snprintf(full, sizeof full, "w4a16c_run_%s", name);
   PrepFn fn = (PrepFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString(full));
   if (!fn) {
     fprintf(stderr, "e2e: %s not found\n", full);
@@ -148,15 +152,15 @@ static void freeResult(Memref2f16 *m, const void *const *inputs, int numInputs) 
   free(m->allocated);
 }
 
-static void run(PrepFn fn, const Inputs *in, int64_t M, const int64_t *cols, int64_t L, const uint16_t *out0,
-                uint16_t *outCopy, Results *r) {
+static int32_t run(PrepFn fn, const Inputs *in, int64_t M, const int64_t *cols, int64_t L, const uint16_t *out0,
+                   uint16_t *outCopy, Results *r) {
   memcpy(outCopy, out0, 2 * (size_t)(M * N)); /* the matmul may accumulate in place */
   Memref2f16 A = {(uint16_t *)in->A, (uint16_t *)in->A, 0, {M, K}, {K, 1}};
   Memref2i8 CB = {(int8_t *)in->CB, (int8_t *)in->CB, 0, {N, K}, {K, 1}};
   Memref1f32 SCB = {(float *)in->SCB, (float *)in->SCB, 0, {N}, {1}};
   Memref1i64 C = {(int64_t *)cols, (int64_t *)cols, 0, {L}, {1}};
   Memref2f16 out = {outCopy, outCopy, 0, {M, N}, {N, 1}};
-  fn(r, &A, &CB, &SCB, &C, &out);
+  return fn(r, &A, &CB, &SCB, &C, &out);
 }
 
 static bool sameF16(uint16_t a, uint16_t b) {
@@ -194,9 +198,13 @@ static int64_t runCase(const char *fnName, PrepFn fused, PrepFn unfused, const I
     out0[i] = (uint16_t)(rng() % 0x7800) | (uint16_t)((rng() & 1) << 15); /* finite */
   Results rf, ru;
   int64_t callsBefore = w4a16_int8prep_entry_calls();
-  run(fused, in, M, cols, L, out0, outF, &rf);
+  int32_t statusF = run(fused, in, M, cols, L, out0, outF, &rf);
   int64_t calls = w4a16_int8prep_entry_calls() - callsBefore;
-  run(unfused, in, M, cols, L, out0, outU, &ru);
+  int32_t statusU = run(unfused, in, M, cols, L, out0, outU, &ru);
+  if (statusF || statusU) {
+    fprintf(stderr, "e2e: %s returned %d (fused) and %d (unfused): %s\n", fnName, statusF, statusU, w4a16_rt_last_error());
+    ++g_failures;
+  }
   int64_t differ = compare("subA", &rf.subA, &ru.subA, M, L, false) + compare("subB", &rf.subB, &ru.subB, L, N, false) +
                    compare("out", &rf.out, &ru.out, M, N, true);
   bool callsOk = calls == (L > 0 ? 1 : 0);
@@ -219,6 +227,22 @@ static double now(void) {
 static int cmpDouble(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* A column index outside [0, K): the fused build's run reports it and the program goes on. */
+static void badColumn(PrepFn fused, const Inputs *in) {
+  int64_t cols[2] = {1, K};
+  uint16_t out0[N] = {0}, outCopy[N];
+  Results r;
+  int32_t status = run(fused, in, 1, cols, 2, out0, outCopy, &r);
+  const char *message = w4a16_rt_last_error();
+  bool ok = status == W4A16_ERR_BAD_ARGUMENT && w4a16_rt_status() == status && strstr(message, "prep_dyn: ") &&
+            strstr(message, "w4a16.int8_prep: cols[1] = 256");
+  printf("cols[1] = K: w4a16c_run_prep_dyn returned %d (\"%s\"): %s\n", (int)status, message,
+         ok ? "reported, not aborted" : "WRONG");
+  g_failures += !ok;
+  const void *inputs[] = {outCopy};
+  freeResult(&r.subA, inputs, 1), freeResult(&r.subB, inputs, 1), freeResult(&r.out, inputs, 1);
 }
 
 /* L = 0 at run time: interleaved groups of calls of both builds; medians of the per-call means. */
@@ -286,6 +310,7 @@ int main(int argc, char **argv) {
     return g_failures ? 0 : 1;
   }
   timeEmpty(fDyn, uDyn, &in);
+  badColumn(fDyn, &in);
 
   mlirExecutionEngineDestroy(fusedJit);
   mlirExecutionEngineDestroy(unfusedJit);

@@ -1,8 +1,9 @@
 /* JIT test (issue #4): examples/gpt_mlp.mlir through the w4a16 pipeline into MLIR's ExecutionEngine, from C.
  *
  * Parses the example, runs w4a16AddPipeline (fuse -> verify -> lower-to-runtime -> upstream lowering to the
- * LLVM dialect), creates an ExecutionEngine, registers the runtime entry points the lowered code calls
- * (mlirExecutionEngineRegisterSymbol), looks up _mlir_ciface_gpt_mlp and calls it at M = 1, 3, 5. The result
+ * LLVM dialect -> entry points), creates an ExecutionEngine, registers the runtime symbols the compiled code
+ * calls (mlirExecutionEngineRegisterSymbol), calls w4a16c_prepare_gpt_mlp once on an empty batch (M = 0: it
+ * only makes the two plans), then w4a16c_run_gpt_mlp at M = 1, 3, 5, each returning status 0. The result
  * is checked against the CPU reference runtime called directly through its plan API (w4a16_plan_*: the
  * weights repacked by hand to docs/contract.md §1's (K/8, N) words and (K/128, N) scales):
  *   ref = plan2(gelu_tanh(plan1(x) + b1)) + b2 + x
@@ -44,7 +45,7 @@ typedef struct Memref3i8 {
   int64_t offset, sizes[3], strides[3];
 } Memref3i8;
 
-typedef void (*GptMlpFn)(Memref2 *ret, Memref2 *x, Memref3i8 *w1, Memref2 *s1, Memref1 *b1, Memref3i8 *w2,
+typedef int32_t (*GptMlpFn)(Memref2 *ret, Memref2 *x, Memref3i8 *w1, Memref2 *s1, Memref1 *b1, Memref3i8 *w2,
                          Memref2 *s2, Memref1 *b2);
 
 static uint64_t g_rng = 4242;
@@ -118,10 +119,13 @@ int main(int argc, char **argv) {
                                     (void *)_mlir_ciface_w4a16_rt_matmul_i8);
   mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("_mlir_ciface_w4a16_rt_matmul_i4"),
                                     (void *)_mlir_ciface_w4a16_rt_matmul_i4);
+  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_enter"), (void *)w4a16_rt_enter);
+  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_leave"), (void *)w4a16_rt_leave);
   mlirExecutionEngineInitialize(jit);
-  GptMlpFn fn = (GptMlpFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("_mlir_ciface_gpt_mlp"));
-  if (!fn) {
-    fprintf(stderr, "jit: _mlir_ciface_gpt_mlp not found in the JIT\n");
+  GptMlpFn fn = (GptMlpFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("w4a16c_run_gpt_mlp"));
+  GptMlpFn prepare = (GptMlpFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("w4a16c_prepare_gpt_mlp"));
+  if (!fn || !prepare) {
+    fprintf(stderr, "jit: w4a16c_run_gpt_mlp or w4a16c_prepare_gpt_mlp not found in the JIT\n");
     return 1;
   }
 
@@ -155,6 +159,18 @@ int main(int argc, char **argv) {
   Memref2 ms1 = {s1, s1, 0, {F, G1}, {G1, 1}}, ms2 = {s2, s2, 0, {D, G2}, {G2, 1}};
   Memref1 mb1 = {b1, b1, 0, {F}, {1}}, mb2 = {b2, b2, 0, {D}, {1}};
 
+  /* The plans, made once from the weights as they are now (an empty batch computes nothing else). */
+  uint16_t no_rows[8];
+  Memref2 empty_x = {no_rows, no_rows, 0, {0, D}, {D, 1}}, empty_out = {0};
+  int32_t status = prepare(&empty_out, &empty_x, &mw1, &ms1, &mb1, &mw2, &ms2, &mb2);
+  free(empty_out.allocated);
+  long long prepared = (long long)w4a16_rt_plans_created();
+  if (status != 0 || prepared != 2) {
+    fprintf(stderr, "jit: w4a16c_prepare_gpt_mlp returned %d (%s) and made %lld plans (expected 2)\n", (int)status,
+            w4a16_rt_last_error(), prepared);
+    return 1;
+  }
+
   const int64_t ms[] = {1, 3, 5};
   int failures = 0;
   for (size_t t = 0; t < sizeof ms / sizeof ms[0]; ++t) {
@@ -163,7 +179,12 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < M * D; ++i)
       x[i] = double_to_f16(uniform(-2, 2));
     Memref2 mx = {x, x, 0, {M, D}, {D, 1}}, out = {0};
-    fn(&out, &mx, &mw1, &ms1, &mb1, &mw2, &ms2, &mb2);
+    status = fn(&out, &mx, &mw1, &ms1, &mb1, &mw2, &ms2, &mb2);
+    if (status != 0) {
+      fprintf(stderr, "jit: M=%lld: w4a16c_run_gpt_mlp returned %d: %s\n", (long long)M, (int)status,
+              w4a16_rt_last_error());
+      return 1;
+    }
     if (!check(w4a16_plan_run(p1, x, M, b1, NULL, W4A16_ACT_GELU_TANH, h, NULL), "plan_run(fc1)") ||
         !check(w4a16_plan_run(p2, h, M, b2, x, W4A16_ACT_NONE, ref, NULL), "plan_run(fc2)"))
       return 1;
@@ -200,7 +221,7 @@ int main(int argc, char **argv) {
     free(ref);
   }
   long long plans = (long long)w4a16_rt_plans_created();
-  printf("jit gpt_mlp: runtime plans created by the JIT-compiled code: %lld (expected 2)\n", plans);
+  printf("jit gpt_mlp: runtime plans created by the JIT-compiled code: %lld (expected 2, all by prepare)\n", plans);
   if (plans != 2)
     ++failures;
 

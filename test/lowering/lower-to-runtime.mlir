@@ -1,6 +1,10 @@
 // w4a16-lower-to-runtime: every fused op becomes a call of a private function that hands the operands to
-// the runtime as memrefs and wraps the result buffer back into a tensor.
+// the runtime as memrefs and wraps the result buffer back into a tensor. The returned status is not checked
+// in the IR (no cf.assert: nothing compiled aborts); the runtime records a failure for the generated
+// w4a16c_run_/w4a16c_prepare_ entry points (test/lowering/entry-points.mlir).
 // RUN: w4a16-opt --w4a16-lower-to-runtime --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --w4a16-lower-to-runtime --split-input-file %s | FileCheck %s --check-prefix=NOABORT
+// NOABORT-NOT: cf.assert
 
 // Dynamic M, packed weight, bias, silu: M is read from x for the result buffer; an absent residual is an
 // empty buffer with has_residual = 0; the codes are silu = 1, packed_k8_n = 0, g_n = 0.
@@ -23,10 +27,8 @@
 // CHECK:         %[[SL:.+]] = arith.constant 0 : i32
 // CHECK:         %[[HASB:.+]] = arith.constant 1 : i32
 // CHECK:         %[[HASR:.+]] = arith.constant 0 : i32
-// CHECK:         %[[ST:.+]] = call @w4a16_rt_matmul_i32(%[[XD]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ACT]], %[[WL]], %[[SL]], %[[HASB]], %[[HASR]])
-// CHECK:         %[[OK:.+]] = arith.cmpi eq, %[[ST]], %{{.+}} : i32
-// CHECK:         cf.assert %[[OK]], "w4a16 runtime call failed
-// CHECK:         %[[T:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<?x64xf16> to tensor<?x64xf16>
+// CHECK:         %{{.+}} = call @w4a16_rt_matmul_i32(%[[XD]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ACT]], %[[WL]], %[[SL]], %[[HASB]], %[[HASR]])
+// CHECK-NEXT:    %[[T:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<?x64xf16> to tensor<?x64xf16>
 // CHECK:         return %[[T]] : tensor<?x64xf16>
 func.func @dynamic_m(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<?x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>

@@ -152,161 +152,204 @@ static bool is_public_definition(MlirOperation op) {
   return !mlirBlockIsNull(mlirRegionGetFirstBlock(body));
 }
 
+/* What the declarations of all functions accumulate: struct definitions (each once) and declarations. */
+typedef struct Header {
+  const Source *src;
+  StrBuf defs, decls;
+  StructSet seen;
+  int nfuncs;
+} Header;
+
+/* One function's C signature, built from its type. */
+typedef struct Signature {
+  MlirStringRef name;
+  MlirType type;
+  StrBuf params;    /* the parameters of _mlir_ciface_<f> */
+  StrBuf doc;       /* the comment above its declarations */
+  char ret_c[96];   /* what _mlir_ciface_<f> returns: "void" unless a single scalar result */
+} Signature;
+
+/* The C name of a memref struct or a scalar type for t (declaring the struct on first use). */
+static bool c_type_of(Header *h, MlirType t, char *name, size_t size) {
+  CType ct;
+  if (is_shaped_memref_like(t)) {
+    if (!element_ctype(mlirShapedTypeGetElementType(t), false, &ct))
+      return false;
+    memref_struct(&h->defs, &h->seen, mlirShapedTypeGetRank(t), &ct, name, size);
+    return true;
+  }
+  if (!element_ctype(t, true, &ct))
+    return false;
+  snprintf(name, size, "%s", ct.c);
+  return true;
+}
+
+/* The first line of the comment: f(tensor<...>, ...) -> tensor<...>, the types as written. */
+static void describe_type(Signature *sig) {
+  intptr_t nin = mlirFunctionTypeGetNumInputs(sig->type), nres = mlirFunctionTypeGetNumResults(sig->type);
+  sb_printf(&sig->doc, "/* %.*s(", (int)sig->name.length, sig->name.data);
+  for (intptr_t i = 0; i < nin; ++i) {
+    sb_printf(&sig->doc, "%s", i ? ", " : "");
+    print_type(mlirFunctionTypeGetInput(sig->type, i), &sig->doc);
+  }
+  sb_printf(&sig->doc, ")");
+  for (intptr_t i = 0; i < nres; ++i) {
+    sb_printf(&sig->doc, "%s", i ? ", " : " -> ");
+    print_type(mlirFunctionTypeGetResult(sig->type, i), &sig->doc);
+  }
+  sb_printf(&sig->doc, "\n");
+}
+
+/* Results (MLIR's C-interface convention). One scalar: returned by value. One memref: through a pointer
+ * passed first. Several: packed in a struct, through a pointer passed first. */
+static bool result_params(Header *h, Signature *sig) {
+  intptr_t nres = mlirFunctionTypeGetNumResults(sig->type);
+  snprintf(sig->ret_c, sizeof sig->ret_c, "void");
+  if (nres == 0)
+    return true;
+  if (nres == 1 && !is_shaped_memref_like(mlirFunctionTypeGetResult(sig->type, 0)))
+    return c_type_of(h, mlirFunctionTypeGetResult(sig->type, 0), sig->ret_c, sizeof sig->ret_c);
+  char result_struct[96] = "";
+  StrBuf fields = {0};
+  bool ok = true;
+  for (intptr_t i = 0; i < nres && ok; ++i) {
+    char sname[64];
+    ok = c_type_of(h, mlirFunctionTypeGetResult(sig->type, i), sname, sizeof sname);
+    if (ok && nres == 1)
+      snprintf(result_struct, sizeof result_struct, "%s", sname);
+    else if (ok)
+      sb_printf(&fields, "  %s r%ld;\n", sname, (long)i);
+  }
+  if (ok && nres > 1) {
+    snprintf(result_struct, sizeof result_struct, "w4a16c_%.*s_results", (int)sig->name.length, sig->name.data);
+    sb_printf(&h->defs, "/* The results of %.*s, in order. */\ntypedef struct %s {\n%s} %s;\n\n", (int)sig->name.length,
+              sig->name.data, result_struct, fields.data, result_struct);
+  }
+  sb_free(&fields);
+  if (!ok)
+    return false;
+  sb_printf(&sig->params, "%s *ret", result_struct);
+  sb_printf(&sig->doc, " *   ret: the result%s (written by the call; free ret->allocated%s)\n", nres > 1 ? "s" : "",
+            nres > 1 ? " of each memref" : " with free()");
+  return true;
+}
+
+/* Arguments: memrefs by pointer, scalars by value, named as in the source. */
+static bool argument_params(Header *h, MlirOperation func, Signature *sig) {
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  for (intptr_t i = 0; i < mlirFunctionTypeGetNumInputs(sig->type); ++i) {
+    MlirType it = mlirFunctionTypeGetInput(sig->type, i);
+    char name[64], ctype[64];
+    arg_name(h->src, mlirBlockGetArgument(entry, i), i, name, sizeof name);
+    if ((!is_shaped_memref_like(it) && (mlirTypeIsATensor(it) || mlirTypeIsAUnrankedMemRef(it))) ||
+        !c_type_of(h, it, ctype, sizeof ctype))
+      return false;
+    bool memref = is_shaped_memref_like(it);
+    sb_printf(&sig->params, "%s%s %s%s", sig->params.len ? ", " : "", ctype, memref ? "*" : "", name);
+    if (memref) {
+      sb_printf(&sig->doc, " *   %s: ", name);
+      print_type(it, &sig->doc);
+      sb_printf(&sig->doc, "\n");
+    }
+  }
+  return true;
+}
+
+/* The three declarations of f: MLIR's C interface and the two status-returning entry points
+ * (lowering/entry_points.c), which take a result returned by value through a pointer passed first. */
+static void declare(Header *h, Signature *sig) {
+  int n = (int)sig->name.length;
+  const char *f = sig->name.data;
+  const char *params = sig->params.len ? sig->params.data : "void";
+  bool by_value = strcmp(sig->ret_c, "void") != 0;
+  if (by_value)
+    sb_printf(&sig->doc, " *   ret (w4a16c_run_/w4a16c_prepare_ only): the result\n");
+  sb_printf(&sig->doc, " */\n");
+  sb_append(&h->decls, sig->doc.data, sig->doc.len);
+  sb_printf(&h->decls, "typedef %s w4a16c_%.*s_fn(%s);\n", sig->ret_c, n, f, params);
+  sb_printf(&h->decls, "w4a16c_%.*s_fn _mlir_ciface_%.*s;\n", n, f, n, f);
+  if (by_value)
+    sb_printf(&h->decls, "typedef int32_t w4a16c_%.*s_status_fn(%s *ret%s%s);\n", n, f, sig->ret_c,
+              sig->params.len ? ", " : "", sig->params.len ? sig->params.data : "");
+  else
+    sb_printf(&h->decls, "typedef int32_t w4a16c_%.*s_status_fn(%s);\n", n, f, params);
+  sb_printf(&h->decls, "w4a16c_%.*s_status_fn w4a16c_run_%.*s, w4a16c_prepare_%.*s;\n\n", n, f, n, f, n, f);
+}
+
+static bool declare_function(Header *h, MlirOperation op) {
+  Signature sig = {
+      .name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"))),
+      .type = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("function_type")))};
+  describe_type(&sig);
+  bool ok = result_params(h, &sig) && argument_params(h, op, &sig);
+  if (ok) {
+    declare(h, &sig);
+    ++h->nfuncs;
+  } else {
+    fprintf(stderr, "%s: error: --header: the signature of '%.*s' has a type C cannot express (unranked tensors, "
+                    "f16/bf16/i1/i4 scalars, exotic element types are not supported)\n",
+            kToolName, (int)sig.name.length, sig.name.data);
+  }
+  sb_free(&sig.params);
+  sb_free(&sig.doc);
+  return ok;
+}
+
+static const char kPreamble[] =
+    " *\n"
+    " * C declarations of the functions the compiled object exports. Tensor arguments and results are memref\n"
+    " * descriptors with identity (row-major) layout: pass allocated = aligned = the data, offset 0, sizes, and\n"
+    " * strides {sizes[1]*..., ..., 1}. A memref result is returned through the pointer passed first; its buffer\n"
+    " * is malloc'ed by the compiled code (free(ret->allocated)). Inputs are never written.\n"
+    " *\n"
+    " * Each function f is exported three ways:\n"
+    " *   _mlir_ciface_<f>     MLIR's C interface. Does not report runtime failures.\n"
+    " *   w4a16c_run_<f>       the same call; returns 0 on success, else a w4a16_status (the outputs are then\n"
+    " *                        unspecified) whose message w4a16_rt_last_error() returns (w4a16/runtime_abi.h).\n"
+    " *                        Nothing compiled aborts.\n"
+    " *   w4a16c_prepare_<f>   like w4a16c_run_<f>, and first (re)creates the plan of every weight f's fused\n"
+    " *                        calls use, from the weight's bytes now. It runs f on the arguments given (with\n"
+    " *                        an empty batch, M = 0, it only prepares). Call it before the first run, and\n"
+    " *                        again after updating a weight in place: a plan is a snapshot, nothing is re-read\n"
+    " *                        or cached behind your back, and a run whose weight has no plan fails with\n"
+    " *                        \"weight not prepared\". w4a16_rt_release_plans() frees every plan.\n"
+    " * Functions without fused calls never fail this way: their run/prepare return 0. */\n";
+
+/* The guard macro: the header's file name, upper-cased, non-alphanumerics as '_'. */
+static void header_guard(const char *header_path, char *guard, size_t size) {
+  const char *base = strrchr(header_path, '/');
+  snprintf(guard, size, "W4A16C_GENERATED_%s", base ? base + 1 : header_path);
+  for (char *p = guard; *p; ++p)
+    *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
+}
+
+static void write_header(const Header *h, const char *header_path, StrBuf *out) {
+  char guard[128];
+  header_guard(header_path, guard, sizeof guard);
+  sb_printf(out, "/* Generated by w4a16-compile from %s. Do not edit.\n%s", h->src->name, kPreamble);
+  sb_printf(out, "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard,
+            guard);
+  if (h->defs.data)
+    sb_append(out, h->defs.data, h->defs.len);
+  if (h->decls.data)
+    sb_append(out, h->decls.data, h->decls.len);
+  sb_printf(out, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
+}
+
 bool generate_header(const Source *src, MlirModule module, const char *header_path, StrBuf *out) {
-  StrBuf defs = {0}, decls = {0};
-  StructSet seen = {0};
-  int nfuncs = 0;
+  Header h = {.src = src};
   bool ok = true;
   MlirBlock body = mlirModuleGetBody(module);
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op) && ok;
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!is_public_definition(op))
-      continue;
-    MlirStringRef fname =
-        mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
-    MlirType ftype =
-        mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("function_type")));
-    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-    intptr_t nin = mlirFunctionTypeGetNumInputs(ftype), nres = mlirFunctionTypeGetNumResults(ftype);
-    StrBuf params = {0}, doc = {0};
-    char ret_c[96] = "void";
-    char result_struct[96] = "";
-
-    sb_printf(&doc, "/* %.*s(", (int)fname.length, fname.data);
-    for (intptr_t i = 0; i < nin; ++i) {
-      sb_printf(&doc, "%s", i ? ", " : "");
-      print_type(mlirFunctionTypeGetInput(ftype, i), &doc);
-    }
-    sb_printf(&doc, ")");
-    if (nres) {
-      sb_printf(&doc, " -> ");
-      for (intptr_t i = 0; i < nres; ++i) {
-        sb_printf(&doc, "%s", i ? ", " : "");
-        print_type(mlirFunctionTypeGetResult(ftype, i), &doc);
-      }
-    }
-    sb_printf(&doc, "\n");
-
-    /* Results. One scalar: returned by value. One memref: through a pointer passed first. Several: packed in
-     * a struct, through a pointer passed first (MLIR's C-interface convention). */
-    if (nres == 1 && !is_shaped_memref_like(mlirFunctionTypeGetResult(ftype, 0))) {
-      CType ct;
-      if (!element_ctype(mlirFunctionTypeGetResult(ftype, 0), true, &ct)) {
-        ok = false;
-        break;
-      }
-      snprintf(ret_c, sizeof ret_c, "%s", ct.c);
-    } else if (nres >= 1) {
-      StrBuf fields = {0};
-      for (intptr_t i = 0; i < nres && ok; ++i) {
-        MlirType rt = mlirFunctionTypeGetResult(ftype, i);
-        CType ct;
-        char sname[64];
-        if (is_shaped_memref_like(rt)) {
-          if (!element_ctype(mlirShapedTypeGetElementType(rt), false, &ct)) {
-            ok = false;
-            break;
-          }
-          memref_struct(&defs, &seen, mlirShapedTypeGetRank(rt), &ct, sname, sizeof sname);
-        } else {
-          if (!element_ctype(rt, true, &ct)) {
-            ok = false;
-            break;
-          }
-          snprintf(sname, sizeof sname, "%s", ct.c);
-        }
-        if (nres == 1)
-          snprintf(result_struct, sizeof result_struct, "%s", sname);
-        else
-          sb_printf(&fields, "  %s r%ld;\n", sname, (long)i);
-      }
-      if (ok && nres > 1) {
-        snprintf(result_struct, sizeof result_struct, "w4a16c_%.*s_results", (int)fname.length, fname.data);
-        sb_printf(&defs, "/* The results of %.*s, in order. */\ntypedef struct %s {\n%s} %s;\n\n", (int)fname.length,
-                   fname.data, result_struct, fields.data, result_struct);
-      }
-      sb_free(&fields);
-      if (!ok)
-        break;
-      sb_printf(&params, "%s *ret", result_struct);
-      sb_printf(&doc, " *   ret: the result%s (written by the call; free ret->allocated%s)\n", nres > 1 ? "s" : "",
-                 nres > 1 ? " of each memref" : " with free()");
-    }
-
-    for (intptr_t i = 0; i < nin && ok; ++i) {
-      MlirType it = mlirFunctionTypeGetInput(ftype, i);
-      char name[64];
-      arg_name(src, mlirBlockGetArgument(entry, i), i, name, sizeof name);
-      CType ct;
-      if (params.len)
-        sb_append(&params, ", ", 2);
-      if (is_shaped_memref_like(it)) {
-        if (!element_ctype(mlirShapedTypeGetElementType(it), false, &ct)) {
-          ok = false;
-          break;
-        }
-        char sname[64];
-        memref_struct(&defs, &seen, mlirShapedTypeGetRank(it), &ct, sname, sizeof sname);
-        sb_printf(&params, "%s *%s", sname, name);
-        sb_printf(&doc, " *   %s: ", name);
-        print_type(it, &doc);
-        sb_printf(&doc, "\n");
-      } else if (mlirTypeIsATensor(it) || mlirTypeIsAUnrankedMemRef(it)) {
-        ok = false;
-        break;
-      } else {
-        if (!element_ctype(it, true, &ct)) {
-          ok = false;
-          break;
-        }
-        sb_printf(&params, "%s %s", ct.c, name);
-      }
-    }
-    if (!ok) {
-      fprintf(stderr, "%s: error: --header: the signature of '%.*s' has a type C cannot express (unranked tensors, "
-                      "f16/bf16/i1/i4 scalars, exotic element types are not supported)\n",
-              kToolName, (int)fname.length, fname.data);
-      sb_free(&params);
-      sb_free(&doc);
-      break;
-    }
-    if (!params.len)
-      sb_printf(&params, "void");
-    sb_printf(&doc, " */\n");
-    sb_append(&decls, doc.data, doc.len);
-    sb_printf(&decls, "typedef %s w4a16c_%.*s_fn(%s);\n", ret_c, (int)fname.length, fname.data, params.data);
-    sb_printf(&decls, "w4a16c_%.*s_fn _mlir_ciface_%.*s;\n\n", (int)fname.length, fname.data, (int)fname.length,
-               fname.data);
-    sb_free(&params);
-    sb_free(&doc);
-    ++nfuncs;
-  }
+       op = mlirOperationGetNextInBlock(op))
+    if (is_public_definition(op))
+      ok = declare_function(&h, op);
   if (ok) {
-    char guard[128];
-    const char *base = strrchr(header_path, '/');
-    base = base ? base + 1 : header_path;
-    snprintf(guard, sizeof guard, "W4A16C_GENERATED_%s", base);
-    for (char *p = guard; *p; ++p)
-      *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-    sb_printf(out,
-               "/* Generated by w4a16-compile from %s. Do not edit.\n"
-               " *\n"
-               " * C declarations of the functions the compiled object exports (MLIR's C interface). Tensor\n"
-               " * arguments and results are memref descriptors with identity (row-major) layout: pass\n"
-               " * allocated = aligned = the data, offset 0, sizes, and strides {sizes[1]*..., ..., 1}. A memref\n"
-               " * result is returned through the pointer passed first; its buffer is malloc'ed by the compiled\n"
-               " * code (free(ret->allocated)). Inputs are never written. */\n"
-               "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
-               src->name, guard, guard);
-    if (defs.data)
-      sb_append(out, defs.data, defs.len);
-    if (decls.data)
-      sb_append(out, decls.data, decls.len);
-    sb_printf(out, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
-    if (nfuncs == 0)
+    write_header(&h, header_path, out);
+    if (h.nfuncs == 0)
       fprintf(stderr, "%s: warning: --header: no public function with a body in %s\n", kToolName, src->name);
   }
-  sb_free(&defs);
-  sb_free(&decls);
+  sb_free(&h.defs);
+  sb_free(&h.decls);
   return ok;
 }

@@ -6,19 +6,22 @@
  * Steps:
  *   1. parse the input (errors are printed as `file:line:col: error: ...` with the source line; exit 1); input
  *      the MLIR 22 parser would crash on (`array<index ...>` attributes) is rejected with such an error first;
- *   2. --header: write a C header declaring `_mlir_ciface_<fn>` for every public function with a body, derived
- *      from the signatures as written (tensor types) before anything is lowered;
+ *   2. --header: write a C header declaring `_mlir_ciface_<fn>`, `w4a16c_run_<fn>` and `w4a16c_prepare_<fn>`
+ *      for every public function with a body, derived from the signatures as written (tensor types) before
+ *      anything is lowered;
  *   3. count the chains the fuse pass rewrites (fuse + verify on a clone of the module; --explain prints one
  *      remark per candidate matmul there) and report the count on stderr;
  *   4. w4a16AddPipeline(fuse = !--no-fuse): fuse -> verify -> lower-to-runtime -> upstream passes to the LLVM
- *      dialect (--emit-mlir stops here and prints it);
+ *      dialect -> entry-points (the status-returning w4a16c_run_/w4a16c_prepare_<fn>; --emit-mlir stops here
+ *      and prints it);
  *   5. mlirTranslateModuleToLLVMIR, LLVM's default<O2> pipeline and -O2 code generation for the host triple
  *      (PIC; --mcpu picks the CPU, default "generic" so the result runs on any machine of the architecture;
  *      --emit-llvm stops after optimisation and prints the LLVM IR);
  *   6. `.o`: the object file is the output. `.so`: the object is written next to the output and linked with
  *      `$CC -shared -o out.so obj.o -lm` (CC defaults to `cc`; libm for the expf/tanhf the upstream lowering
- *      calls, libgcc for f16 conversions). Runtime entry points (`_mlir_ciface_w4a16_rt_matmul_*`) stay
- *      undefined: link the object with w4a16_rt_abi, or load the .so into a program that exports them.
+ *      calls, libgcc for f16 conversions). The runtime's symbols (`_mlir_ciface_w4a16_rt_matmul_*`,
+ *      `w4a16_rt_enter/leave`) stay undefined: link the object with w4a16_rt_abi, or load the .so into a
+ *      program that exports them.
  *
  * Exit status: 0 success, 1 processing error, 2 command-line error.
  *
@@ -67,13 +70,16 @@ static void print_usage(FILE *f) {
           "w4a16 pipeline (fuse -> verify -> lower-to-runtime -> upstream lowering to the LLVM dialect), LLVM-IR\n"
           "translation, LLVM -O2 and code generation for the host triple. Every public function with a body is\n"
           "exported as _mlir_ciface_<name> (MLIR's C interface: memref arguments by pointer, a single memref\n"
-          "result through a pointer passed as the first argument, its buffer malloc'ed by the compiled code).\n"
+          "result through a pointer passed as the first argument, its buffer malloc'ed by the compiled code),\n"
+          "and as w4a16c_run_<name> and w4a16c_prepare_<name>, which take the same arguments and return 0 or a\n"
+          "w4a16_status (message: w4a16_rt_last_error()); prepare first makes the plans of the weights.\n"
           "\n"
           "Options:\n"
           "  -o <file>          Output: <name>.o (object file), <name>.so (shared library, linked with\n"
           "                     `$CC -shared ... -lm`, CC defaults to cc); '-' = stdout with --emit-mlir/--emit-llvm\n"
           "  --header <file>    Also write a C header declaring every exported function, with memref descriptor\n"
-          "                     structs per (rank, element type); f16 elements are uint16_t, i4 one code per byte\n"
+          "                     structs per (rank, element type); f16 elements are uint16_t, i4 one code per byte;\n"
+          "                     its comment says how to call them\n"
           "  --no-fuse          Upstream lowering only (no w4a16 fusion): the reference build\n"
           "  --explain          Print, for every matmul fed by a dequantised weight, what it was fused as or why not\n"
           "  --emit-mlir        Write the IR after the pipeline (LLVM dialect) instead of native code\n"
@@ -84,8 +90,8 @@ static void print_usage(FILE *f) {
           "  -h, --help         This text\n"
           "\n"
           "The number of fused chains is printed on stderr. The generated code calls the runtime entry points\n"
-          "_mlir_ciface_w4a16_rt_matmul_{i32,i8,i4} (w4a16/runtime_abi.h): link with w4a16_rt_abi, or load the\n"
-          ".so into a program that exports them.\n"
+          "_mlir_ciface_w4a16_rt_matmul_{i32,i8,i4} and w4a16_rt_enter/leave (w4a16/runtime_abi.h): link with\n"
+          "w4a16_rt_abi, or load the .so into a program that exports them.\n"
           "Exit status: 0 success, 1 processing error (located diagnostic on stderr), 2 command-line error.\n",
           kToolName);
 }

@@ -166,12 +166,15 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
       mlirOpPassManagerAddOwnedPass(opm, w4a16CreateVerifyPass());
       break;
     case ITEM_W4A16_LOWER_TO_RUNTIME:
+    case ITEM_W4A16_ENTRY_POINTS:
     case ITEM_W4A16_PIPELINE: {
       if (!strref_eq(top_name, "builtin.module")) {
-        mlirEmitError(loc, "--w4a16-lower-to-runtime and --w4a16-pipeline run on a builtin.module");
+        mlirEmitError(loc, "--w4a16-lower-to-runtime, --w4a16-entry-points and --w4a16-pipeline run on a builtin.module");
         return false;
       }
-      if (it->kind == ITEM_W4A16_LOWER_TO_RUNTIME) {
+      if (it->kind == ITEM_W4A16_ENTRY_POINTS) {
+        mlirOpPassManagerAddOwnedPass(opm, w4a16CreateEntryPointsPass());
+      } else if (it->kind == ITEM_W4A16_LOWER_TO_RUNTIME) {
         w4a16AddLowerToRuntimePass(opm);
         w4a16AddLowerInt8PrepPass(opm); /* w4a16.int8_prep (issue #6) */
       } else if (mlirLogicalResultIsFailure(w4a16AddPipeline(

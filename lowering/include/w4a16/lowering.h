@@ -23,6 +23,13 @@ void w4a16AddLowerToRuntimePass(MlirOpPassManager pm);
 MlirPass w4a16CreateLowerInt8PrepPass(void);
 void w4a16AddLowerInt8PrepPass(MlirOpPassManager pm);
 
+/* w4a16-entry-points: for every _mlir_ciface_<f> of an LLVM-dialect module, exported functions
+ * `int32_t w4a16c_run_<f>(...)` and `int32_t w4a16c_prepare_<f>(...)` taking the same arguments (a T that
+ * _mlir_ciface_<f> returns by value goes through a T * passed first) and returning the compiled-code status
+ * (w4a16/runtime_abi.h: w4a16_rt_enter / w4a16_rt_leave around the call). A module that calls no runtime
+ * entry point gets entry points that return 0 and reference nothing. Runs on builtin.module, last. */
+MlirPass w4a16CreateEntryPointsPass(void);
+
 typedef struct W4a16PipelineOptions {
   bool fuse;                 /* false: upstream lowering only (the unfused reference build) */
   W4a16FuseOptions fuseOptions;
@@ -32,7 +39,7 @@ typedef struct W4a16PipelineOptions {
 const char *w4a16UpstreamLoweringPipeline(void);
 
 /* fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime -> lower-int8-prep -> upstream
- * bufferization and conversion to the LLVM dialect.
+ * bufferization and conversion to the LLVM dialect -> entry-points.
  * pm must be anchored on builtin.module. Returns failure if the upstream pipeline does not parse. */
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options);
 

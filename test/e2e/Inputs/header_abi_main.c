@@ -1,6 +1,7 @@
 /* Calls the functions of compile-header.mlir through the header w4a16-compile generated for it (HEADER). */
 #include HEADER
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,5 +23,15 @@ int main(void) {
   double m[6] = {0.5, 1.5, 2.5, 10.5, 11.5, 12.5};
   w4a16c_memref2d_f64 mm = {m, m, 0, {2, 3}, {3, 1}};
   printf("pick = %g\n", _mlir_ciface_pick(&mm, 1, 2));
+
+  /* The status-returning entry points: a scalar result through the pointer passed first. */
+  double picked = 0;
+  int32_t status = w4a16c_run_pick(&picked, &mm, 1, 1);
+  printf("w4a16c_run_pick = %d, ret %g\n", (int)status, picked);
+  w4a16c_axpy_half_results again;
+  status = w4a16c_prepare_axpy_half(&again, 2.0f, &mx, &my);
+  printf("w4a16c_prepare_axpy_half = %d, r0[4] = %g\n", (int)status, again.r0.aligned[again.r0.offset + 4]);
+  free(again.r0.allocated);
+  free(again.r1.allocated);
   return 0;
 }

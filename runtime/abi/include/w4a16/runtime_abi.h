@@ -1,17 +1,32 @@
 /* The entry points that code compiled by w4a16 calls (through MLIR's memref C interface), and the
- * control functions a host program may call around them.
+ * functions a host program calls around compiled code (docs/contract.md §2, "Compiled code").
  *
  * Lowered code calls, for each w4a16.fused_matmul,
  *   int32_t _mlir_ciface_w4a16_rt_matmul_<w>(x, weight, scales, bias, residual, out,
  *                                             activation, weight_layout, scales_layout, has_bias, has_residual)
  * with <w> = i32 (packed (K/8, N) words), i8 or i4 (one code per byte, as LLVM stores i4).
  * Layout and activation codes are contract.h's enums (w4a16_weight_layout, w4a16_scales_layout,
- * w4a16_activation). It returns 0, or a w4a16_status after printing
- * the message to stderr; the lowered code then stops with an assertion.
+ * w4a16_activation).
  *
- * Weight preparation happens once per weight: plans are cached, keyed on (weight pointer, scales
- * pointer, K, N, layouts). A weight buffer must not change while its plan is cached; call
- * w4a16_rt_release_plans() after changing or freeing weights, and at exit to free the cache. */
+ * Errors. Nothing here prints or aborts. A failing entry point records its status and message on the
+ * calling thread's compiled-code status (the first failure since the status was cleared is kept: it is
+ * the one that explains the rest), fills out with zeros and returns the status; the lowered code carries
+ * on, and the outputs of that call of the compiled function are unspecified. For every public function f
+ * of a compiled module, the compiled code also exports
+ *   int32_t w4a16c_run_<f>(<the arguments of _mlir_ciface_<f>>)       clears the status, runs f, returns it
+ *   int32_t w4a16c_prepare_<f>(<the arguments of _mlir_ciface_<f>>)   the same, creating the plans first
+ * (declared in the header w4a16-compile --header writes; a T returned by value by _mlir_ciface_<f> is
+ * written through a T * passed first instead). 0 is success; otherwise w4a16_rt_last_error() says why.
+ * _mlir_ciface_<f> itself does not clear or report the status.
+ *
+ * Plans. A weight's plan (its repacked copy for the backend) is made only by a prepare entry point: each
+ * fused call inside w4a16c_prepare_<f> (re)creates the plan of its weight from the weight's bytes at that
+ * moment, then computes as usual; with M = 0 it only prepares. A plan is a snapshot: a later call uses it
+ * whatever has happened to the weight buffer since, so after updating a weight in place, call prepare again
+ * to get results for the new values. A call whose weight has no plan (keyed on the weight and scales
+ * pointers, K, N, the layouts, the code width and the backend) fails with W4A16_ERR_BAD_ARGUMENT ("weight
+ * not prepared"); nothing is prepared behind the caller's back. Prepare and release must not run while
+ * another thread runs compiled code that uses the same plans. */
 #ifndef W4A16_RUNTIME_ABI_H
 #define W4A16_RUNTIME_ABI_H
 
@@ -54,13 +69,32 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         int32_t activation, int32_t weight_layout, int32_t scales_layout,
                                         int32_t has_bias, int32_t has_residual);
 
+/* --- the compiled-code status (per thread) --------------------------------------------------------- */
+
+/* 0, or the w4a16_status of the first failure on this thread since the status was last cleared. */
+int32_t w4a16_rt_status(void);
+/* Its message ("" when the status is 0), valid until the status is next cleared on this thread. It names
+ * the compiled function when a w4a16c_run_ / w4a16c_prepare_ entry point ran it. */
+const char *w4a16_rt_last_error(void);
+/* Clears the status: for callers of _mlir_ciface_<f> (e.g. from a JIT) who read w4a16_rt_status() after. */
+void w4a16_rt_clear_status(void);
+/* What w4a16c_run_<f> (prepare = 0) and w4a16c_prepare_<f> (prepare = 1) call around f: enter clears the
+ * status, names the function for messages and, with prepare, lets the calls until leave (re)create plans;
+ * leave returns the status. A JIT embedder without the generated entry points can do the same. */
+void w4a16_rt_enter(const char *function, int32_t prepare);
+int32_t w4a16_rt_leave(void);
+
+/* --- backend and plans -------------------------------------------------------------------------------- */
+
 /* Backend for calls from compiled code: W4A16_BACKEND=cpu|cuda in the environment, else CUDA when
- * available, else CPU. With CUDA, memrefs are host memory: weights are copied to the device once per
- * plan, x/bias/residual/out per call. Returns the previous backend. */
+ * available, else CPU. With CUDA, memrefs are host memory: weights are copied to the device when
+ * prepared, x/bias/residual/out on every call. A plan serves only the backend it was prepared for.
+ * Returns the previous backend. */
 w4a16_backend w4a16_rt_set_backend(w4a16_backend backend);
 w4a16_backend w4a16_rt_backend(void);
+/* Frees every plan (calls then fail as not prepared until the next prepare). Call it at exit too. */
 void w4a16_rt_release_plans(void);
-/* Number of plans created so far (each weight is prepared once). */
+/* Number of plans created so far (by prepare calls). */
 int64_t w4a16_rt_plans_created(void);
 
 #ifdef __cplusplus

@@ -49,7 +49,8 @@ W4A16_MEMREF(1, w4a16_memref1d_f32, float);
 W4A16_MEMREF(1, w4a16_memref1d_i64, int64_t);
 
 /* subA and subB are buffers of the result shapes allocated by the caller (any strides). Returns 0, or a
- * w4a16_status after printing the message to stderr. Backend: w4a16_int8prep_set_backend, else
+ * w4a16_status after recording it and its message on the compiled-code status (w4a16_rt_status,
+ * w4a16_rt_last_error in w4a16/runtime_abi.h) and filling subA and subB with zeros. Backend: w4a16_int8prep_set_backend, else
  * W4A16_BACKEND=cpu|cuda in the environment, else CUDA when available, else CPU. With CUDA the host buffers
  * are staged through device memory on every call (compiled code holds host memrefs). */
 int32_t _mlir_ciface_w4a16_rt_int8_prep(w4a16_memref2d_f16 *A, w4a16_memref2d_i8 *CB, w4a16_memref1d_f32 *SCB,

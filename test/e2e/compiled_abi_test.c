@@ -1,0 +1,271 @@
+/* The compiled-code ABI's error path and explicit plans (docs/contract.md §2, "Compiled code"), on the CPU,
+ * through the entry points and header w4a16-compile generates:
+ *
+ *   1. a run without prepare returns W4A16_ERR_BAD_ARGUMENT, w4a16_rt_last_error() names the fix
+ *      ("weight not prepared: call w4a16c_prepare_iree_i4"), nothing is printed and nothing aborts; the plain
+ *      _mlir_ciface_ call returns too, its failure readable after w4a16_rt_clear_status();
+ *   2. prepare on a backend that cannot run (CUDA forced, no GPU) returns W4A16_ERR_NO_DEVICE (skipped when a
+ *      GPU is present);
+ *   3. plans are snapshots: after the weight buffer is updated in place, a run without prepare gives the old
+ *      results bit for bit, and prepare + run gives the new ones (checked against the --no-fuse build run on
+ *      the new weight, docs/contract.md §1 tolerance; the old results must fail that check);
+ *   4. the first failure of a call wins: in llama_mlp (three fused calls), an unprepared weight in the first
+ *      or the last call makes the function's status nonzero, the message naming that call's shape, although
+ *      the other calls succeed; and a weight that two calls share is prepared once per prepare call.
+ *
+ *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so */
+#define _POSIX_C_SOURCE 200809L
+
+#include "iree_i4.h"
+#include "llama_mlp.h"
+#include "w4a16/runtime_abi.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../common/test_data.h"
+
+enum { M = 2, K = 4096, N = 11008, G = K / 128 };
+
+static int g_failures;
+static uint64_t g_rng = 77;
+
+static void check(bool ok, const char *what) {
+  printf("  %-96s %s\n", what, ok ? "ok" : "FAILED");
+  g_failures += !ok;
+}
+
+static void *symbol(const char *path, const char *name) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void *fn = h ? dlsym(h, name) : NULL;
+  if (!fn) {
+    fprintf(stderr, "compiled-abi: %s: no %s (%s)\n", path, name, h ? "not exported" : dlerror());
+    exit(2);
+  }
+  return fn;
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n);
+  if (!p)
+    exit(2);
+  return p;
+}
+
+/* docs/contract.md §1's comparison: rel L2 <= 2e-3 and |out - ref| <= 1e-2 (1 + |ref|) everywhere. */
+static bool close_to(const w4a16c_memref2d_f16 *out, const w4a16c_memref2d_f16 *ref) {
+  double num = 0, den = 0, max_rel = 0;
+  for (int64_t i = 0; i < out->sizes[0] * out->sizes[1]; ++i) {
+    double o = f16_to_double(out->aligned[i]), r = f16_to_double(ref->aligned[i]);
+    if (!isfinite(o) || !isfinite(r))
+      return false;
+    num += (o - r) * (o - r);
+    den += r * r;
+    max_rel = fmax(max_rel, fabs(o - r) / (1 + fabs(r)));
+  }
+  return den > 0 && sqrt(num / den) <= 2e-3 && max_rel <= 1e-2;
+}
+
+static bool same_bits(const w4a16c_memref2d_f16 *a, const w4a16c_memref2d_f16 *b) {
+  return a->sizes[0] == b->sizes[0] && a->sizes[1] == b->sizes[1] &&
+         memcmp(a->aligned, b->aligned, (size_t)(a->sizes[0] * a->sizes[1]) * 2) == 0;
+}
+
+/* Runs fn with stderr redirected; true if it printed nothing there. */
+static bool silently(int32_t (*call)(void *), void *arg, int32_t *status) {
+  fflush(stderr);
+  FILE *capture = tmpfile();
+  int saved = dup(2);
+  dup2(fileno(capture), 2);
+  *status = call(arg);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  fseek(capture, 0, SEEK_END);
+  bool quiet = ftell(capture) == 0;
+  fclose(capture);
+  return quiet;
+}
+
+/* --- iree_i4: one fused call -------------------------------------------------------------------------- */
+
+typedef struct Iree {
+  w4a16c_iree_i4_status_fn *run, *prepare, *ref;
+  w4a16c_iree_i4_fn *plain;
+  w4a16c_memref2d_f16 x, s;
+  w4a16c_memref3d_i4 w;
+} Iree;
+
+static int32_t iree_run_discard(void *arg) {
+  Iree *t = arg;
+  w4a16c_memref2d_f16 out = {0};
+  int32_t status = t->run(&out, &t->x, &t->w, &t->s);
+  free(out.allocated);
+  return status;
+}
+
+static void not_prepared(Iree *t) {
+  int32_t status;
+  bool quiet = silently(iree_run_discard, t, &status);
+  check(status == W4A16_ERR_BAD_ARGUMENT, "run without prepare returns W4A16_ERR_BAD_ARGUMENT");
+  check(strstr(w4a16_rt_last_error(), "weight not prepared") &&
+            strstr(w4a16_rt_last_error(), "call w4a16c_prepare_iree_i4"),
+        "the message names the fix");
+  printf("    (\"%s\")\n", w4a16_rt_last_error());
+  check(quiet, "nothing printed on stderr");
+  check(w4a16_rt_plans_created() == 0, "no plan created behind the caller's back");
+
+  w4a16_rt_clear_status();
+  w4a16c_memref2d_f16 out = {0};
+  t->plain(&out, &t->x, &t->w, &t->s);
+  check(out.sizes[0] == M && w4a16_rt_status() == W4A16_ERR_BAD_ARGUMENT,
+        "_mlir_ciface_iree_i4 returns; w4a16_rt_status() holds the failure");
+  bool zeros = true;
+  for (int64_t i = 0; i < M * N; ++i)
+    zeros &= out.aligned[out.offset + i] == 0;
+  check(zeros, "the failed call's output is zeros, not uninitialised memory");
+  free(out.allocated);
+}
+
+static int32_t iree_prepare_discard(void *arg) {
+  Iree *t = arg;
+  w4a16c_memref2d_f16 out = {0};
+  int32_t status = t->prepare(&out, &t->x, &t->w, &t->s);
+  free(out.allocated);
+  return status;
+}
+
+static void no_device(Iree *t) {
+  if (w4a16_cuda_available()) {
+    printf("  (a GPU is present: the no-device case is not tested)\n");
+    return;
+  }
+  w4a16_backend previous = w4a16_rt_set_backend(W4A16_BACKEND_CUDA);
+  int32_t status;
+  bool quiet = silently(iree_prepare_discard, t, &status);
+  w4a16_rt_set_backend(previous);
+  check(status == W4A16_ERR_NO_DEVICE && strstr(w4a16_rt_last_error(), "CUDA"),
+        "prepare on the CUDA backend without a GPU returns W4A16_ERR_NO_DEVICE");
+  printf("    (\"%s\")\n", w4a16_rt_last_error());
+  check(quiet, "nothing printed on stderr");
+}
+
+static void weight_update(Iree *t) {
+  w4a16c_memref2d_f16 out0 = {0}, stale = {0}, out1 = {0}, ref1 = {0};
+  int64_t plans = w4a16_rt_plans_created();
+  check(t->prepare(&out0, &t->x, &t->w, &t->s) == 0 && w4a16_rt_plans_created() == plans + 1,
+        "prepare returns 0 and makes one plan");
+  free(out0.allocated);
+  check(t->run(&out0, &t->x, &t->w, &t->s) == 0, "run after prepare returns 0");
+
+  for (size_t i = 0; i < (size_t)N * K; ++i) /* new codes, in place */
+    t->w.aligned[i] = (uint8_t)((t->w.aligned[i] + 5) & 15);
+  check(t->run(&stale, &t->x, &t->w, &t->s) == 0 && same_bits(&stale, &out0),
+        "after an in-place update, run without prepare gives the old results bit for bit");
+  check(t->ref(&ref1, &t->x, &t->w, &t->s) == 0 && !close_to(&out0, &ref1), "the old results do not fit the new weight");
+  check(t->prepare(&out1, &t->x, &t->w, &t->s) == 0 && close_to(&out1, &ref1),
+        "prepare after the update gives the new results (vs the --no-fuse build)");
+  free(out1.allocated);
+  check(t->run(&out1, &t->x, &t->w, &t->s) == 0 && close_to(&out1, &ref1) && w4a16_rt_plans_created() == plans + 2,
+        "later runs too; plans made: one per prepare");
+  free(out0.allocated), free(stale.allocated), free(out1.allocated), free(ref1.allocated);
+}
+
+static void iree_tests(const char *fused, const char *unfused) {
+  Iree t = {.run = symbol(fused, "w4a16c_run_iree_i4"), .prepare = symbol(fused, "w4a16c_prepare_iree_i4"),
+            .ref = symbol(unfused, "w4a16c_run_iree_i4"), .plain = symbol(fused, "_mlir_ciface_iree_i4")};
+  uint16_t *x = xmalloc(2 * (size_t)M * K), *s = xmalloc(2 * (size_t)N * G);
+  uint8_t *w = xmalloc((size_t)N * K);
+  for (int i = 0; i < M * K; ++i)
+    x[i] = double_to_f16(uniform_in(&g_rng, -2, 2));
+  for (size_t i = 0; i < (size_t)N * K; ++i)
+    w[i] = (uint8_t)(splitmix64(&g_rng) >> 60);
+  for (int i = 0; i < N * G; ++i)
+    s[i] = double_to_f16((splitmix64(&g_rng) >> 63 ? -1 : 1) * uniform_in(&g_rng, 0.5, 1.5) / (1.155 * sqrt(21.5 * K)));
+  t.x = (w4a16c_memref2d_f16){x, x, 0, {M, K}, {K, 1}};
+  t.w = (w4a16c_memref3d_i4){w, w, 0, {N, G, 128}, {K, 128, 1}};
+  t.s = (w4a16c_memref2d_f16){s, s, 0, {N, G}, {G, 1}};
+  printf("iree_i4 (one fused call):\n");
+  not_prepared(&t);
+  no_device(&t);
+  weight_update(&t);
+  w4a16_rt_release_plans();
+  free(x), free(w), free(s);
+}
+
+/* --- llama_mlp: three fused calls ----------------------------------------------------------------------- */
+
+static void llama_tests(const char *fused) {
+  w4a16c_llama_mlp_status_fn *run = symbol(fused, "w4a16c_run_llama_mlp");
+  w4a16c_llama_mlp_status_fn *prepare = symbol(fused, "w4a16c_prepare_llama_mlp");
+  enum { D = 4096, F = 11008 };
+  const int64_t rows[3] = {D / 8, D / 8, F / 8}, cols[3] = {F, F, D};
+  w4a16c_memref2d_i32 q[3], copy[3];
+  w4a16c_memref2d_f16 sc[3];
+  for (int l = 0; l < 3; ++l) {
+    size_t n = (size_t)(rows[l] * cols[l]), groups = (size_t)(rows[l] * 8 / 128);
+    int32_t *qw = xmalloc(4 * n), *qc = xmalloc(4 * n);
+    uint16_t *scale = xmalloc(2 * groups * (size_t)cols[l]);
+    for (size_t i = 0; i < n; ++i)
+      qc[i] = qw[i] = (int32_t)(splitmix64(&g_rng) >> 32);
+    for (size_t i = 0; i < groups * (size_t)cols[l]; ++i)
+      scale[i] = double_to_f16(1e-3);
+    q[l] = (w4a16c_memref2d_i32){qw, qw, 0, {rows[l], cols[l]}, {cols[l], 1}};
+    copy[l] = (w4a16c_memref2d_i32){qc, qc, 0, {rows[l], cols[l]}, {cols[l], 1}}; /* same bytes, never prepared */
+    sc[l] = (w4a16c_memref2d_f16){scale, scale, 0, {(int64_t)groups, cols[l]}, {cols[l], 1}};
+  }
+  uint16_t x[D];
+  for (int i = 0; i < D; ++i)
+    x[i] = double_to_f16(uniform_in(&g_rng, -1, 1));
+  w4a16c_memref2d_f16 xm = {x, x, 0, {1, D}, {D, 1}}, out = {0};
+  printf("llama_mlp (three fused calls):\n");
+  check(prepare(&out, &xm, &q[0], &sc[0], &q[1], &sc[1], &q[2], &sc[2]) == 0, "prepare returns 0");
+  free(out.allocated);
+  int32_t first = run(&out, &xm, &copy[0], &sc[0], &q[1], &sc[1], &q[2], &sc[2]);
+  free(out.allocated);
+  check(first == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "llama_mlp: w4a16.fused_matmul (M = 1, K = 4096, N = 11008)"),
+        "unprepared gate weight: nonzero status, the first call's message, although later calls succeed");
+  printf("    (\"%s\")\n", w4a16_rt_last_error());
+  int32_t last = run(&out, &xm, &q[0], &sc[0], &q[1], &sc[1], &copy[2], &sc[2]);
+  free(out.allocated);
+  check(last == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "(M = 1, K = 11008, N = 4096)"),
+        "unprepared down weight: nonzero status naming the last call");
+  int32_t both = run(&out, &xm, &copy[0], &sc[0], &q[1], &sc[1], &copy[2], &sc[2]);
+  free(out.allocated);
+  check(both == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "(M = 1, K = 4096, N = 11008)"),
+        "gate and down unprepared: the first failure is the one reported");
+  check(run(&out, &xm, &q[0], &sc[0], &q[1], &sc[1], &q[2], &sc[2]) == 0 && w4a16_rt_last_error()[0] == '\0',
+        "the next run starts clean");
+  free(out.allocated);
+  int64_t plans = w4a16_rt_plans_created();
+  check(prepare(&out, &xm, &q[0], &sc[0], &q[0], &sc[0], &q[2], &sc[2]) == 0 && w4a16_rt_plans_created() == plans + 2,
+        "gate and up sharing one weight: prepare makes two plans, not three");
+  free(out.allocated);
+  w4a16_rt_release_plans();
+  check(run(&out, &xm, &q[0], &sc[0], &q[1], &sc[1], &q[2], &sc[2]) == W4A16_ERR_BAD_ARGUMENT,
+        "after w4a16_rt_release_plans, runs fail as not prepared");
+  free(out.allocated);
+  for (int l = 0; l < 3; ++l)
+    free(q[l].allocated), free(copy[l].allocated), free(sc[l].allocated);
+}
+
+/* Keeps the runtime's symbols in the executable for the dlopen'ed builds. */
+void *const w4a16_compiled_abi_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
+                                         (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter,
+                                         (void *)w4a16_rt_leave};
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so\n", argv[0]);
+    return 2;
+  }
+  w4a16_rt_set_backend(W4A16_BACKEND_CPU);
+  iree_tests(argv[1], argv[2]);
+  llama_tests(argv[3]);
+  printf("compiled-code ABI: %s\n", g_failures ? "FAIL" : "PASS");
+  return g_failures ? 1 : 0;
+}
