@@ -12,10 +12,12 @@
  * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
- *               [--sweep FILE]
+ *               [--sweep FILE] [--graph]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
+ *     --graph           time ours as serving engines run it: each group of calls captured once into a CUDA
+ *                       graph and replayed (the baselines stay back-to-back launches)
  *     --sweep FILE      also time ours L2-cold for every M in 1..64 (11 groups of 128 calls; three passes,
  *                       the median of the pass medians) into FILE and report the worst t(M) / t(M+1)
  *                       (docs/contract.md §3: no M slower than M+1 by > 10 %) */
@@ -45,6 +47,7 @@ static const double L2_ROTATE_BYTES = 4.0 * 60.0 * 1024 * 1024;
 
 typedef struct {
   int K, N, M, R, Rc, hot, impl, calls;
+  cudaStream_t graph_stream; /* non-null: ours is timed as CUDA-graph replays on this stream */
   w4a16_plan **plans;        /* R plans = R distinct repacks */
   int32_t **qw;              /* R copies of the GPTQ weight (plain baseline) */
   uint16_t **sc;
@@ -57,7 +60,8 @@ typedef struct {
 static void one_call(ctx *c, int i) {
   const int r = c->hot ? 0 : i % c->R;
   if (c->impl == IMPL_OURS) {
-    c->bad |= w4a16_plan_run(c->plans[r], c->x, c->M, c->bias, c->res, W4A16_ACT_SILU, c->out, NULL) != W4A16_OK;
+    c->bad |= w4a16_plan_run(c->plans[r], c->x, c->M, c->bias, c->res, W4A16_ACT_SILU, c->out, c->graph_stream) !=
+              W4A16_OK;
   } else if (c->impl == IMPL_PLAIN) {
     c->bad |= bench_plain_w4(c->qw[r], c->sc[r], c->x, c->bias, c->res, c->out, c->M, c->K, c->N, 1, NULL) != 0;
   } else {
@@ -76,24 +80,43 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Graph mode: `calls` consecutive calls (rotating weights as in eager mode) captured into one graph. */
+static cudaGraphExec_t capture_calls(ctx *c, int first, int calls) {
+  cudaGraph_t g;
+  cudaGraphExec_t e;
+  CK(cudaStreamBeginCapture(c->graph_stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < calls; ++i) one_call(c, first + i);
+  CK(cudaStreamEndCapture(c->graph_stream, &g));
+  CK(cudaGraphInstantiate(&e, g, 0));
+  CK(cudaGraphDestroy(g));
+  return e;
+}
+
 static void measure(ctx *c, double *med, double *mn, double *mx) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   const int calls = c->calls > 0 ? c->calls : CALLS;
+  const int graph = c->impl == IMPL_OURS && c->graph_stream;
+  cudaStream_t s = graph ? c->graph_stream : NULL;
+  cudaGraphExec_t exec = graph ? capture_calls(c, WARMUP, calls) : NULL;
   for (int i = 0; i < WARMUP; ++i) one_call(c, i);
+  if (graph) CK(cudaGraphLaunch(exec, s));
   double t[GROUPS];
   int idx = WARMUP;
   for (int g = 0; g < GROUPS; ++g) {
-    CK(cudaEventRecord(e0, NULL));
-    for (int i = 0; i < calls; ++i) one_call(c, idx++);
-    CK(cudaEventRecord(e1, NULL));
+    CK(cudaEventRecord(e0, s));
+    if (graph) CK(cudaGraphLaunch(exec, s));
+    else
+      for (int i = 0; i < calls; ++i) one_call(c, idx++);
+    CK(cudaEventRecord(e1, s));
     CK(cudaEventSynchronize(e1));
     float ms;
     CK(cudaEventElapsedTime(&ms, e0, e1));
     t[g] = ms * 1000.0 / calls;
   }
   CK(cudaGetLastError());
+  if (exec) CK(cudaGraphExecDestroy(exec));
   qsort(t, GROUPS, sizeof t[0], cmp_double);
   *med = t[GROUPS / 2], *mn = t[0], *mx = t[GROUPS - 1];
   CK(cudaEventDestroy(e0));
@@ -144,12 +167,13 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
-  int quick = 0, baselines_hot = 0, ours_only = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
+  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
     else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
+    else if (!strcmp(argv[i], "--graph")) graph = 1;
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -160,6 +184,7 @@ int main(int argc, char **argv) {
   const double bw = measure_read_bw(prop.multiProcessorCount);
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
+  printf("ours timed as %s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches");
   FILE *csv = fopen(csv_path, "w");
   if (!csv) return 2;
   FILE *sweep = sweep_path ? fopen(sweep_path, "w") : NULL;
@@ -183,6 +208,7 @@ int main(int argc, char **argv) {
     ctx c;
     memset(&c, 0, sizeof c);
     c.K = K, c.N = N, c.cublas = cublas;
+    if (graph) CK(cudaStreamCreateWithFlags(&c.graph_stream, cudaStreamNonBlocking));
     c.R = (int)(L2_ROTATE_BYTES / (double)(qbytes + sbytes)) + 2;
     c.Rc = (int)(L2_ROTATE_BYTES / (double)((size_t)K * N * 2)) + 2;
     /* host data: random codes (every nibble uniform), scales U(0.001, 0.03), x U(-2, 2) */
@@ -326,6 +352,7 @@ int main(int argc, char **argv) {
     void *bufs[] = {c.x, c.bias, c.res, c.out, c.tmp};
     for (int i = 0; i < 5; ++i) CK(cudaFree(bufs[i]));
     free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr);
+    if (c.graph_stream) CK(cudaStreamDestroy(c.graph_stream));
   }
   printf("(ours cold/hot: median us over %d groups of %d calls; xfloor and speedups use the L2-cold medians; "
          "disp = slowest/fastest group, ours L2-cold)\n",

@@ -14,7 +14,8 @@ namespace w4a16 {
 
 // K per scale group. The weight repack and both kernels' tiles are laid out for 128; contract.h admits
 // only that group size until they take others.
-constexpr int kGroupK = 128;
+constexpr int kGroupShift = 7;  // K / kGroupK as a shift: K is a signed int, and a division would
+constexpr int kGroupK = 1 << kGroupShift;  // cost sign-fixing instructions
 static_assert(kGroupK == W4A16_DEFAULT_GROUP_SIZE, "kernels and contract disagree on the group size");
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 

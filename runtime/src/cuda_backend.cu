@@ -36,7 +36,8 @@ struct w4a16_cuda_plan {
   int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
-  int force_w, force_s, force_global;  // test overrides (W4A16_FORCE_WG / _SPLITS / _GLOBAL), 0 = none
+  int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none
+  int force_global;      // W4A16_FORCE_GLOBAL: 1 = split-K through the workspace, 0 = clusters, -1 = none
   bool pdl;             // v3: programmatic dependent launch (W4A16_NO_PDL=1 turns it off)
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
@@ -44,16 +45,15 @@ struct w4a16_cuda_plan {
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
   __half *scales;       // [K/128][Npad]
   uint64_t bytes;       // wq + scales
-  // Workspace split-K state. One workspace per plan, so such runs of one plan are serialised on the
-  // GPU (see run_v3); all of it is guarded by `mu`.
+  // Workspace split-K state (see run_v3), guarded by `mu`. The partial sums are sized by
+  // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M); the flags and arrival counters are
+  // zero between calls (the kernel restores them), so no call passes host state to the kernel.
   mutable std::mutex mu;
-  mutable float *partials = nullptr;   // grows to the largest need seen (partial_bytes), never shrinks
-  mutable uint64_t partial_bytes = 0;
-  unsigned *flags = nullptr;           // kMaxGrid flags + the ticket counter (8-byte aligned at the end)
-  unsigned long long *ticket = nullptr;
-  mutable unsigned long long tickets_used = 0;
-  mutable unsigned seq = 0;
-  cudaEvent_t done = nullptr;          // recorded after each workspace run
+  mutable float *partials = nullptr;
+  mutable uint64_t partial_bytes = 0;  // reserved bytes of partial sums
+  mutable int64_t reserved_m = 0;      // the largest M the reservation covers
+  unsigned *flags = nullptr;           // kMaxGrid slot flags, then kMaxGrid tile arrival counters
+  cudaEvent_t done = nullptr;          // recorded after each eager workspace run (cross-stream order)
   mutable cudaStream_t last_stream = nullptr;
   mutable bool ran = false;
 };
@@ -224,8 +224,10 @@ int v3_capacity(int wi, int nt, int S, int sms) {
   return c;
 }
 
-// Workspace split-K flags per plan (one per partial-sum slot; the grid never exceeds this).
+// Workspace split-K flags and arrival counters per plan (one per partial-sum slot and per tile; the
+// grid never exceeds this).
 constexpr int kMaxGrid = 1024;
+constexpr size_t kFlagBytes = 2 * kMaxGrid * sizeof(unsigned);
 
 // Bytes of split-K partial sums the memory contract (docs/contract.md §2) leaves for a call with M tokens: they
 // are floating-point storage (at most 2MK + 4MN + 1 MiB besides the scales copy, whose padding
@@ -234,7 +236,7 @@ uint64_t partials_allowance(const w4a16_cuda_plan *p, int64_t M) {
   const uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N, pad = (uint64_t)(p->Npad - p->N), G = K / w4a16::kGroupK;
   const uint64_t fp = 2 * M * K + 4 * M * N + (1u << 20), fp_used = G * pad * 2;
   const uint64_t ws = std::max<uint64_t>(8u << 20, 4 * M * K + 8 * M * N);
-  const uint64_t ws_used = pad * K / 2 + fp_used + kMaxGrid * 4 + 64;
+  const uint64_t ws_used = pad * K / 2 + fp_used + kFlagBytes;
   const uint64_t a = fp > fp_used ? fp - fp_used : 0, b = ws > ws_used ? ws - ws_used : 0;
   return std::min(a, b);
 }
@@ -287,7 +289,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     for (int S = 1; S <= 8 && S <= G; ++S) {
       if (p->force_s && p->force_s != S) continue;
       for (int global = 0; global <= (S > 1); ++global) {
-        if (p->force_global && !global && S > 1) continue;
+        if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
         const V3Choice c = {k.W, S, global != 0};
         if (global && (tiles * S > kMaxGrid || split_bytes(p, c, M) > partials_allowance(p, M))) continue;
         const int cap = v3_capacity(wi, nt, global ? 1 : S, sms);
@@ -401,27 +403,26 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     const char *fk = getenv("W4A16_FORCE_KERNEL");
     p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : 3;
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
-    const int force_global = env_int("W4A16_FORCE_GLOBAL", 0);
+    const int force_global = env_int("W4A16_FORCE_GLOBAL", -1);
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
     if (p->version == 3) {
       // v3 can also be forced to reduce splits through the workspace (W4A16_FORCE_GLOBAL=1).
       p->force_w = force_w == 2 || force_w == 4 ? force_w : 0;
       p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
-      p->force_global = force_global == 1;
+      p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = env_int("W4A16_NO_PDL", 0) != 1;
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
-      // Split-K flags (zero: no call's seq) and the ticket counter; the partial sums are allocated by
-      // the first run that needs them (their allowance depends on M).
-      if ((e = cudaMalloc((void **)&p->flags, kMaxGrid * 4 + 8)) != cudaSuccess ||
-          (e = cudaMemset(p->flags, 0, kMaxGrid * 4 + 8)) != cudaSuccess ||
+      // Split-K flags and arrival counters start at zero; the kernel leaves them so.
+      if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
+          (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
           (e = cudaStreamSynchronize(0)) != cudaSuccess ||
           (e = cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming)) != cudaSuccess) {
         st = cuda_fail(e, "plan_create(cuda): split-K flags");
         goto fail;
       }
-      p->ticket = reinterpret_cast<unsigned long long *>(p->flags + kMaxGrid);
     }
   }
+  if (p->version == 3 && (st = w4a16_cuda_plan_reserve(p, W4A16_DEFAULT_MAX_M)) != W4A16_OK) goto fail;
   *out = p;
   return W4A16_OK;
 fail:
@@ -443,7 +444,7 @@ extern "C" void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) {
 extern "C" uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) {
   if (!p) return 0;
   std::lock_guard<std::mutex> lock(p->mu);
-  return p->bytes + p->partial_bytes + (p->flags ? kMaxGrid * 4 + 8 : 0);
+  return p->bytes + p->partial_bytes + (p->flags ? kFlagBytes : 0);
 }
 
 namespace {
@@ -452,7 +453,42 @@ V3Choice v3_choice(const w4a16_cuda_plan *p, int64_t M) {
   std::lock_guard<std::mutex> lock(g_mu);  // choose_v3 reads the occupancy cache
   return choose_v3(p, M);
 }
+
+// Sizes the partial sums for every M up to max_m (call with p->mu held; no call of the plan may be in
+// flight). Within one count of 64-token chunks the largest M needs the most (its allowance admits the
+// most configurations), so M = 1..64 and then each chunk count's largest M cover every M; beyond
+// kMaxGrid tiles no configuration goes through the workspace.
+w4a16_status reserve_locked(const w4a16_cuda_plan *p, int64_t max_m) {
+  uint64_t need = 0;
+  for (int64_t M = 1; M <= max_m; M = M < 64 ? M + 1 : std::min<int64_t>((M / 64 + 1) * 64, max_m)) {
+    need = std::max(need, split_bytes(p, v3_choice(p, M), M));
+    if (v3_tiles(p, M, 4) * 2 > kMaxGrid || M == max_m) break;
+  }
+  if (need != p->partial_bytes) {
+    cudaError_t e;
+    if (p->partials) {
+      if ((e = cudaFree(p->partials)) != cudaSuccess) return cuda_fail(e, "plan_reserve(cuda): cudaFree");
+      p->partials = nullptr, p->partial_bytes = 0;
+    }
+    if (need && (e = cudaMalloc((void **)&p->partials, need)) != cudaSuccess) {
+      p->partials = nullptr;
+      return e == cudaErrorMemoryAllocation
+                 ? w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_reserve(cuda): cannot allocate %llu bytes of split-K "
+                                                       "workspace", (unsigned long long)need)
+                 : cuda_fail(e, "plan_reserve(cuda): cudaMalloc");
+    }
+    p->partial_bytes = need;
+  }
+  p->reserved_m = max_m;
+  return W4A16_OK;
+}
 }  // namespace
+
+extern "C" w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m) {
+  if (p->version != 3) return W4A16_OK;  // v1 reduces on chip only
+  std::lock_guard<std::mutex> lock(p->mu);
+  return reserve_locked(p, max_m);
+}
 
 extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
   return p && p->version == 3 && M >= 1 ? split_bytes(p, v3_choice(p, M), M) : 0;
@@ -528,41 +564,44 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
     if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? W4A16_OK : cuda_fail(e, "plan_run(cuda): v3 kernel launch");
   }
-  // Split-K through the plan's workspace (partial sums, flags, ticket counter): one call at a time.
-  // Calls on one stream are ordered anyway; a call on another stream first waits for the previous
-  // call (the event recorded after it). Such calls could not overlap much in any case: each one
-  // already streams from every SM.
+  // Split-K through the plan's workspace: one call at a time. Calls on one stream are ordered anyway.
+  // An eager call on another stream first waits for the previous eager call (the event recorded after
+  // it). A call being captured into a CUDA graph neither waits on nor records that event (a capture
+  // cannot wait on work recorded outside it): the graph is ordered by the stream it is launched on,
+  // like any other work (docs/contract.md §2). Nothing here allocates unless an eager call needs more
+  // workspace than w4a16_plan_reserve reserved.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if ((e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess)
+    return cuda_fail(e, "plan_run(cuda): cudaStreamIsCapturing");
+  const bool capturing = capture != cudaStreamCaptureStatusNone;
   std::lock_guard<std::mutex> lock(p->mu);
   const uint64_t need = split_bytes(p, c, M);
-  if (need > p->partial_bytes) {  // grows at most a few times: the allowance grows with M
-    if (p->partials) {
-      if ((e = cudaEventSynchronize(p->done)) != cudaSuccess || (e = cudaFree(p->partials)) != cudaSuccess)
-        return cuda_fail(e, "plan_run(cuda): releasing the split-K workspace");
-      p->partials = nullptr, p->partial_bytes = 0;
-    }
-    if ((e = cudaMalloc((void **)&p->partials, need)) != cudaSuccess) {
-      p->partials = nullptr;
-      return cuda_fail(e, "plan_run(cuda): split-K workspace");
-    }
-    p->partial_bytes = need;
+  if (need > p->partial_bytes) {
+    if (capturing)
+      return w4a16_fail(W4A16_ERR_BAD_ARGUMENT,
+                        "plan_run(cuda): M = %lld needs %llu bytes of split-K workspace; the plan reserved %llu "
+                        "(for M <= %lld): call w4a16_plan_reserve before capturing",
+                        (long long)M, (unsigned long long)need, (unsigned long long)p->partial_bytes,
+                        (long long)p->reserved_m);
+    w4a16_status st = reserve_locked(p, M);
+    if (st != W4A16_OK) return st;
   }
-  if (p->ran && stream != p->last_stream && (e = cudaStreamWaitEvent(stream, p->done, 0)) != cudaSuccess)
+  if (!capturing && p->ran && stream != p->last_stream && (e = cudaStreamWaitEvent(stream, p->done, 0)) != cudaSuccess)
     return cuda_fail(e, "plan_run(cuda): ordering after the plan's previous call");
   a.partials = p->partials;
   a.slot_floats = (int)(slot_bytes(M, c.W) / 4);
   a.flags = p->flags;
-  a.ticket = p->ticket;
-  a.ticket_base = p->tickets_used;
-  a.seq = ++p->seq == 0 ? ++p->seq : p->seq;  // 0 is the flags' initial value
+  a.arrivals = p->flags + kMaxGrid;
   const long long grid = tiles_n * chunks * c.S;
   cfg.gridDim = dim3((unsigned)grid, 1, 1);
   e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v3 kernel launch");
-  p->tickets_used += (unsigned long long)grid;
-  p->last_stream = stream;
-  p->ran = true;
-  if ((e = cudaEventRecord(p->done, stream)) != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaEventRecord");
+  if (!capturing) {
+    p->last_stream = stream;
+    p->ran = true;
+    if ((e = cudaEventRecord(p->done, stream)) != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaEventRecord");
+  }
   return W4A16_OK;
 }
 

@@ -18,6 +18,10 @@ w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, in
 }
 
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p) { (void)p; }
+w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m) {
+  (void)p, (void)max_m;
+  return W4A16_OK;
+}
 uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p) { (void)p; return 0; }
 uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
   (void)p;

@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
   const int tile0 = blockIdx.y * C::kTiles;  // first 16-column tile of this CTA
   const int m0 = blockIdx.z * kMaxRows;
   const int rows = min(C::kRows, args.M - m0);  // valid tokens in this CTA
-  const int K = args.K, G = K / kGroupK, ntiles = args.Npad >> 4;
+  const int K = args.K, G = K >> kGroupShift, ntiles = args.Npad >> 4;
   // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;

@@ -128,20 +128,28 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 }
 
 // Split-K through the plan's workspace instead of a cluster (the host's choice when S-CTA clusters
-// would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32). Split
-// s < S-1 of a tile copies them to workspace slot tile*(S-1) + s and publishes the call's seq in
-// that slot's flag. Split S-1 waits for those flags (its tile's lower tickets: already running),
-// adds the partials in split order and then its own -- the same bits on every call -- and stores
-// through the fused epilogue. Every memory round trip here is on the call's critical path, so the
-// flags are polled by one lane each and an item's partial loads are batched (add_partials).
+// would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32).
+// Nothing in this exchange depends on host state, so a launch captured in a CUDA graph replays any
+// number of times: after its main loop each CTA of a tile takes an arrival number from the tile's
+// counter. The first S-1 to arrive each publish their partial sums in the slot of their arrival number
+// and set its flag to split + 1. The last to arrive resets the counter, waits for the S-1 flags (their
+// CTAs have arrived, so they are running), resets them, adds all S partial sums in split order -- the
+// same bits whoever arrives last -- and stores through the fused epilogue. Counter and flags are zero
+// again when the grid ends; the next call on the stream touches them only after its grid dependency
+// wait, which waits for this grid to complete (also with programmatic dependent launch). Every memory
+// round trip here is on the call's critical path, so flags are polled by one lane each and an item's
+// partial loads are batched (add_partials).
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
                                              int tile, int split, int rows, int col0, int m0) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int S = args.splits, slot0 = tile * (S - 1);
   const size_t slot = (size_t)args.slot_floats;  // >= rows * kCols
-  if (split < S - 1) {
-    float *dst = args.partials + (slot0 + split) * slot;
+  __shared__ int arrival, slot_of[8];            // slot_of[q]: the slot holding split q's partial sums
+  if (threadIdx.x == 0) arrival = (int)atomicAdd(args.arrivals + tile, 1u);
+  __syncthreads();
+  if (arrival < S - 1) {
+    float *dst = args.partials + (slot0 + arrival) * slot;
     for (int i = threadIdx.x; i < rows * kVec4; i += kThreads) {
       const int tok = i / kVec4, c4 = i - tok * kVec4;
       __stcg(reinterpret_cast<float4 *>(dst + tok * kCols + c4 * 4),
@@ -150,13 +158,17 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     __syncthreads();
     if (threadIdx.x == 0) {
       __threadfence();
-      sm90::store_release(args.flags + slot0 + split, args.seq);
+      sm90::store_release(args.flags + slot0 + arrival, (unsigned)split + 1);
     }
     return;
   }
+  if (threadIdx.x == 0) args.arrivals[tile] = 0;
   if (threadIdx.x < S - 1) {
-    while (sm90::load_acquire(args.flags + slot0 + threadIdx.x) != args.seq) __nanosleep(64);
+    unsigned f;
+    while ((f = sm90::load_acquire(args.flags + slot0 + threadIdx.x)) == 0) __nanosleep(64);
     __threadfence();
+    slot_of[f - 1] = threadIdx.x;
+    args.flags[slot0 + threadIdx.x] = 0;
   }
   __syncthreads();
   for (int it = threadIdx.x; it < rows * kGroups8; it += kThreads) {
@@ -166,12 +178,15 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    add_partials(v, S - 1, [&](int q, float4 &lo, float4 &hi) {
-      const float *src = args.partials + (slot0 + q) * slot + tok * kCols + c8 * 8;
-      lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
+    add_partials(v, S, [&](int q, float4 &lo, float4 &hi) {
+      const float *src = q == split ? red + tok * kRedStride + c8 * 8
+                                    : args.partials + (slot0 + slot_of[q]) * slot + tok * kCols + c8 * 8;
+      if (q == split) {
+        lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
+      } else {
+        lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
+      }
     });
-    const float *own = red + tok * kRedStride + c8 * 8;
-    add8(v, *reinterpret_cast<const float4 *>(own), *reinterpret_cast<const float4 *>(own + 4));
     store8(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
   }
 }
@@ -193,24 +208,21 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   const int wg = warp >> 2, warp_in_wg = warp & 3, g8 = lane >> 2;
   const int splits = args.splits;
   const int nblocks = args.Npad / kBlockCols;
-  // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid
-  // with clusters (split, column tile, chunk); without, from a ticket drawn at start (finish_split
-  // lets a CTA wait for lower tickets, and those CTAs have started).
+  // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid,
+  // (split, column tile, chunk) with clusters, or blockIdx.x = tile * splits + split through the
+  // workspace (finish_split).
   int split = blockIdx.x, ctile = blockIdx.y, chunk = blockIdx.z, tile = 0;
   if (args.partials) {
-    __shared__ int ticket;
-    if (tid == 0) ticket = (int)(atomicAdd(args.ticket, 1ull) - args.ticket_base);
-    __syncthreads();
     const int tiles_n = (nblocks + C::kW - 1) / C::kW;
-    tile = ticket / splits;
-    split = ticket - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
+    tile = blockIdx.x / splits;
+    split = blockIdx.x - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
   }
   const int cb0 = ctile * C::kW;
   const bool producer = C::kProducerWarp && warp == C::kW * 4;  // the x producer warp
   const bool active = !producer && wg < nblocks - cb0;
   const int m0 = chunk * kMaxRows;
   const int rows = min(T, args.M - m0);
-  const int G = args.K / kGroupK;
+  const int G = args.K >> kGroupShift;
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
@@ -225,7 +237,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  // Every CTA has drawn its ticket: the next call's CTAs may take SMs this grid leaves idle and
+  // The next call's CTAs may take SMs this grid leaves idle and
   // prefetch their weights while this call runs (they wait for it before touching anything else).
   sm90::launch_dependents();
 
@@ -292,7 +304,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   const int col0 = cb0 * kBlockCols;
   int row_lo = 0, row_hi = 0;
   if (args.partials) {
-    if (split == splits - 1) row_hi = rows;  // the tile's last split stores all of it
+    row_hi = rows;  // whichever split of the tile arrives last stores all of it (finish_split)
   } else {
     int i0, i1;
     split_items(split, splits, rows * (C::kCols / 8), i0, i1);

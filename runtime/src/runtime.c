@@ -123,6 +123,15 @@ uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan) {
   return plan->cpu ? w4a16_cpu_plan_bytes(plan->cpu) : w4a16_cuda_plan_bytes(plan->cuda);
 }
 
+w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m) {
+  w4a16_clear_error();
+  if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_reserve: plan is NULL");
+  if (max_m <= 0 || max_m > W4A16_MAX_M)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_reserve: max_m = %lld must be in [1, %lld]", (long long)max_m,
+                      (long long)W4A16_MAX_M);
+  return plan->cuda ? w4a16_cuda_plan_reserve(plan->cuda, max_m) : W4A16_OK;
+}
+
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M) {
   if (!plan || plan->cpu) return 0;
   return w4a16_cuda_plan_workspace_bytes(plan->cuda, M);

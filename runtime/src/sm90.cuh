@@ -21,13 +21,12 @@ struct Args {
   __half *out;              // [M][N]
   int M, K, N, Npad, act;
   int splits;               // CTAs per tile along K
-  // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters).
-  float *partials;          // slot tile*(S-1) + s: split s's partial sums, slot_floats f32
+  // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
+  // between calls: each call's last CTA of a tile resets what the tile used.
+  float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive
   int slot_floats;          // min(M, 64) tokens x W*64 columns
-  unsigned *flags;          // per slot: the seq of the call whose partial sums it holds
-  unsigned long long *ticket;  // CTA ticket counter, never reset: this call's tickets start at ticket_base
-  unsigned long long ticket_base;
-  unsigned seq;             // this call's sequence number (>= 1)
+  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds
+  unsigned *arrivals;       // per tile: CTAs of this call that have finished their main loop
 };
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {

@@ -4,9 +4,10 @@
 # Builds runtime-only (cmake + ninja + nvcc) if BUILD_DIR has no gpu_test yet, then runs
 #   1. gpu_test: the oracle matrix on the GPU (bitwise repeat, inputs unchanged, forced split counts,
 #      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs docs/contract.md §2;
-#   2. compute-sanitizer memcheck and racecheck on gpu_test --small;
-#   3. the CPU ctest suite (in the background, on the device's spare cores);
-#   4. a SASS check of the sm_90a kernels (HGMMA/UTMALDG/LDGSTS in v3, HMMA/LDSM/LDGSTS in v1, local memory).
+#   2. graph_test: every configuration class captured in CUDA graphs and replayed (issue #16);
+#   3. compute-sanitizer memcheck and racecheck on gpu_test --small and on graph replays;
+#   4. the CPU ctest suite (in the background, on the device's spare cores);
+#   5. a SASS check of the sm_90a kernels (HGMMA/UTMALDG/LDGSTS in v3, HMMA/LDSM/LDGSTS in v1, local memory).
 # Logs go to $LOGDIR (default $OUT/logs, or BUILD_DIR/gpu-logs); the exit status is non-zero on any failure.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,7 +17,7 @@ L=${L:-$B/gpu-logs}
 mkdir -p "$L"
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 # Only this component's targets: the rest of the tree may be mid-change and is not needed here.
-TARGETS="w4a16_runtime w4a16_gpu_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads"
+TARGETS="w4a16_runtime w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads"
 export PATH=$PATH:$(dirname "$NVCC")
 if [ ! -x "$B/bin/w4a16_gpu_test" ]; then
   { cmake -G Ninja -S "$ROOT" -B "$B" -DW4A16_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -35,12 +36,23 @@ fi
 timeout 240 "$B/bin/w4a16_gpu_test" >"$L/gpu_test.log" 2>&1 || status=1
 grep -E "^(FAIL|PASS|memory|device)" "$L/gpu_test.log" | head -40
 
+timeout 300 "$B/bin/w4a16_graph_test" >"$L/graph_test.log" 2>&1 || status=1
+echo "graph_test: $(grep -E '^FAIL' "$L/graph_test.log" | head -5) $(tail -1 "$L/graph_test.log")"
+
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in memcheck racecheck; do
-  timeout 330 "$SAN" --tool $tool --error-exitcode 9 "$B/bin/w4a16_gpu_test" --small >"$L/$tool.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/$tool.log" | tail -1)"
+sanitize() {  # tool log args...
+  local tool=$1 log=$2; shift 2
+  timeout 330 "$SAN" --tool $tool --error-exitcode 9 "$@" >"$L/$log.log" 2>&1
+  local rc=$?
+  echo "compute-sanitizer $tool $log: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/$log.log" | tail -1)"
   [ $rc -eq 0 ] || status=1
+}
+sanitize memcheck memcheck "$B/bin/w4a16_gpu_test" --small
+sanitize racecheck racecheck "$B/bin/w4a16_gpu_test" --small
+# graph replays: memcheck on every configuration class, racecheck on one per path
+sanitize memcheck memcheck-graph --report-api-errors no "$B/bin/w4a16_graph_test" --small
+for cls in v3-W4-S1 v3-W4-cluster3 v3-W4-workspace3 v1-cluster2; do
+  sanitize racecheck "racecheck-graph-$cls" "$B/bin/w4a16_graph_test" --small --class $cls
 done
 
 if command -v cuobjdump >/dev/null; then

@@ -6,7 +6,7 @@
  *   W4A16_FORCE_KERNEL=v1   kernel v1 on sm_90 too (v3 is the default there)
  *   W4A16_FORCE_SPLITS=s    split K over s CTAs (1..8, at most K/128)
  *   W4A16_FORCE_WG=2|4      kernel v3: warpgroups per CTA
- *   W4A16_FORCE_GLOBAL=1    kernel v3: reduce split-K through the plan's workspace instead of clusters
+ *   W4A16_FORCE_GLOBAL=1|0  kernel v3: reduce split-K through the plan's workspace (1) or clusters (0)
  *   W4A16_NO_PDL=1          kernel v3: launch without programmatic dependent launch */
 #ifndef W4A16_TESTING_H
 #define W4A16_TESTING_H

@@ -5,7 +5,8 @@
  * as raw IEEE binary16 bits (uint16_t) so that this header needs no compiler f16 support.
  *
  * Usage: prepare a weight once into a plan (repack + kernel choice happen here), run it many times,
- * destroy it. A plan may be run concurrently from several threads on different streams. */
+ * destroy it. A plan may be run concurrently from several threads on different streams, and its calls
+ * may be captured into CUDA graphs (see w4a16_plan_reserve below). */
 #ifndef W4A16_RUNTIME_H
 #define W4A16_RUNTIME_H
 
@@ -64,10 +65,27 @@ int w4a16_cuda_available(void);
  * the CUDA backend's stream-K workspace as grown by the runs so far). Returns 0 for a NULL plan. */
 uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan);
 
-/* Device workspace (stream-K partial sums) a w4a16_plan_run call with this M uses. The plan keeps it
- * after the call and grows it when a call needs more; it stays within docs/contract.md §2's allowance for that M.
- * 0 when the configuration for M reduces on chip (see runtime/README.md) and on the CPU backend. */
+/* Device workspace (split-K partial sums) a w4a16_plan_run call with this M uses, within docs/contract.md
+ * §2's allowance for that M; the plan holds the largest such need up to its reserved M (w4a16_plan_reserve).
+ * 0 when the configuration for M reduces on chip (see docs/kernel.md) and on the CPU backend. */
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M);
+
+/* --- CUDA graphs (issue #16) -------------------------------------------------------------------------
+ * Every call can be captured into a CUDA graph (global, thread-local or relaxed capture mode) and the
+ * graph replayed any number of times with results bitwise equal to eager calls: a call passes no host
+ * state to the kernels, and the call path neither allocates, frees nor synchronises -- provided the
+ * plan's workspace covers the call's M. plan_create reserves it for M <= W4A16_DEFAULT_MAX_M; call
+ * w4a16_plan_reserve for larger batches before capturing. An eager call with a larger M grows the
+ * workspace itself (one allocation); a captured call with a larger M returns W4A16_ERR_BAD_ARGUMENT.
+ * Calls of one plan on several streams: eager calls are ordered on the device by the plan (an event);
+ * a replayed graph is ordered only by the stream it runs on, so do not replay a graph that holds a
+ * plan's calls while other calls of that plan run on another stream. */
+#define W4A16_DEFAULT_MAX_M 64
+
+/* Sizes the plan's workspace for every call with M <= max_m (1 <= max_m <= W4A16_MAX_M), growing or
+ * shrinking it; the docs/contract.md §2 allowance holds for max_m. Not while a call of the plan is in
+ * flight or being captured. No-op on the CPU backend. */
+w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m);
 
 /* One-line description of the kernel configuration chosen for M (for logs and benchmarks).
  * Writes at most len bytes including the terminating NUL; returns buf. */

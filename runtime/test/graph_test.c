@@ -1,0 +1,360 @@
+/* CUDA-graph safety of the runtime (issue #16, docs/contract.md §2), on the GPU:
+ *   1. every configuration class the chooser can pick, forced (kernel v1; v3 with 2 or 4 warpgroups,
+ *      one split, cluster split-K, split-K through the workspace) at M in {1, 8, 16, 17, 24, 32, 48, 64}
+ *      on the benchmark shapes and 4096x11008 / 11008x4096: each call captured in global and in
+ *      thread-local mode, the graph replayed (1000 times for the first M of a class, else 50), every
+ *      replay's output bitwise equal to the eager call's, and an eager call after the replays too;
+ *   2. two graphs of one plan replayed alternately with eager calls between;
+ *   3. one plan called on two streams at once; graphs of two plans replayed on two streams at once;
+ *   4. a capture invalidated on purpose leaves the plan working (next eager result bitwise equal);
+ *   5. a captured call whose M exceeds the reserved workspace fails with a status, not a fault.
+ * --small: one shape, fewer M and replays (for compute-sanitizer); --class NAME: that class only.
+ * Prints "N passed, M failed" and exits non-zero on any failure. */
+#include "cuda_check.h"
+#include "support.h"
+#include "w4a16/runtime.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_pass, g_fail;
+static void check(int ok, const char *fmt, const char *a, long long b, long long c) {
+  if (ok) {
+    ++g_pass;
+    return;
+  }
+  ++g_fail;
+  printf("FAIL ");
+  printf(fmt, a, b, c);
+  printf("\n");
+}
+
+/* A configuration class: the W4A16_FORCE_* overrides (runtime/testing/w4a16_testing.h) that pin it. */
+typedef struct Class {
+  const char *name, *kernel, *wg, *splits, *global;
+} Class;
+static const Class kClasses[] = {
+    {"v3-default", NULL, NULL, NULL, NULL},
+    {"v3-W4-S1", NULL, "4", "1", NULL},
+    {"v3-W4-cluster3", NULL, "4", "3", "0"},
+    {"v3-W4-workspace3", NULL, "4", "3", "1"},
+    {"v3-W2-S1", NULL, "2", "1", NULL},
+    {"v3-W2-cluster4", NULL, "2", "4", "0"},
+    {"v3-W2-workspace4", NULL, "2", "4", "1"},
+    {"v1-S1", "v1", NULL, "1", NULL},
+    {"v1-cluster2", "v1", NULL, "2", NULL},
+};
+enum { kNumClasses = sizeof kClasses / sizeof kClasses[0] };
+
+static void setenv_or_unset(const char *name, const char *value) {
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+}
+static void force_class(const Class *c) {
+  setenv_or_unset("W4A16_FORCE_KERNEL", c ? c->kernel : NULL);
+  setenv_or_unset("W4A16_FORCE_WG", c ? c->wg : NULL);
+  setenv_or_unset("W4A16_FORCE_SPLITS", c ? c->splits : NULL);
+  setenv_or_unset("W4A16_FORCE_GLOBAL", c ? c->global : NULL);
+}
+
+/* One weight on the device with the call's tensors: x, bias, residual, out (M up to 64). */
+typedef struct Case {
+  int64_t K, N;
+  void *qweight, *scales;
+  uint16_t *x, *bias, *residual, *out;
+  uint16_t *want, *got; /* host: the eager result, a replay's result (pinned) */
+} Case;
+
+static void *dev(size_t n) {
+  void *p;
+  CK(cudaMalloc(&p, n));
+  return p;
+}
+static void put(void *d, const void *h, size_t n) { CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+
+static void case_init(Case *c, int64_t K, int64_t N, uint64_t seed) {
+  const int64_t M = 64;
+  c->K = K, c->N = N;
+  w4t_weights w;
+  w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
+  c->qweight = dev((size_t)(K / 8 * N * 4)), c->scales = dev((size_t)(K / 128 * N * 2));
+  put(c->qweight, w.qweight, (size_t)(K / 8 * N * 4));
+  put(c->scales, w.scales, (size_t)(K / 128 * N * 2));
+  w4t_free_weights(&w);
+  uint16_t *h = malloc((size_t)(M * (K > N ? K : N)) * 2);
+  c->x = dev((size_t)(M * K * 2)), c->bias = dev((size_t)N * 2), c->residual = dev((size_t)(M * N * 2));
+  c->out = dev((size_t)(M * N * 2));
+  w4t_make_x(h, M, K, W4T_RANDOM, seed + 1);
+  put(c->x, h, (size_t)(M * K * 2));
+  w4t_make_vec(h, N, -1, 1, seed + 2);
+  put(c->bias, h, (size_t)N * 2);
+  w4t_make_vec(h, M * N, -2, 2, seed + 3);
+  put(c->residual, h, (size_t)(M * N * 2));
+  free(h);
+  c->want = malloc((size_t)(M * N * 2));
+  CK(cudaMallocHost((void **)&c->got, (size_t)(M * N * 2)));
+}
+static void case_free(Case *c) {
+  void *bufs[] = {c->qweight, c->scales, c->x, c->bias, c->residual, c->out};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) CK(cudaFree(bufs[i]));
+  free(c->want);
+  CK(cudaFreeHost(c->got));
+}
+
+static w4a16_status run(w4a16_plan *p, const Case *c, int64_t M, cudaStream_t s) {
+  return w4a16_plan_run(p, c->x, M, c->bias, c->residual, W4A16_ACT_SILU, c->out, s);
+}
+/* The eager result for M into c->want (out poisoned first, so a call that writes nothing shows). */
+static int eager(w4a16_plan *p, Case *c, int64_t M, cudaStream_t s, uint16_t *into) {
+  CK(cudaMemsetAsync(c->out, 0xff, (size_t)(M * c->N * 2), s));
+  if (run(p, c, M, s) != W4A16_OK) return 0;
+  CK(cudaMemcpyAsync(into, c->out, (size_t)(M * c->N * 2), cudaMemcpyDeviceToHost, s));
+  CK(cudaStreamSynchronize(s));
+  return 1;
+}
+/* Captures poison + call into an executable graph; NULL if the call failed during capture. */
+static cudaGraphExec_t capture(w4a16_plan *p, const Case *c, int64_t M, cudaStream_t s, enum cudaStreamCaptureMode mode) {
+  cudaGraph_t g;
+  CK(cudaStreamBeginCapture(s, mode));
+  CK(cudaMemsetAsync(c->out, 0xff, (size_t)(M * c->N * 2), s));
+  const w4a16_status st = run(p, c, M, s);
+  CK(cudaStreamEndCapture(s, &g));
+  cudaGraphExec_t e = NULL;
+  if (st == W4A16_OK) CK(cudaGraphInstantiate(&e, g, 0));
+  CK(cudaGraphDestroy(g));
+  return e;
+}
+/* Replays `e` n times; returns the number of replays whose output differs from c->want. */
+static int replay(cudaGraphExec_t e, Case *c, int64_t M, cudaStream_t s, int n) {
+  const size_t bytes = (size_t)(M * c->N * 2);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    CK(cudaGraphLaunch(e, s));
+    CK(cudaMemcpyAsync(c->got, c->out, bytes, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    bad += memcmp(c->got, c->want, bytes) != 0;
+  }
+  return bad;
+}
+
+static void test_class(const Class *cl, Case *c, const int64_t *Ms, int nM, int reps_first, int reps, cudaStream_t s) {
+  force_class(cl);
+  w4a16_plan *p;
+  const w4a16_status st = w4a16_plan_create(W4A16_BACKEND_CUDA, c->qweight, c->scales, c->K, c->N, 128, &p);
+  force_class(NULL);
+  char what[160];
+  snprintf(what, sizeof what, "%s %lldx%lld", cl->name, (long long)c->K, (long long)c->N);
+  check(st == W4A16_OK, "%s: plan_create: %lld %lld", what, st, 0);
+  if (st != W4A16_OK) return;
+  static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal};
+  for (int i = 0; i < nM; ++i) {
+    const int64_t M = Ms[i];
+    char desc[200];
+    w4a16_plan_describe(p, M, desc, sizeof desc);
+    if (!eager(p, c, M, s, c->want)) {
+      check(0, "%s: eager call at M = %lld failed (%lld)", desc, M, 0);
+      continue;
+    }
+    for (int m = 0; m < 2; ++m) {
+      cudaGraphExec_t e = capture(p, c, M, s, modes[m]);
+      check(e != NULL, "%s: capture (mode %lld) failed at M = %lld", desc, m, M);
+      if (!e) continue;
+      const int n = i == 0 && m == 0 ? reps_first : reps;
+      const int bad = replay(e, c, M, s, n);
+      check(bad == 0, "%s: %lld of the replays differ from the eager call (M = %lld)", desc, bad, M);
+      CK(cudaGraphExecDestroy(e));
+    }
+    uint16_t *after = malloc((size_t)(M * c->N * 2));
+    check(eager(p, c, M, s, after) && memcmp(after, c->want, (size_t)(M * c->N * 2)) == 0,
+          "%s: eager call after the replays differs (M = %lld)%lld", desc, M, 0);
+    free(after);
+  }
+  w4a16_plan_destroy(p);
+}
+
+/* Two graphs of one plan (M = 1 and 24) replayed alternately with eager calls (M = 17) between. */
+static void test_alternating(const Class *cl, Case *c, cudaStream_t s) {
+  force_class(cl);
+  w4a16_plan *p;
+  if (w4a16_plan_create(W4A16_BACKEND_CUDA, c->qweight, c->scales, c->K, c->N, 128, &p) != W4A16_OK) {
+    force_class(NULL);
+    check(0, "%s: plan_create failed%lld%lld", cl->name, 0, 0);
+    return;
+  }
+  force_class(NULL);
+  const int64_t Ms[3] = {1, 24, 17};
+  uint16_t *want[3];
+  for (int i = 0; i < 3; ++i) {
+    want[i] = malloc((size_t)(64 * c->N * 2));
+    eager(p, c, Ms[i], s, want[i]);
+  }
+  cudaGraphExec_t g1 = capture(p, c, Ms[0], s, cudaStreamCaptureModeGlobal);
+  cudaGraphExec_t g2 = capture(p, c, Ms[1], s, cudaStreamCaptureModeGlobal);
+  int bad = !g1 || !g2;
+  for (int round = 0; round < 20 && !bad; ++round) {
+    for (int i = 0; i < 3; ++i) {
+      if (i < 2) {
+        CK(cudaGraphLaunch(i == 0 ? g1 : g2, s));
+        CK(cudaMemcpyAsync(c->got, c->out, (size_t)(Ms[i] * c->N * 2), cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+      } else if (!eager(p, c, Ms[i], s, c->got)) {
+        bad = 1;
+      }
+      bad += memcmp(c->got, want[i], (size_t)(Ms[i] * c->N * 2)) != 0;
+    }
+  }
+  check(bad == 0, "%s: two graphs of one plan alternating with eager calls: %lld mismatches%lld", cl->name, bad, 0);
+  if (g1) CK(cudaGraphExecDestroy(g1));
+  if (g2) CK(cudaGraphExecDestroy(g2));
+  for (int i = 0; i < 3; ++i) free(want[i]);
+  w4a16_plan_destroy(p);
+}
+
+/* One plan on two streams at once (eager, no host sync between the streams), then graphs of two plans
+ * replayed on two streams at once. Both through the workspace, the only state a call shares. */
+static void test_two_streams(Case *a, Case *b) {
+  const Class *cl = &kClasses[3]; /* v3-W4-workspace3 */
+  force_class(cl);
+  w4a16_plan *pa, *pb;
+  const int ok = w4a16_plan_create(W4A16_BACKEND_CUDA, a->qweight, a->scales, a->K, a->N, 128, &pa) == W4A16_OK &&
+                 w4a16_plan_create(W4A16_BACKEND_CUDA, b->qweight, b->scales, b->K, b->N, 128, &pb) == W4A16_OK;
+  force_class(NULL);
+  check(ok, "two streams: plan_create failed%s%lld%lld", "", 0, 0);
+  if (!ok) return;
+  cudaStream_t s[2];
+  for (int i = 0; i < 2; ++i) CK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+  const int64_t M = 32;
+  const size_t bytes = (size_t)(M * a->N * 2);
+  eager(pa, a, M, s[0], a->want);
+  /* one plan, two streams: x is shared (read-only), outputs are separate buffers */
+  uint16_t *out2 = dev(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
+  int bad = 0;
+  for (int i = 0; i < 100; ++i) {
+    CK(cudaMemsetAsync(a->out, 0xff, bytes, s[0]));
+    CK(cudaMemsetAsync(out2, 0xff, bytes, s[1]));
+    bad += w4a16_plan_run(pa, a->x, M, a->bias, a->residual, W4A16_ACT_SILU, a->out, s[0]) != W4A16_OK;
+    bad += w4a16_plan_run(pa, a->x, M, a->bias, a->residual, W4A16_ACT_SILU, out2, s[1]) != W4A16_OK;
+    CK(cudaMemcpyAsync(h1, a->out, bytes, cudaMemcpyDeviceToHost, s[0]));
+    CK(cudaMemcpyAsync(h2, out2, bytes, cudaMemcpyDeviceToHost, s[1]));
+    CK(cudaDeviceSynchronize());
+    bad += memcmp(h1, a->want, bytes) != 0;
+    bad += memcmp(h2, a->want, bytes) != 0;
+  }
+  check(bad == 0, "one plan (%s) on two streams at once: %lld mismatches in %lld calls", cl->name, bad, 200);
+  /* two plans, a graph each, replayed on two streams at once */
+  eager(pb, b, M, s[1], b->want);
+  cudaGraphExec_t ga = capture(pa, a, M, s[0], cudaStreamCaptureModeGlobal);
+  cudaGraphExec_t gb = capture(pb, b, M, s[1], cudaStreamCaptureModeGlobal);
+  bad = !ga || !gb;
+  const size_t bbytes = (size_t)(M * b->N * 2);
+  for (int i = 0; i < 200 && !bad; ++i) {
+    CK(cudaGraphLaunch(ga, s[0]));
+    CK(cudaGraphLaunch(gb, s[1]));
+    if (i % 20 == 19) {
+      CK(cudaMemcpyAsync(h1, a->out, bytes, cudaMemcpyDeviceToHost, s[0]));
+      CK(cudaMemcpyAsync(b->got, b->out, bbytes, cudaMemcpyDeviceToHost, s[1]));
+      CK(cudaDeviceSynchronize());
+      bad += memcmp(h1, a->want, bytes) != 0;
+      bad += memcmp(b->got, b->want, bbytes) != 0;
+    }
+  }
+  check(bad == 0, "graphs of two plans (%s) replayed on two streams at once: %lld mismatches%lld", cl->name, bad, 0);
+  if (ga) CK(cudaGraphExecDestroy(ga));
+  if (gb) CK(cudaGraphExecDestroy(gb));
+  CK(cudaFree(out2));
+  free(h1), free(h2);
+  for (int i = 0; i < 2; ++i) CK(cudaStreamDestroy(s[i]));
+  w4a16_plan_destroy(pa), w4a16_plan_destroy(pb);
+}
+
+/* A capture invalidated on purpose (a wait on an event recorded outside it) after a call of the plan:
+ * the plan's next eager call is bitwise equal to the one before. Also: a captured call with M above the
+ * reserved workspace returns an error status and leaves the plan working. */
+static void test_invalidated(Case *c, cudaStream_t s) {
+  for (int k = 0; k < 2; ++k) {
+    const Class *cl = &kClasses[k == 0 ? 3 : 6];
+    force_class(cl);
+    w4a16_plan *p;
+    const int ok = w4a16_plan_create(W4A16_BACKEND_CUDA, c->qweight, c->scales, c->K, c->N, 128, &p) == W4A16_OK;
+    force_class(NULL);
+    check(ok, "%s: plan_create failed%lld%lld", cl->name, 0, 0);
+    if (!ok) continue;
+    const int64_t M = 16;
+    eager(p, c, M, s, c->want);
+    cudaStream_t other;
+    cudaEvent_t ev;
+    CK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    CK(cudaEventRecord(ev, other));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    const w4a16_status st = run(p, c, M, s);
+    const cudaError_t werr = cudaStreamWaitEvent(s, ev, 0); /* outside the capture: invalidates it */
+    cudaGraph_t g = NULL;
+    const cudaError_t eerr = cudaStreamEndCapture(s, &g);
+    if (g) CK(cudaGraphDestroy(g));
+    cudaGetLastError();
+    check(st == W4A16_OK && (werr != cudaSuccess || eerr != cudaSuccess),
+          "%s: the capture was not invalidated (wait %lld, end %lld)", cl->name, werr, eerr);
+    check(eager(p, c, M, s, c->got) && memcmp(c->got, c->want, (size_t)(M * c->N * 2)) == 0,
+          "%s: eager call after an invalidated capture differs%lld%lld", cl->name, 0, 0);
+    /* a capture that needs more workspace than reserved: an error status, nothing launched */
+    if (k == 0 && w4a16_plan_reserve(p, 1) == W4A16_OK) {
+      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      const w4a16_status big = run(p, c, 64, s);
+      CK(cudaStreamEndCapture(s, &g));
+      if (g) CK(cudaGraphDestroy(g));
+      const uint64_t need = w4a16_plan_workspace_bytes(p, 64);
+      check(need == 0 || big == W4A16_ERR_BAD_ARGUMENT,
+            "%s: capture beyond the reserved workspace returned %lld (needs %lld B)", cl->name, big, (long long)need);
+      check(w4a16_plan_reserve(p, 64) == W4A16_OK && eager(p, c, M, s, c->got) &&
+                memcmp(c->got, c->want, (size_t)(M * c->N * 2)) == 0,
+            "%s: eager call after reserve differs%lld%lld", cl->name, 0, 0);
+    }
+    CK(cudaEventDestroy(ev));
+    CK(cudaStreamDestroy(other));
+    w4a16_plan_destroy(p);
+  }
+}
+
+int main(int argc, char **argv) {
+  int small = 0;
+  const char *only = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--small")) small = 1;
+    else if (!strcmp(argv[i], "--class") && i + 1 < argc) only = argv[++i];
+  }
+  if (!w4a16_cuda_available()) {
+    printf("no GPU: graph_test skipped\n");
+    return 0;
+  }
+  static const int64_t shapes[][2] = {{8192, 28672}, {28672, 8192}, {8192, 8192},
+                                      {14336, 4096}, {4096, 11008}, {11008, 4096}};
+  static const int64_t Ms[] = {1, 8, 16, 17, 24, 32, 48, 64}, smallMs[] = {1, 17, 64};
+  const int nshapes = small ? 1 : 6;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int i = 0; i < nshapes; ++i) {
+    Case c;
+    case_init(&c, small ? 4096 : shapes[i][0], small ? 2048 : shapes[i][1], 100 + (uint64_t)i);
+    for (int k = 0; k < kNumClasses; ++k)
+      if (!only || !strcmp(only, kClasses[k].name))
+        test_class(&kClasses[k], &c, small ? smallMs : Ms, small ? 3 : 8, small ? 3 : 1000, small ? 2 : 50, s);
+    if (i == 0 && !only) {
+      for (int k = 0; k < kNumClasses; ++k) test_alternating(&kClasses[k], &c, s);
+      test_invalidated(&c, s);
+      Case b;
+      case_init(&b, 4096, 11008, 900);
+      test_two_streams(&c, &b);
+      case_free(&b);
+    }
+    case_free(&c);
+    printf("shape %lldx%lld done: %d passed, %d failed so far\n", (long long)(small ? 4096 : shapes[i][0]),
+           (long long)(small ? 2048 : shapes[i][1]), g_pass, g_fail);
+    fflush(stdout);
+  }
+  CK(cudaStreamDestroy(s));
+  printf("%d passed, %d failed\n", g_pass, g_fail);
+  return g_fail ? 1 : 0;
+}
