@@ -5,6 +5,7 @@
 #include "w4a16/w4a16.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,132 @@ static bool parse_bool(const char *v, bool *out) {
   return false;
 }
 
+/* One "-name[=value]" or "--name[=value]" argument, split. */
+typedef struct Flag {
+  const char *arg;   /* as given, for messages */
+  const char *name;  /* without the dashes; not terminated at '=' */
+  size_t name_len;
+  const char *value; /* after '=', or NULL */
+} Flag;
+
+static Flag split_flag(const char *arg) {
+  Flag f = {.arg = arg, .name = arg + 1};
+  if (*f.name == '-')
+    ++f.name;
+  const char *eq = strchr(f.name, '=');
+  f.name_len = eq ? (size_t)(eq - f.name) : strlen(f.name);
+  f.value = eq ? eq + 1 : NULL;
+  return f;
+}
+
+static bool flag_is(const Flag *f, const char *name) {
+  return f->name_len == strlen(name) && !strncmp(f->name, name, f->name_len);
+}
+
+/* Options that take a value take it as =value or as the next argument. -1 when there is one, else the exit
+ * code after the error. */
+static int take_value(Flag *f, int argc, char **argv, int *i) {
+  if (f->value)
+    return -1;
+  if (*i + 1 >= argc)
+    return usage_error("option '%s' requires a value", f->arg);
+  f->value = argv[++*i];
+  return -1;
+}
+
+/* Switches: the flag sets one bool of Options and takes no value. */
+static const struct {
+  const char *name;
+  size_t offset;
+} kSwitches[] = {
+    {"allow-unregistered-dialect", offsetof(Options, allow_unregistered)},
+    {"no-implicit-module", offsetof(Options, no_implicit_module)},
+    {"mlir-print-op-generic", offsetof(Options, print_generic)},
+    {"mlir-print-debuginfo", offsetof(Options, print_debuginfo)},
+    /* as in mlir-opt, only has an effect with --mlir-print-debuginfo */
+    {"mlir-pretty-debuginfo", offsetof(Options, pretty_debuginfo)},
+    {"mlir-print-local-scope", offsetof(Options, print_local_scope)},
+    {"mlir-disable-threading", offsetof(Options, disable_threading)},
+    {"mlir-timing", offsetof(Options, timing)},
+    {"mlir-pass-statistics", offsetof(Options, statistics)},
+    {"mlir-print-ir-before-all", offsetof(Options, print_ir_before_all)},
+    {"mlir-print-ir-after-all", offsetof(Options, print_ir_after_all)},
+};
+
+/* A switch or a pass flag (both take no value). Returns -1 when parsed, 0 when f is neither, else an exit
+ * code after the error. */
+static int parse_switch_or_pass(Options *o, const Flag *f) {
+  for (size_t k = 0; k < sizeof kSwitches / sizeof kSwitches[0]; ++k)
+    if (flag_is(f, kSwitches[k].name)) {
+      if (f->value)
+        return usage_error("option '%s' does not take a value", f->arg);
+      *(bool *)((char *)o + kSwitches[k].offset) = true;
+      return -1;
+    }
+  for (size_t k = 0; k < kNumPassFlags; ++k)
+    if (flag_is(f, kPassFlags[k].flag)) {
+      if (f->value)
+        return usage_error("option '%s' does not take a value", f->arg);
+      add_item(o, (PipelineItem){.kind = kPassFlags[k].kind});
+      return -1;
+    }
+  return 0;
+}
+
+/* Options with a value (required or optional). Same returns as parse_switch_or_pass. */
+static int parse_valued(Options *o, Flag *f, int argc, char **argv, int *i) {
+  int rc = -1;
+  if (flag_is(f, "o")) {
+    if ((rc = take_value(f, argc, argv, i)) < 0)
+      o->output = f->value;
+  } else if (flag_is(f, "split-input-file")) {
+    o->split_input = true;
+    if (f->value && *f->value)
+      o->split_marker = f->value;
+  } else if (flag_is(f, "output-split-marker")) {
+    if ((rc = take_value(f, argc, argv, i)) < 0)
+      o->output_split_marker = f->value;
+  } else if (flag_is(f, "verify-each")) {
+    if (f->value && !parse_bool(f->value, &o->verify_each))
+      return usage_error("invalid value for --verify-each: '%s'", f->value);
+    if (!f->value)
+      o->verify_each = true;
+  } else if (flag_is(f, "mlir-elide-elementsattrs-if-larger")) {
+    if ((rc = take_value(f, argc, argv, i)) >= 0)
+      return rc;
+    char *end = NULL;
+    errno = 0;
+    long long n = strtoll(f->value, &end, 10);
+    if (errno || !*f->value || *end || n < 0)
+      return usage_error("invalid value for --mlir-elide-elementsattrs-if-larger: '%s'", f->value);
+    o->elide_elements = n;
+  } else if (flag_is(f, "pass-pipeline")) {
+    if ((rc = take_value(f, argc, argv, i)) < 0)
+      add_item(o, (PipelineItem){.kind = ITEM_UPSTREAM_PIPELINE, .text = f->value});
+  } else {
+    return 0;
+  }
+  return rc;
+}
+
+/* One argument that starts with '-' (not "-" or "--"); argv[*i + 1] may be taken as its value. Returns -1 to
+ * go on, else the exit code. */
+static int parse_option(Options *o, int argc, char **argv, int *i) {
+  Flag f = split_flag(argv[*i]);
+  if (flag_is(&f, "h") || flag_is(&f, "help") || flag_is(&f, "help-list")) {
+    print_help(stdout);
+    return 0;
+  }
+  if (flag_is(&f, "version")) {
+    printf("%s %s (MLIR C API, LLVM 22)\n", kToolName, W4A16_VERSION);
+    return 0;
+  }
+  int rc = parse_switch_or_pass(o, &f);
+  if (rc == 0)
+    rc = parse_valued(o, &f, argc, argv, i);
+  return rc == 0 ? usage_error("unknown option '%s'", f.arg) : rc;
+}
+
 int parse_args(int argc, char **argv, Options *o) {
   *o = (Options){.input = "-",
                  .output = "-",
@@ -158,8 +285,7 @@ int parse_args(int argc, char **argv, Options *o) {
                  .output_split_marker = W4A16_OPT_DEFAULT_SPLIT_MARKER,
                  .verify_each = true,
                  .elide_elements = -1};
-  bool only_positional = false;
-  bool have_input = false;
+  bool only_positional = false, have_input = false;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (only_positional || arg[0] != '-' || !strcmp(arg, "-")) {
@@ -167,115 +293,13 @@ int parse_args(int argc, char **argv, Options *o) {
         return usage_error("more than one input file given ('%s')", arg);
       o->input = arg;
       have_input = true;
-      continue;
-    }
-    if (!strcmp(arg, "--")) {
+    } else if (!strcmp(arg, "--")) {
       only_positional = true;
-      continue;
-    }
-    /* Accept both -name and --name, with an optional =value. */
-    const char *name = arg + 1;
-    if (*name == '-')
-      ++name;
-    const char *eq = strchr(name, '=');
-    size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-    const char *value = eq ? eq + 1 : NULL;
-#define IS(lit) (name_len == sizeof(lit) - 1 && !strncmp(name, lit, name_len))
-    /* Options that take a value either as =value or as the next argument. */
-#define TAKE_VALUE()                                                                                        \
-  do {                                                                                                      \
-    if (!value) {                                                                                           \
-      if (i + 1 >= argc)                                                                                    \
-        return usage_error("option '%s' requires a value", arg);                                            \
-      value = argv[++i];                                                                                    \
-    }                                                                                                       \
-  } while (0)
-#define NO_VALUE()                                                                                          \
-  do {                                                                                                      \
-    if (value)                                                                                              \
-      return usage_error("option '%s' does not take a value", arg);                                         \
-  } while (0)
-
-    if (IS("h") || IS("help") || IS("help-list")) {
-      print_help(stdout);
-      return 0;
-    } else if (IS("version")) {
-      printf("%s %s (MLIR C API, LLVM 22)\n", kToolName, W4A16_VERSION);
-      return 0;
-    } else if (IS("o")) {
-      TAKE_VALUE();
-      o->output = value;
-    } else if (IS("split-input-file")) {
-      o->split_input = true;
-      if (value && *value)
-        o->split_marker = value;
-    } else if (IS("output-split-marker")) {
-      TAKE_VALUE();
-      o->output_split_marker = value;
-    } else if (IS("allow-unregistered-dialect")) {
-      NO_VALUE();
-      o->allow_unregistered = true;
-    } else if (IS("no-implicit-module")) {
-      NO_VALUE();
-      o->no_implicit_module = true;
-    } else if (IS("verify-each")) {
-      if (value && !parse_bool(value, &o->verify_each))
-        return usage_error("invalid value for --verify-each: '%s'", value);
-      if (!value)
-        o->verify_each = true;
-    } else if (IS("mlir-print-op-generic")) {
-      NO_VALUE();
-      o->print_generic = true;
-    } else if (IS("mlir-print-debuginfo")) {
-      NO_VALUE();
-      o->print_debuginfo = true;
-    } else if (IS("mlir-pretty-debuginfo")) {
-      NO_VALUE();
-      o->pretty_debuginfo = true; /* as in mlir-opt, only has an effect with --mlir-print-debuginfo */
-    } else if (IS("mlir-print-local-scope")) {
-      NO_VALUE();
-      o->print_local_scope = true;
-    } else if (IS("mlir-elide-elementsattrs-if-larger")) {
-      TAKE_VALUE();
-      char *end = NULL;
-      errno = 0;
-      long long n = strtoll(value, &end, 10);
-      if (errno || !*value || *end || n < 0)
-        return usage_error("invalid value for --mlir-elide-elementsattrs-if-larger: '%s'", value);
-      o->elide_elements = n;
-    } else if (IS("mlir-disable-threading")) {
-      NO_VALUE();
-      o->disable_threading = true;
-    } else if (IS("mlir-timing")) {
-      NO_VALUE();
-      o->timing = true;
-    } else if (IS("mlir-pass-statistics")) {
-      NO_VALUE();
-      o->statistics = true;
-    } else if (IS("mlir-print-ir-before-all")) {
-      NO_VALUE();
-      o->print_ir_before_all = true;
-    } else if (IS("mlir-print-ir-after-all")) {
-      NO_VALUE();
-      o->print_ir_after_all = true;
-    } else if (IS("pass-pipeline")) {
-      TAKE_VALUE();
-      add_item(o, (PipelineItem){.kind = ITEM_UPSTREAM_PIPELINE, .text = value});
     } else {
-      bool matched = false;
-      for (size_t k = 0; k < kNumPassFlags && !matched; ++k) {
-        if (name_len == strlen(kPassFlags[k].flag) && !strncmp(name, kPassFlags[k].flag, name_len)) {
-          NO_VALUE();
-          add_item(o, (PipelineItem){.kind = kPassFlags[k].kind});
-          matched = true;
-        }
-      }
-      if (!matched)
-        return usage_error("unknown option '%s'", arg);
+      int rc = parse_option(o, argc, argv, &i);
+      if (rc >= 0)
+        return rc;
     }
-#undef IS
-#undef TAKE_VALUE
-#undef NO_VALUE
   }
   return -1;
 }
