@@ -15,6 +15,7 @@ const char *w4a16UpstreamLoweringPipeline(void) {
          "convert-linalg-to-loops,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref," /* bufferization.clone of a returned in-place argument */
+         "convert-math-to-funcs," /* math.fpowi / ipowi (RMSNorm's pow(x, 2)): no libm call, no LLVM lowering */
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "lower-affine,"
