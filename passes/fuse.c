@@ -25,34 +25,108 @@ static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), value);
 }
 
-/* tensor.collapse_shape of `value` into dims [0, split) and [split, rank) (one group if split == rank). */
-static MlirValue collapseTo(MlirValue value, int split, MlirOperation before, MlirLocation loc) {
-  int rank = rankOf(value);
-  int numGroups = split == rank ? 1 : 2;
-  if (rank == numGroups)
-    return value;
+/* tensor.collapse_shape of `value` to shape `to` (rank toRank), or tensor.expand_shape when `to` has the
+ * higher rank: dims [ends[g-1], ends[g]) of the higher-rank side form dim g of the lower-rank one. An
+ * expanded dynamic dim takes its size from dynamicSize. */
+static MlirValue reshape(MlirValue value, const int64_t *to, int toRank, const int *ends, MlirValue dynamicSize,
+                         MlirOperation before, MlirLocation loc) {
+  const bool expand = toRank > rankOf(value);
+  const int numGroups = expand ? rankOf(value) : toRank;
   MlirContext ctx = mlirLocationGetContext(loc);
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
-  MlirAttribute groups[2];
-  int64_t shape[2] = {1, 1};
-  for (int g = 0; g < numGroups; ++g) {
-    int lo = g == 0 ? 0 : split, hi = g == 0 ? split : rank;
+  MlirAttribute groups[kMaxRank];
+  for (int g = 0, lo = 0; g < numGroups; lo = ends[g++]) {
     MlirAttribute dims[kMaxRank];
-    for (int d = lo; d < hi; ++d) {
+    for (int d = lo; d < ends[g]; ++d)
       dims[d - lo] = mlirIntegerAttrGet(i64, d);
-      shape[g] *= dimOf(value, d);
-    }
-    groups[g] = mlirArrayAttrGet(ctx, hi - lo, dims);
+    groups[g] = mlirArrayAttrGet(ctx, ends[g] - lo, dims);
   }
-  MlirType type = mlirRankedTensorTypeGet(numGroups, shape, elementTypeOf(value), mlirAttributeGetNull());
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.collapse_shape"), loc);
+  MlirType type = mlirRankedTensorTypeGet(toRank, to, elementTypeOf(value), mlirAttributeGetNull());
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(expand ? "tensor.expand_shape" : "tensor.collapse_shape"), loc);
   mlirOperationStateAddOperands(&state, 1, &value);
+  MlirNamedAttribute attrs[2] = {named(ctx, "reassociation", mlirArrayAttrGet(ctx, numGroups, groups))};
+  if (expand) {
+    bool dynamic = false;
+    for (int d = 0; d < toRank; ++d)
+      dynamic |= mlirShapedTypeIsDynamicSize(to[d]);
+    if (dynamic)
+      mlirOperationStateAddOperands(&state, 1, &dynamicSize);
+    attrs[1] = named(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, toRank, to));
+  }
   mlirOperationStateAddResults(&state, 1, &type);
-  MlirNamedAttribute reassociation = named(ctx, "reassociation", mlirArrayAttrGet(ctx, numGroups, groups));
-  mlirOperationStateAddAttributes(&state, 1, &reassociation);
+  mlirOperationStateAddAttributes(&state, expand ? 2 : 1, attrs);
   MlirOperation op = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
   return mlirOperationGetResult(op, 0);
+}
+
+/* Size of dims [lo, hi) of value taken together (dynamic if any of them is). */
+static int64_t sizeOfDims(MlirValue value, int lo, int hi) {
+  int64_t size = 1;
+  for (int d = lo; d < hi; ++d) {
+    if (dimOf(value, d) < 0)
+      return mlirShapedTypeGetDynamicSize();
+    size *= dimOf(value, d);
+  }
+  return size;
+}
+
+/* `value` as 2-D: its dims [0, split) and [split, rank) collapsed (one group if split == rank). */
+static MlirValue collapseTo(MlirValue value, int split, MlirOperation before, MlirLocation loc) {
+  const int rank = rankOf(value), numGroups = split == rank ? 1 : 2;
+  if (rank == numGroups)
+    return value;
+  const int ends[2] = {split, rank};
+  const int64_t to[2] = {sizeOfDims(value, 0, split), sizeOfDims(value, split, rank)};
+  if (numGroups == 1)
+    return reshape(value, to, 1, ends, (MlirValue){NULL}, before, loc); /* split == rank */
+  return reshape(value, to, 2, ends, (MlirValue){NULL}, before, loc);
+}
+
+/* `value` as (rows, cols): its leading rowDims dims are the rows, the rest the columns. */
+static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, MlirLocation loc) {
+  if (rowDims > 0)
+    return collapseTo(value, rowDims, before, loc);
+  MlirValue row = collapseTo(value, rankOf(value), before, loc); /* a matvec operand: one row */
+  const int64_t to[2] = {1, dimOf(row, 0)};
+  const int ends[1] = {2};
+  return reshape(row, to, 2, ends, (MlirValue){NULL}, before, loc);
+}
+
+/* The fused (M, N) result reshaped to y's shape (unit dims, or (N) for a matvec), after `after`. */
+static MlirValue asResultShape(MlirValue fused, MlirValue like, MlirOperation after, MlirLocation loc) {
+  const int rank = rankOf(like);
+  if (rank == 2)
+    return fused;
+  MlirOperation next = mlirOperationGetNextInBlock(after);
+  int64_t to[kMaxRank];
+  for (int d = 0; d < rank; ++d)
+    to[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
+  if (rank == 1) {
+    const int ends[1] = {2};
+    return reshape(fused, to, 1, ends, (MlirValue){NULL}, next, loc);
+  }
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirValue rows = {NULL}; /* the one dynamic dim of y, if any, is M */
+  if (dimOf(like, 0) < 0 || sizeOfDims(like, 0, rank - 1) < 0) {
+    MlirType index = mlirIndexTypeGet(ctx);
+    MlirOperationState c = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"), loc);
+    MlirNamedAttribute zero = named(ctx, "value", mlirIntegerAttrGet(index, 0));
+    mlirOperationStateAddAttributes(&c, 1, &zero);
+    mlirOperationStateAddResults(&c, 1, &index);
+    MlirOperation c0 = mlirOperationCreate(&c);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(next), next, c0);
+    MlirOperationState d = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.dim"), loc);
+    MlirValue dimOperands[2] = {fused, mlirOperationGetResult(c0, 0)};
+    mlirOperationStateAddOperands(&d, 2, dimOperands);
+    mlirOperationStateAddResults(&d, 1, &index);
+    MlirOperation dimOp = mlirOperationCreate(&d);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(next), next, dimOp);
+    rows = mlirOperationGetResult(dimOp, 0);
+  }
+  const int ends[2] = {rank - 1, rank};
+  return reshape(fused, to, rank, ends, rows, next, loc);
 }
 
 static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq, const EpilogueMatch *ep) {
@@ -63,13 +137,13 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   MlirValue operands[5];
   int n = 0;
-  operands[n++] = mm->x;
+  operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
   operands[n++] = collapseTo(dq->codes, dq->codesSplit, last, loc);
   operands[n++] = collapseTo(dq->scales, dq->scalesSplit, last, loc);
   if (ep->hasBias)
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
-    operands[n++] = ep->residual;
+    operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - 1, last, loc);
 
   int32_t segments[5] = {1, 1, 1, ep->hasBias, ep->hasResidual};
   MlirNamedAttribute attrs[] = {
@@ -79,14 +153,18 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
       named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
       named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
   };
-  MlirType resultType = mlirValueGetType(ep->end);
+  /* (M, N); y's own shape may add unit dims or, in a matvec, lack M (reshaped back below) */
+  const int64_t shape[2] = {mm->resultRowPos < 0 ? 1 : dimOf(ep->end, mm->resultRowPos) < 0 ? mlirShapedTypeGetDynamicSize()
+                                                                                              : dimOf(ep->end, mm->resultRowPos),
+                            mm->N};
+  MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
   mlirOperationStateAddOperands(&state, n, operands);
   mlirOperationStateAddResults(&state, 1, &resultType);
   mlirOperationStateAddAttributes(&state, sizeof attrs / sizeof attrs[0], attrs);
   MlirOperation fused = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(last), last, fused);
-  mlirValueReplaceAllUsesOfWith(ep->end, mlirOperationGetResult(fused, 0));
+  mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mlirOperationGetResult(fused, 0), ep->end, fused, loc));
 
   OpSet dead = ep->ops;
   opSetAdd(&dead, matmul);

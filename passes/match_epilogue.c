@@ -18,6 +18,9 @@ typedef struct EpilogueProbe {
   double y, bias, residual; /* values of the leaves at the element being evaluated */
   bool randomSides;         /* classification run: every side leaf gets synthetic data */
   MlirValue biasLeaf, residualLeaf;
+  /* With M = 1 a tensor shaped like y is also shaped like a bias: which it is, the formula decides. */
+  MlirValue ambiguous[2];
+  int numAmbiguous;
 } EpilogueProbe;
 
 static bool seeThroughChain(Probe *probe, MlirOperation op) {
@@ -46,7 +49,8 @@ static Scalar chainLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
 }
 
 static double evalAt(EpilogueProbe *p, MlirValue end, int64_t m, int64_t n, double y, double bias, double residual) {
-  int64_t idx[2] = {m, n};
+  int64_t idx[kMaxRank];
+  matmulResultIndex(p->mm, m, n, idx);
   p->y = y, p->bias = bias, p->residual = residual;
   probeReset(&p->probe);
   return probeElement(&p->probe, end, idx).f;
@@ -72,7 +76,19 @@ static bool actIs(EpilogueProbe *p, MlirValue end, double (*f)(double)) {
 }
 
 static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) {
-  return rankOf(v) == 2 && dimOf(v, 1) == mm->N && dimOf(v, 0) == dimOf(mm->result, 0);
+  if (rankOf(v) != rankOf(mm->result))
+    return false;
+  for (int i = 0; i < rankOf(v); ++i)
+    if (dimOf(v, i) != dimOf(mm->result, i))
+      return false;
+  return true;
+}
+
+/* Whether a read of `t` at idx is element (m, n) of a tensor shaped like y. */
+static bool readsResultElement(const MatmulMatch *mm, MlirValue t, const int64_t *idx, int64_t m, int64_t n) {
+  int64_t want[kMaxRank];
+  matmulResultIndex(mm, m, n, want);
+  return sameShapeAsResult(mm, t) && memcmp(idx, want, sizeof(int64_t) * (size_t)rankOf(t)) == 0;
 }
 
 /* Chain ops of candidate end: end and everything in `forward` it depends on. */
@@ -116,7 +132,7 @@ static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet
 /* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
 static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
   const MatmulMatch *mm = p->mm;
-  int64_t lastM = dimOf(mm->result, 0) == 1 ? 0 : 1;
+  int64_t lastM = mm->dimM >= 0 ? 1 : 0;
   const int64_t points[][2] = {{0, 0}, {0, 1}, {lastM, mm->N - 1}, {lastM, mm->N / 2 + 1}};
   p->randomSides = true;
   for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
@@ -131,14 +147,26 @@ static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, 
       MlirValue t = read->tensor;
       char type[48];
       if (valueEq(t, mm->result)) {
-        if (read->idx[0] != m || read->idx[1] != n) {
+        if (!readsResultElement(mm, t, read->idx, m, n)) {
           setReason(why, endOp, "reads the matmul result at another element (transposed or shifted)");
           return false;
         }
         continue;
       }
       bool isBias = numElements(t) == mm->N && linearIndex(t, read->idx) == n;
-      bool isResidual = sameShapeAsResult(mm, t) && read->idx[0] == m && read->idx[1] == n;
+      bool isResidual = readsResultElement(mm, t, read->idx, m, n);
+      if (isBias && isResidual) {
+        bool seen = false;
+        for (int a = 0; a < p->numAmbiguous; ++a)
+          seen |= valueEq(p->ambiguous[a], t);
+        if (!seen && p->numAmbiguous == 2) {
+          setReason(why, endOp, "adds more than two (N)-shaped tensors");
+          return false;
+        }
+        if (!seen)
+          p->ambiguous[p->numAmbiguous++] = t;
+        continue;
+      }
       MlirValue *slot = isBias ? &p->biasLeaf : isResidual ? &p->residualLeaf : NULL;
       if (!slot) {
         setReason(why, endOp, "reads a %s tensor that is neither a bias (N) nor a residual (M, N)",
@@ -210,7 +238,23 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   MlirValue end = mlirOperationGetResult(endOp, 0);
   if (!classifySides(&p, end, endOp, why))
     return false;
-  int act = matchFormula(&p, end, endOp, why);
+  /* Each (N)-shaped side at M = 1 is tried as bias, then as residual; the first reason is reported. */
+  const MlirValue bias = p.biasLeaf, residual = p.residualLeaf;
+  int act = -1;
+  for (int roles = 0; roles < (1 << p.numAmbiguous) && act < 0; ++roles) {
+    p.biasLeaf = bias, p.residualLeaf = residual;
+    bool assignable = true;
+    for (int a = 0; a < p.numAmbiguous; ++a) {
+      MlirValue *slot = roles >> a & 1 ? &p.residualLeaf : &p.biasLeaf;
+      assignable &= mlirValueIsNull(*slot);
+      *slot = p.ambiguous[a];
+    }
+    Reason attempt = {0};
+    if (assignable)
+      act = matchFormula(&p, end, endOp, roles == 0 ? why : &attempt);
+  }
+  if (act < 0 && !why->text[0])
+    setReason(why, endOp, "cannot tell the bias from the residual");
   if (act < 0 || !sidesAreF16(&p, endOp, why))
     return false;
   ep->end = end;

@@ -17,15 +17,21 @@ static bool mapUsesDim(MlirAffineMap map, int dim) {
   return false;
 }
 
-/* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
-static bool seeThroughX(Probe *probe, MlirOperation op) {
-  (void)probe;
-  if (opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape"))
-    return true;
+static bool isWideningCast(MlirOperation op) {
   MlirValue out = mlirOperationGetResult(op, 0);
   MlirValue in = mlirOperationGetNumOperands(op) ? mlirOperationGetOperand(op, 0) : out;
   return isViewProducer(op) && isFloat(elementTypeOf(in)) && isFloat(elementTypeOf(out)) &&
          mlirFloatTypeGetWidth(elementTypeOf(in)) < mlirFloatTypeGetWidth(elementTypeOf(out));
+}
+
+/* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
+static bool seeThroughX(Probe *probe, MlirOperation op) {
+  (void)probe;
+  return opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape") || isWideningCast(op);
+}
+static bool seeThroughCasts(Probe *probe, MlirOperation op) {
+  (void)probe;
+  return isWideningCast(op);
 }
 
 static bool seeThroughConstants(Probe *probe, MlirOperation op) {
@@ -41,11 +47,20 @@ static Scalar leafIndexTag(Probe *probe, MlirValue tensor, const int64_t *idx) {
 /* Iteration point for (m, k, n): K splits into (outer, inner) when the contraction is grouped. */
 static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, int64_t *iter) {
   memset(iter, 0, sizeof(int64_t) * kMaxRank);
-  iter[mm->dimM] = m;
+  if (mm->dimM >= 0)
+    iter[mm->dimM] = m;
   iter[mm->dimN] = n;
   if (mm->dimKOuter >= 0)
     iter[mm->dimKOuter] = k / mm->kInner;
   iter[mm->dimKInner] = mm->dimKOuter >= 0 ? k % mm->kInner : k;
+}
+
+void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx) {
+  int rank = rankOf(mm->result);
+  memset(idx, 0, sizeof(int64_t) * (size_t)rank);
+  if (mm->resultRowPos >= 0)
+    idx[mm->resultRowPos] = m;
+  idx[rank - 1] = n;
 }
 
 void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx) {
@@ -77,28 +92,49 @@ static bool readsIntegerCodes(const LinalgView *view, int i) {
   return false;
 }
 
+/* y's dims: N last; M (the one loop x and y share with a range other than 1) anywhere before it, or
+ * absent in a matvec; any other dim of y a unit dim of x. Loops outside y are K, shared by x and W. */
 static bool matchDims(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
   MlirAffineMap xMap = v->maps[mm->xInput], wMap = v->maps[mm->weightInput], outMap = v->maps[2];
-  if (mlirAffineMapGetNumResults(outMap) != 2 ||
-      !mlirAffineExprIsADim(mlirAffineMapGetResult(outMap, 0)) || !mlirAffineExprIsADim(mlirAffineMapGetResult(outMap, 1))) {
-    setReason(why, v->op, mlirAffineMapGetNumResults(outMap) > 2 ? "batched matmul is not supported"
-                                                                 : "result is not a 2-D (M, N) tensor");
-    return false;
+  const int numOut = (int)mlirAffineMapGetNumResults(outMap);
+  bool inResult[kMaxRank] = {false};
+  mm->dimM = mm->dimN = mm->resultRowPos = -1;
+  for (int r = 0; r < numOut; ++r) {
+    MlirAffineExpr e = mlirAffineMapGetResult(outMap, r);
+    if (!mlirAffineExprIsADim(e)) {
+      setReason(why, v->op, "result is not indexed by loops");
+      return false;
+    }
+    int d = (int)mlirAffineDimExprGetPosition(e);
+    bool inX = mapUsesDim(xMap, d), inW = mapUsesDim(wMap, d);
+    inResult[d] = true;
+    if (inW && !inX) {
+      if (r != numOut - 1) {
+        setReason(why, v->op, "result is transposed: (N, M) instead of (M, N)");
+        return false;
+      }
+      mm->dimN = d;
+    } else if (inX && !inW) {
+      if (v->loopRange[d] == 1)
+        continue; /* a unit dim (batch of one, static M = 1) */
+      if (mm->dimM >= 0) {
+        setReason(why, v->op, "batched matmul is not supported (two result dims other than N have a size other than 1)");
+        return false;
+      }
+      mm->dimM = d, mm->resultRowPos = r;
+    } else {
+      setReason(why, v->op, inX && inW ? "batched matmul is not supported" : "not a plain (M, K) x (K, N) contraction");
+      return false;
+    }
   }
-  int d0 = (int)mlirAffineDimExprGetPosition(mlirAffineMapGetResult(outMap, 0));
-  int d1 = (int)mlirAffineDimExprGetPosition(mlirAffineMapGetResult(outMap, 1));
-  if (mapUsesDim(xMap, d0) && !mapUsesDim(wMap, d0) && mapUsesDim(wMap, d1) && !mapUsesDim(xMap, d1)) {
-    mm->dimM = d0, mm->dimN = d1;
-  } else {
-    setReason(why, v->op,
-              mapUsesDim(wMap, d0) && mapUsesDim(xMap, d1) ? "result is transposed: (N, M) instead of (M, N)"
-                                                           : "not a plain (M, K) x (K, N) contraction");
+  if (mm->dimN < 0) {
+    setReason(why, v->op, "no result dim is indexed by the weight alone (N)");
     return false;
   }
   int kLoops[kMaxRank], numK = 0;
   for (int d = 0; d < v->numLoops; ++d) {
-    if (d == d0 || d == d1)
+    if (inResult[d])
       continue;
     if (!mapUsesDim(xMap, d) || !mapUsesDim(wMap, d)) {
       setReason(why, v->op, "loop d%d is not shared by x and the weight", d);
@@ -142,11 +178,42 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   return true;
 }
 
-static bool matchX(MatmulMatch *mm, Reason *why) {
+/* The split of t's dims into rows (leading) and K (the trailing dims, static, of product K), or -1. At
+ * most one row dim may have a size other than 1: it holds m. */
+static int rowDimsOf(const MatmulMatch *mm, MlirValue t) {
+  int split = rankOf(t);
+  int64_t product = 1;
+  while (split > 0 && product < mm->K && dimOf(t, split - 1) > 0)
+    product *= dimOf(t, --split);
+  if (product != mm->K)
+    return -1;
+  int nonUnit = 0;
+  for (int i = 0; i < split; ++i)
+    nonUnit += dimOf(t, i) != 1;
+  return nonUnit <= 1 ? split : -1;
+}
+
+/* Whether `r` reads element (m, k) of t as a row-major (M, K) matrix with rowDims leading row dims. */
+static bool readsRowMajor(const LeafRead *r, int rowDims, int64_t m, int64_t k) {
+  int64_t linear = 0;
+  for (int i = rowDims; i < r->rank; ++i)
+    linear = linear * dimOf(r->tensor, i) + r->idx[i];
+  if (linear != k)
+    return false;
+  int64_t row = 0;
+  for (int i = 0; i < rowDims; ++i)
+    row += r->idx[i]; /* unit dims read 0; the one other row dim reads m */
+  return row == m && (m == 0 || rowDims > 0);
+}
+
+/* x is the f16 tensor whose row-major elements x[m, k] are: the leaf reached through reshapes and
+ * casts (the reshapes then become dead), or else the matmul's operand before its widening casts
+ * (reshapes whose sizes are dynamic, e.g. [B, S, K] collapsed to (B*S, K), stay as written). */
+static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Probe *, MlirOperation), Reason *why) {
   Probe probe;
-  probeInit(&probe, seeThroughX, leafIndexTag, NULL);
+  probeInit(&probe, seeThrough, leafIndexTag, NULL);
   const int64_t ks[] = {0, 1, 2, 127, 128, 129, mm->K / 2 + 3, mm->K - 1};
-  for (int m = 0; m < 2; ++m)
+  for (int m = 0; m < (mm->dimM >= 0 ? 2 : 1); ++m)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
       const LeafRead *r = readX(mm, &probe, m, ks[i]);
       if (!r) {
@@ -159,15 +226,26 @@ static bool matchX(MatmulMatch *mm, Reason *why) {
         setReason(why, mm->view.op, "x is %s, expected f16", typeName(t, name, sizeof name));
         return false;
       }
-      if (r->rank != 2 || dimOf(r->tensor, 1) != mm->K || r->idx[0] != m || r->idx[1] != ks[i]) {
+      int rowDims = rowDimsOf(mm, r->tensor);
+      if (rowDims < 0 || !readsRowMajor(r, rowDims, m, ks[i]) || ((m > 0 || i > 0) && !valueEq(r->tensor, mm->x))) {
         setReason(why, mm->view.op, "x is not read as a row-major (M, K) tensor");
         return false;
       }
-      mm->x = r->tensor;
+      mm->x = r->tensor, mm->xRowDims = rowDims;
     }
   for (int i = 0; i < probe.numTouched; ++i)
     opSetAdd(&mm->producers, probe.touched[i]);
   return true;
+}
+
+static bool matchX(MatmulMatch *mm, Reason *why) {
+  Reason throughReshapes = {0};
+  if (tryX(mm, seeThroughX, &throughReshapes))
+    return true;
+  if (tryX(mm, seeThroughCasts, why))
+    return true;
+  *why = throughReshapes;
+  return false;
 }
 
 static bool matchZeroInit(MatmulMatch *mm, Reason *why) {

@@ -71,6 +71,7 @@ typedef struct Example {
   int64_t out_n;     /* result is (M, out_n) f16 */
   int fused_chains;  /* fused build: each prepares one plan per weight */
   Layer layers[kMaxLayers];
+  int out_rank;      /* 1: the result is an (out_n) vector (a matvec: M = 1); 0 or 2: (M, out_n) */
 } Example;
 
 static const Example kExamples[] = {
@@ -85,7 +86,8 @@ static const Example kExamples[] = {
       {"down_scales", ARG_SCALES, 2, {86, 4096}, 2}},
      4096,
      3,
-     {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}}},
+     {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}},
+     2},
     {"gpt_mlp",
      7,
      {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
@@ -97,7 +99,19 @@ static const Example kExamples[] = {
       {"fc2_bias", ARG_BIAS, 1, {4096}, 0}},
      4096,
      2,
-     {{4096, 1.155}, {16384, 0.65}}},
+     {{4096, 1.155}, {16384, 0.65}},
+     2},
+    {"decode_matvec",
+     5,
+     {{"x", ARG_X, 1, {4096}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {512, 4096}, 0},
+      {"scales", ARG_SCALES, 2, {32, 4096}, 0},
+      {"bias", ARG_BIAS, 1, {4096}, 0},
+      {"residual", ARG_BIAS, 1, {4096}, 0}},
+     4096,
+     1,
+     {{4096, 1.155}},
+     1},
     {"iree_i4",
      3,
      {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
@@ -105,7 +119,8 @@ static const Example kExamples[] = {
       {"scales", ARG_SCALES, 2, {11008, 32}, 0}},
      11008,
      1,
-     {{4096, 1.155}}},
+     {{4096, 1.155}},
+     2},
 };
 static const int kNumExamples = (int)(sizeof kExamples / sizeof kExamples[0]);
 
@@ -153,8 +168,21 @@ typedef int32_t (*Fn8)(void *, void *, void *, void *, void *, void *, void *, v
 typedef int32_t (*Fn9)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
 typedef int32_t (*Fn10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
 
-/* Every argument of these functions is a memref, passed by pointer: call with the right arity. */
-static int32_t call_entry(void *fn, Memref2 *ret, AnyMemref *a, int n) {
+static bool has_dynamic_m(const Example *ex) {
+  for (int i = 0; i < ex->nargs; ++i)
+    for (int d = 0; d < ex->args[i].rank; ++d)
+      if (ex->args[i].shape[d] == DYN_M)
+        return true;
+  return false;
+}
+
+/* An (N) result descriptor {allocated, aligned, offset, N, 1} read as (1, N). */
+static void as_one_row(Memref2 *m) {
+  const int64_t n = m->sizes[0], stride = m->sizes[1];
+  m->sizes[0] = 1, m->sizes[1] = n, m->strides[0] = n, m->strides[1] = stride;
+}
+
+static int32_t call_entry_raw(void *fn, Memref2 *ret, AnyMemref *a, int n) {
   switch (n) {
   case 1: return ((Fn1)fn)(ret, &a[0]);
   case 2: return ((Fn2)fn)(ret, &a[0], &a[1]);
@@ -168,6 +196,16 @@ static int32_t call_entry(void *fn, Memref2 *ret, AnyMemref *a, int n) {
   case 10: return ((Fn10)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9]);
   default: fprintf(stderr, "e2e: unsupported arity %d\n", n); exit(2);
   }
+}
+
+/* Every argument of these functions is a memref, passed by pointer: call with the right arity. The
+ * result is read as (M, N) whatever its rank. */
+static const Example *g_example;
+static int32_t call_entry(void *fn, Memref2 *ret, AnyMemref *a, int n) {
+  const int32_t status = call_entry_raw(fn, ret, a, n);
+  if (g_example->out_rank == 1)
+    as_one_row(ret);
+  return status;
 }
 
 /* Nonzero status: say which call failed and why; returns whether it succeeded. */
@@ -333,13 +371,15 @@ static void make_args(const Example *ex, void *const *data, void *x_data, int64_
 /* w4a16c_prepare_<f> on an empty batch (M = 0): the plans of every fused weight, nothing computed. Returns
  * the plans it created, or -1 after a failure. */
 static int64_t prepare(const Example *ex, void *fn, void *const *data, const char *build) {
-  static uint16_t no_rows[8]; /* x of M = 0: never read */
+  static uint16_t no_rows[8];                      /* x of M = 0: never read */
+  uint16_t *one_row = has_dynamic_m(ex) ? NULL : calloc(16384, 2); /* a matvec's x: M is 1, not 0 */
   AnyMemref args[kMaxArgs];
-  make_args(ex, data, no_rows, 0, args);
+  make_args(ex, data, one_row ? one_row : no_rows, 0, args);
   int64_t before = w4a16_rt_plans_created();
   Memref2 out = {0};
   bool ok = call_ok(call_entry(fn, &out, args, ex->nargs), "w4a16c_prepare", build, 0);
   free(out.allocated);
+  free(one_row);
   return ok ? w4a16_rt_plans_created() - before : -1;
 }
 
@@ -412,6 +452,7 @@ int main(int argc, char **argv) {
       ex = &kExamples[i];
   if (!ex || !test_path || !ref_path)
     return usage(stderr), 2;
+  g_example = ex;
   if (backend < 0)
     parse_backend("auto", &backend);
   if ((backend == W4A16_BACKEND_CUDA || ref_backend == W4A16_BACKEND_CUDA) && !w4a16_cuda_available()) {
@@ -429,6 +470,8 @@ int main(int argc, char **argv) {
     ms[nm++] = m;
     p = *end == ',' ? end + 1 : end;
   }
+  if (!has_dynamic_m(ex)) /* static shapes (a decode matvec): the one M the function takes */
+    ms[0] = 1, nm = 1, m_list = "1";
 
   char run_name[128], prepare_name[128];
   snprintf(run_name, sizeof run_name, "w4a16c_run_%s", ex->name);
