@@ -278,6 +278,42 @@ typedef struct BodyFrame {
 
 static Scalar evalInBody(BodyFrame *f, MlirValue v);
 
+/* Whether `extract` (reading `tensor` at idx) takes an element of a constant integer table that the
+ * computation uses as an index -- GPTQ's g_idx = k / G as a dense constant, say -- and if so, its value.
+ * Such tables are part of the index arithmetic, not data: their values are evaluated, where a constant
+ * weight (whose elements are not indices) stays a leaf. */
+static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int64_t *idx, Scalar *out) {
+  MlirOperation p = producer(tensor);
+  if (mlirOperationIsNull(p) || !opIs(p, "arith.constant"))
+    return false;
+  MlirAttribute table = attr(p, "value");
+  MlirType element = elementTypeOf(tensor);
+  const int width = intWidth(element);
+  if (!mlirAttributeIsADenseIntElements(table) || (width != 8 && width != 16 && width != 32 && width != 64) ||
+      numElements(tensor) < 0)
+    return false;
+  bool usedAsIndex = false;
+  MlirValue v = mlirOperationGetResult(extract, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    usedAsIndex |= opIs(user, "arith.index_cast") || opIs(user, "arith.index_castui") ||
+                   (opIs(user, "tensor.extract") && mlirOpOperandGetOperandNumber(u) > 0);
+  }
+  if (!usedAsIndex)
+    return false;
+  int64_t linear = 0;
+  for (int i = 0; i < rankOf(tensor); ++i)
+    linear = linear * dimOf(tensor, i) + idx[i];
+  const intptr_t pos = mlirDenseElementsAttrIsSplat(table) ? 0 : (intptr_t)linear;
+  const int64_t value = mlirTypeIsAIndex(element) ? (int64_t)mlirDenseElementsAttrGetIndexValue(table, pos)
+                        : width == 8  ? mlirDenseElementsAttrGetInt8Value(table, pos)
+                        : width == 16 ? mlirDenseElementsAttrGetInt16Value(table, pos)
+                        : width == 32 ? mlirDenseElementsAttrGetInt32Value(table, pos)
+                                      : mlirDenseElementsAttrGetInt64Value(table, pos);
+  *out = intScalar((uint64_t)value, width);
+  return true;
+}
+
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
   Probe *probe = f->probe;
   if (opIs(op, "linalg.index")) {
@@ -290,11 +326,19 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
     intptr_t n = mlirOperationGetNumOperands(op) - 1;
     if (n > kMaxRank)
       return fail(probe, "tensor.extract of too high a rank");
+    const int readsBefore = probe->numReads;
     for (intptr_t i = 0; i < n; ++i)
       idx[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i + 1)).bits;
+    /* An index read from a tensor that is not a constant: a gather whose positions are only known at
+     * run time (act-order GPTQ's g_idx), not an index the IR computes. */
+    if (probe->indicesFromConstantsOnly && probe->numReads > readsBefore)
+      return fail(probe, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
     for (intptr_t i = 0; i < n; ++i)
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
         return fail(probe, "tensor.extract out of bounds");
+    Scalar table;
+    if (indexTableElement(op, tensor, idx, &table))
+      return table;
     return probeElement(probe, tensor, idx);
   }
   if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) != 0 ||

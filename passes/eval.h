@@ -42,6 +42,10 @@ struct Probe {
    * matcher can compare raw bits and tell apart spellings that round differently (multiplication order,
    * intermediate precision). Set it after probeInit. */
   bool ieeeRounding;
+  /* Off (default): tensor.extract may take its index from any tensor (LLM.int8's column gather). On: an
+   * index read from a non-constant tensor is an error -- for a dequantisation it is a runtime gather
+   * (act-order g_idx), not an index the IR computes. Set it after probeInit. */
+  bool indicesFromConstantsOnly;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 

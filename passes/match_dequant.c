@@ -253,6 +253,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantProbe p = {.mm = mm, .dq = dq};
   probeInit(&p.probe, dequantSeeThrough, syntheticLeaf, &p.data);
+  p.probe.indicesFromConstantsOnly = true;
 
   /* Edges of nibbles, words and groups, plus scattered points. */
   int64_t ks[24], ns[8];
