@@ -264,12 +264,22 @@ static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
 
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   memset(mm, 0, sizeof *mm);
-  if (!linalgView(op, &mm->view) || mm->view.numInputs != 2 || mm->view.numInits != 1 ||
-      !mlirLinalgIsAContractionOp(op))
+  if (!linalgView(op, &mm->view) || mm->view.numInputs != 2 || mm->view.numInits != 1)
     return false;
   bool codes0 = readsIntegerCodes(&mm->view, 0), codes1 = readsIntegerCodes(&mm->view, 1);
-  if (codes0 == codes1)
-    return false; /* no dequantised operand: a plain matmul, nothing to report */
+  if (!codes0 && !codes1)
+    return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */
+  /* From here on the op reads integer data: every way it fails to match gets a reason. */
+  if (!mlirLinalgIsAContractionOp(op)) {
+    setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction (linalg does not recognise "
+                       "its body as one)");
+    return false;
+  }
+  if (codes0 && codes1) {
+    setReason(why, op, "both operands are computed from integer tensors: x must be a 16-bit float tensor read "
+                       "through reshapes and casts only (an embedding lookup or a gather feeding x is not)");
+    return false;
+  }
   mm->weightInput = codes0 ? 0 : 1;
   mm->xInput = 1 - mm->weightInput;
   mm->result = mlirOperationGetResult(op, 0);

@@ -83,9 +83,21 @@ typedef struct Contractions {
   int count, capacity;
 } Contractions;
 
+/* Candidates: contractions, and any other linalg op that reduces (two inputs, one init, an init map
+ * that drops a loop), so that a reduction over dequantised data which is not a multiply-accumulate still
+ * gets its explain remark. */
+static bool isCandidate(MlirOperation op) {
+  if (!opInDialect(op, "linalg"))
+    return false;
+  if (mlirLinalgIsAContractionOp(op))
+    return true;
+  LinalgView view;
+  return linalgView(op, &view) && view.numInputs == 2 && view.numInits == 1 && !linalgIsElementwise(&view);
+}
+
 static MlirWalkResult collectContraction(MlirOperation op, void *userData) {
   Contractions *c = userData;
-  if (!opInDialect(op, "linalg") || !mlirLinalgIsAContractionOp(op))
+  if (!isCandidate(op))
     return MlirWalkResultAdvance;
   if (c->count == c->capacity) {
     c->capacity = c->capacity ? 2 * c->capacity : 16;

@@ -1,0 +1,50 @@
+// --w4a16-explain: a reduction over a dequantised weight that is not a multiply-accumulate (a max of
+// products). It reads integer codes, so it is a candidate, and the remark names the rule it breaks instead
+// of saying nothing (issue #18).
+//
+// RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=IR --input-file=%t
+
+// IR-LABEL: func.func @f(
+// IR-NOT:    w4a16.fused_matmul
+// IR:        arith.maximumf
+func.func @f(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %c7_i32 = arith.constant 7 : i32
+    %c28_i32 = arith.constant 28 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %lane = arith.remui %k, %c8_i : index
+    %lane_i32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane_i32, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g = arith.divui %k, %cg_i : index
+    %sc = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %cz = arith.subf %cf, %zp : f16
+    %w = arith.mulf %cz, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %acc_e = tensor.empty() : tensor<4x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  // CHECK: {{.*}}not-a-contraction.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %deq : tensor<4x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    %mx = arith.maximumf %p, %o : f16
+    linalg.yield %mx : f16
+  } -> tensor<4x64xf16>
+  return %mm : tensor<4x64xf16>
+}
+// CHECK-NOT: remark:
