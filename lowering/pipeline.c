@@ -3,6 +3,8 @@
  * MLIR (docs/dialect.md, "Lowering", lists it). */
 #include "w4a16/lowering.h"
 
+#include "dynamic_reshapes.h"
+
 #include "mlir-c/RegisterEverything.h"
 
 #include <pthread.h>
@@ -41,6 +43,7 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   }
   w4a16AddLowerToRuntimePass(pm);
   w4a16AddLowerInt8PrepPass(pm);
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDynamicReshapesPass()); /* an upstream crash, see the file */
   MlirLogicalResult r =
       mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
   if (mlirLogicalResultIsSuccess(r))

@@ -1,0 +1,196 @@
+/* w4a16-dynamic-reshapes: a tensor.expand_shape that splits one dim into two or more dynamic dims (torch-mlir
+ * writes one after every Linear on [B, S, K] activations with dynamic B and S) becomes a call of a private
+ * function that builds the expanded tensor element by element (a linalg.generic reading the source at the
+ * linearised index; `inline` then removes the call). Why: MLIR 22's expand-strided-metadata, in the upstream
+ * lowering, crashes on the memref.expand_shape such an op bufferizes to (`mlir-opt
+ * --one-shot-bufferize=bufferize-function-boundaries --expand-strided-metadata` reproduces it), and
+ * tensor.reshape's memref.reshape is left unconverted by convert-to-llvm. It costs one copy of an
+ * activation-sized tensor. Other expand_shapes are left alone. */
+#include "dynamic_reshapes.h"
+
+#include "call_template.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kMaxRank = 16 };
+
+static bool isOp(MlirOperation op, const char *name) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == strlen(name) && memcmp(n.data, name, n.length) == 0;
+}
+
+/* Whether a reassociation group of this expand_shape holds two or more dynamic result dims. */
+static bool splitsIntoDynamicDims(MlirOperation op) {
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirAttribute groups = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation"));
+  if (mlirAttributeIsNull(groups) || !mlirTypeIsARankedTensor(result))
+    return false;
+  for (intptr_t g = 0; g < mlirArrayAttrGetNumElements(groups); ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    int dynamic = 0;
+    for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(group); ++i)
+      dynamic += mlirShapedTypeIsDynamicDim(result, mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, i)));
+    if (dynamic >= 2)
+      return true;
+  }
+  return false;
+}
+
+/* The function replacing expand_shape `op`: (source, each dynamic result size) -> the expanded tensor. */
+static void writeExpandFunction(Text *t, MlirOperation op, const char *name) {
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  MlirType srcType = mlirValueGetType(src), resType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  const intptr_t rank = mlirShapedTypeGetRank(resType);
+  MlirAttribute groups = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("reassociation"));
+  append(t, "func.func private @%s(%%src: ", name);
+  appendType(t, srcType);
+  int numDynamic = 0;
+  for (intptr_t d = 0; d < rank; ++d)
+    if (mlirShapedTypeIsDynamicDim(resType, d))
+      append(t, ", %%s%d: index", numDynamic++);
+  append(t, ") -> ");
+  appendType(t, resType);
+  append(t, " {\n  %%e = tensor.empty(");
+  for (int i = 0; i < numDynamic; ++i)
+    append(t, "%s%%s%d", i ? ", " : "", i);
+  append(t, ") : ");
+  appendType(t, resType);
+  append(t, "\n  %%r = linalg.generic {indexing_maps = [affine_map<(");
+  for (intptr_t d = 0; d < rank; ++d)
+    append(t, "%sd%ld", d ? ", " : "", (long)d);
+  append(t, ") -> (");
+  for (intptr_t d = 0; d < rank; ++d)
+    append(t, "%sd%ld", d ? ", " : "", (long)d);
+  append(t, ")>], iterator_types = [");
+  for (intptr_t d = 0; d < rank; ++d)
+    append(t, "%s\"parallel\"", d ? ", " : "");
+  append(t, "]} outs(%%e : ");
+  appendType(t, resType);
+  append(t, ") {\n  ^bb0(%%out: ");
+  appendType(t, mlirShapedTypeGetElementType(resType));
+  append(t, "):\n");
+  /* Indices of the result dims, then each source index: its group's result indices, linearised with the
+   * result sizes (%sK for the K-th dynamic dim, a constant otherwise). */
+  char sizeName[kMaxRank][24];
+  for (intptr_t d = 0, dyn = 0; d < rank && d < kMaxRank; ++d) {
+    if (mlirShapedTypeIsDynamicDim(resType, d)) {
+      snprintf(sizeName[d], sizeof sizeName[d], "%%s%d", (int)dyn++);
+    } else {
+      snprintf(sizeName[d], sizeof sizeName[d], "%%size%d", (int)d);
+      append(t, "    %s = arith.constant %lld : index\n", sizeName[d], (long long)mlirShapedTypeGetDimSize(resType, d));
+    }
+    append(t, "    %%i%ld = linalg.index %ld : index\n", (long)d, (long)d);
+  }
+  const intptr_t numGroups = mlirArrayAttrGetNumElements(groups);
+  char index[kMaxRank][24];
+  for (intptr_t g = 0; g < numGroups; ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    const intptr_t n = mlirArrayAttrGetNumElements(group);
+    const int64_t first = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0));
+    snprintf(index[g], sizeof index[g], "%%i%d", (int)first);
+    for (intptr_t j = 1; j < n; ++j) {
+      const int64_t d = first + j;
+      append(t, "    %%m%ld_%ld = arith.muli %s, %s : index\n    %%lin%ld_%ld = arith.addi %%m%ld_%ld, %%i%lld : index\n",
+             (long)g, (long)j, index[g], sizeName[d], (long)g, (long)j, (long)g, (long)j, (long long)d);
+      snprintf(index[g], sizeof index[g], "%%lin%d_%d", (int)g, (int)j);
+    }
+  }
+  append(t, "    %%v = tensor.extract %%src[");
+  for (intptr_t g = 0; g < numGroups; ++g)
+    append(t, "%s%s", g ? ", " : "", index[g]);
+  append(t, "] : ");
+  appendType(t, srcType);
+  append(t, "\n    linalg.yield %%v : ");
+  appendType(t, mlirShapedTypeGetElementType(resType));
+  append(t, "\n  } -> ");
+  appendType(t, resType);
+  append(t, "\n  return %%r : ");
+  appendType(t, resType);
+  append(t, "\n}\n");
+}
+
+/* Replaces expand_shape `op` by a call of its copy function (number n in the module). */
+static bool rewrite(MlirOperation module, MlirOperation op, int n) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirContext ctx = mlirLocationGetContext(loc);
+  char name[64];
+  snprintf(name, sizeof name, "w4a16_expand_%d", n);
+  Text t = {NULL, 0, 0};
+  writeExpandFunction(&t, op, name);
+  MlirModule parsed = parseTemplate(ctx, t.buf, loc, "w4a16-dynamic-reshapes");
+  free(t.buf);
+  if (mlirModuleIsNull(parsed))
+    return false;
+  moveSymbols(parsed, module);
+  mlirModuleDestroy(parsed);
+  MlirValue result = mlirOperationGetResult(op, 0);
+  MlirType type = mlirValueGetType(result);
+  MlirOperationState call = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), loc);
+  const intptr_t numOperands = mlirOperationGetNumOperands(op);
+  MlirValue operands[kMaxRank + 1];
+  for (intptr_t i = 0; i < numOperands && i <= kMaxRank; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  mlirOperationStateAddOperands(&call, numOperands, operands);
+  mlirOperationStateAddResults(&call, 1, &type);
+  MlirNamedAttribute callee =
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
+                            mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
+  mlirOperationStateAddAttributes(&call, 1, &callee);
+  MlirOperation callOp = mlirOperationCreate(&call);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, callOp);
+  mlirValueReplaceAllUsesOfWith(result, mlirOperationGetResult(callOp, 0));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+typedef struct Found {
+  MlirOperation *ops;
+  int count, capacity;
+} Found;
+
+static MlirWalkResult collect(MlirOperation op, void *userData) {
+  Found *found = userData;
+  if (isOp(op, "tensor.expand_shape") && splitsIntoDynamicDims(op)) {
+    if (found->count == found->capacity) {
+      found->capacity = found->capacity ? 2 * found->capacity : 8;
+      found->ops = realloc(found->ops, sizeof *found->ops * (size_t)found->capacity);
+    }
+    found->ops[found->count++] = op;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
+  (void)userData;
+  Found found = {NULL, 0, 0};
+  mlirOperationWalk(root, collect, &found, MlirWalkPostOrder);
+  for (int i = 0; i < found.count; ++i)
+    if (mlirOperationGetNumOperands(found.ops[i]) > kMaxRank + 1 || !rewrite(root, found.ops[i], i)) {
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+  free(found.ops);
+}
+
+static MlirLogicalResult initialize(MlirContext ctx, void *userData) {
+  (void)ctx, (void)userData;
+  return mlirLogicalResultSuccess();
+}
+static void noop(void *userData) { (void)userData; }
+static void *sameData(void *userData) { return userData; }
+
+static _Alignas(8) char passId;
+
+MlirPass w4a16CreateDynamicReshapesPass(void) {
+  MlirExternalPassCallbacks callbacks = {noop, noop, initialize, sameData, run};
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(&passId), mlirStringRefCreateFromCString("W4a16DynamicReshapes"),
+      mlirStringRefCreateFromCString("w4a16-dynamic-reshapes"),
+      mlirStringRefCreateFromCString("tensor.expand_shape into several dynamic dims -> tensor.reshape"),
+      mlirStringRefCreateFromCString(""), 0, NULL, callbacks, NULL);
+}
