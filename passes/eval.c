@@ -23,32 +23,32 @@ int64_t scalarSigned(Scalar s) {
   return (int64_t)((s.bits ^ sign) - sign);
 }
 
-void probeInit(Probe *probe, bool (*seeThrough)(Probe *, MlirOperation),
-               Scalar (*leafValue)(Probe *, MlirValue, const int64_t *), void *user) {
-  memset(probe, 0, sizeof *probe);
-  probe->seeThrough = seeThrough;
-  probe->leafValue = leafValue;
-  probe->user = user;
-  probe->budget = kEvalBudget;
+void evalInit(Evaluator *ev, bool (*seeThrough)(Evaluator *, MlirOperation),
+               Scalar (*leafValue)(Evaluator *, MlirValue, const int64_t *), void *user) {
+  memset(ev, 0, sizeof *ev);
+  ev->seeThrough = seeThrough;
+  ev->leafValue = leafValue;
+  ev->user = user;
+  ev->budget = kEvalBudget;
 }
 
-void probeReset(Probe *probe) {
-  probe->numReads = 0;
-  probe->error = NULL;
+void evalReset(Evaluator *ev) {
+  ev->numReads = 0;
+  ev->error = NULL;
 }
 
-static Scalar fail(Probe *probe, const char *why) {
-  if (!probe->error)
-    probe->error = why;
+static Scalar fail(Evaluator *ev, const char *why) {
+  if (!ev->error)
+    ev->error = why;
   return floatScalar(0);
 }
 
-static void touch(Probe *probe, MlirOperation op) {
-  for (int i = 0; i < probe->numTouched; ++i)
-    if (opEq(probe->touched[i], op))
+static void touch(Evaluator *ev, MlirOperation op) {
+  for (int i = 0; i < ev->numTouched; ++i)
+    if (opEq(ev->touched[i], op))
       return;
-  if (probe->numTouched < kMaxTouched)
-    probe->touched[probe->numTouched++] = op;
+  if (ev->numTouched < kMaxTouched)
+    ev->touched[ev->numTouched++] = op;
 }
 
 /* --- scalar semantics of arith/math ops ------------------------------------------------------- */
@@ -120,7 +120,7 @@ static bool constantScalar(MlirAttribute a, MlirType type, Scalar *out) {
   return false;
 }
 
-/* --- IEEE rounding of float results (Probe.ieeeRounding) --------------------------------------- */
+/* --- IEEE rounding of float results (Evaluator.ieeeRounding) --------------------------------------- */
 
 /* x rounded to nearest even with `mantissa` explicit significand bits and exponent range [minExp, maxExp]
  * of normal numbers (subnormals below, infinity above), for formats narrower than double. */
@@ -147,18 +147,18 @@ double roundToType(double x, MlirType t) {
   return x; /* f64, and formats this interpreter does not model */
 }
 
-static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType);
+static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType);
 
 /* Applies a scalar arith/math op to already evaluated operands. */
-static Scalar applyOp(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
-  Scalar s = applyOpExact(probe, op, x, n, resultType);
+static Scalar applyOp(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
+  Scalar s = applyOpExact(ev, op, x, n, resultType);
   MlirType element = mlirTypeIsAShaped(resultType) ? mlirShapedTypeGetElementType(resultType) : resultType;
-  if (probe->ieeeRounding && s.width == 0 && isFloat(element))
+  if (ev->ieeeRounding && s.width == 0 && isFloat(element))
     s.f = roundToType(s.f, element);
   return s;
 }
 
-static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
+static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
   char name[64];
   opName(op, name, sizeof name);
   int w = intWidth(resultType);
@@ -166,7 +166,7 @@ static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intp
     Scalar s;
     if (constantScalar(attr(op, "value"), resultType, &s))
       return s;
-    return fail(probe, "non-splat constant");
+    return fail(ev, "non-splat constant");
   }
   if (n == 1) {
     double a = x[0].f;
@@ -227,7 +227,7 @@ static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intp
     bool divide = nameIs(name, "arith.divui") || nameIs(name, "arith.divsi") || nameIs(name, "arith.remui") ||
                   nameIs(name, "arith.remsi") || nameIs(name, "arith.floordivsi") || nameIs(name, "arith.ceildivsi");
     if (divide && q.bits == 0)
-      return fail(probe, "division by zero");
+      return fail(ev, "division by zero");
     if (nameIs(name, "arith.divui")) return intScalar(p.bits / q.bits, w);
     if (nameIs(name, "arith.remui")) return intScalar(p.bits % q.bits, w);
     if (nameIs(name, "arith.divsi")) return intScalar((uint64_t)(scalarSigned(p) / scalarSigned(q)), w);
@@ -245,30 +245,30 @@ static Scalar applyOpExact(Probe *probe, MlirOperation op, const Scalar *x, intp
     if (nameIs(name, "arith.select")) return x[0].bits ? x[1] : x[2];
     if (nameIs(name, "math.fma")) return floatScalar(x[0].f * x[1].f + x[2].f);
   }
-  return fail(probe, "unsupported op in an elementwise computation");
+  return fail(ev, "unsupported op in an elementwise computation");
 }
 
 /* --- values outside any body: scalar constants and arith ops on them -------------------------- */
 
-static Scalar evalScalar(Probe *probe, MlirValue v, int depth) {
+static Scalar evalScalar(Evaluator *ev, MlirValue v, int depth) {
   MlirOperation p = producer(v);
   if (mlirOperationIsNull(p) || depth > 32)
-    return fail(probe, "depends on a scalar known only at run time");
+    return fail(ev, "depends on a scalar known only at run time");
   if (!opInDialect(p, "arith") && !opInDialect(p, "math"))
-    return fail(probe, "depends on a scalar known only at run time");
+    return fail(ev, "depends on a scalar known only at run time");
   intptr_t n = mlirOperationGetNumOperands(p);
   if (n > 3)
-    return fail(probe, "unsupported op in an elementwise computation");
+    return fail(ev, "unsupported op in an elementwise computation");
   Scalar x[3];
   for (intptr_t i = 0; i < n; ++i)
-    x[i] = evalScalar(probe, mlirOperationGetOperand(p, i), depth + 1);
-  return applyOp(probe, p, x, n, mlirValueGetType(v));
+    x[i] = evalScalar(ev, mlirOperationGetOperand(p, i), depth + 1);
+  return applyOp(ev, p, x, n, mlirValueGetType(v));
 }
 
 /* --- bodies of linalg ops --------------------------------------------------------------------- */
 
 typedef struct BodyFrame {
-  Probe *probe;
+  Evaluator *ev;
   const LinalgView *view;
   const int64_t *iter;
   MlirOperation cachedOp[kBodyCache];
@@ -315,7 +315,7 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
 }
 
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
-  Probe *probe = f->probe;
+  Evaluator *ev = f->ev;
   if (opIs(op, "linalg.index")) {
     int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));
     return intScalar((uint64_t)f->iter[dim], 64);
@@ -325,58 +325,58 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
     int64_t idx[kMaxRank];
     intptr_t n = mlirOperationGetNumOperands(op) - 1;
     if (n > kMaxRank)
-      return fail(probe, "tensor.extract of too high a rank");
-    const int readsBefore = probe->numReads;
+      return fail(ev, "tensor.extract of too high a rank");
+    const int readsBefore = ev->numReads;
     for (intptr_t i = 0; i < n; ++i)
       idx[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i + 1)).bits;
     /* An index read from a tensor that is not a constant: a gather whose positions are only known at
      * run time (act-order GPTQ's g_idx), not an index the IR computes. */
-    if (probe->indicesFromConstantsOnly && probe->numReads > readsBefore)
-      return fail(probe, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
+    if (ev->indicesFromConstantsOnly && ev->numReads > readsBefore)
+      return fail(ev, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
     for (intptr_t i = 0; i < n; ++i)
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
-        return fail(probe, "tensor.extract out of bounds");
+        return fail(ev, "tensor.extract out of bounds");
     Scalar table;
     if (indexTableElement(op, tensor, idx, &table))
       return table;
-    return probeElement(probe, tensor, idx);
+    return evalElement(ev, tensor, idx);
   }
   if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) != 0 ||
       (!opInDialect(op, "arith") && !opInDialect(op, "math")))
-    return fail(probe, "unsupported op in an elementwise computation");
+    return fail(ev, "unsupported op in an elementwise computation");
   intptr_t n = mlirOperationGetNumOperands(op);
   if (n > 3)
-    return fail(probe, "unsupported op in an elementwise computation");
+    return fail(ev, "unsupported op in an elementwise computation");
   Scalar x[3];
   for (intptr_t i = 0; i < n; ++i)
     x[i] = evalInBody(f, mlirOperationGetOperand(op, i));
-  return applyOp(probe, op, x, n, mlirValueGetType(v));
+  return applyOp(ev, op, x, n, mlirValueGetType(v));
 }
 
 static Scalar evalInBody(BodyFrame *f, MlirValue v) {
-  Probe *probe = f->probe;
-  if (probe->error || --probe->budget < 0 || probe->depth >= kMaxDepth)
-    return fail(probe, "expression too large to analyse");
+  Evaluator *ev = f->ev;
+  if (ev->error || --ev->budget < 0 || ev->depth >= kMaxDepth)
+    return fail(ev, "expression too large to analyse");
   if (mlirValueIsABlockArgument(v)) {
     if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), f->view->body))
-      return fail(probe, "depends on a value of an enclosing region");
+      return fail(ev, "depends on a value of an enclosing region");
     int a = (int)mlirBlockArgumentGetArgNumber(v);
     MlirValue operand = mlirOperationGetOperand(f->view->op, a);
     if (!isRankedTensor(operand))
-      return evalScalar(probe, operand, 0);
+      return evalScalar(ev, operand, 0);
     int64_t idx[kMaxRank];
     evalAffineMap(f->view->maps[a], f->iter, idx);
-    return probeElement(probe, operand, idx);
+    return evalElement(ev, operand, idx);
   }
   MlirOperation op = producer(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(op), f->view->body))
-    return evalScalar(probe, v, 0);
+    return evalScalar(ev, v, 0);
   for (int i = 0; i < f->numCached; ++i)
     if (opEq(f->cachedOp[i], op))
       return f->cachedValue[i];
-  ++probe->depth;
+  ++ev->depth;
   Scalar s = evalBodyOp(f, op, v);
-  --probe->depth;
+  --ev->depth;
   if (f->numCached < kBodyCache) {
     f->cachedOp[f->numCached] = op;
     f->cachedValue[f->numCached++] = s;
@@ -422,9 +422,9 @@ bool isElementwiseProducer(MlirOperation op) {
   return !opIs(op, "linalg.fill") && linalgView(op, &view) && linalgIsElementwise(&view);
 }
 
-static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const int64_t *idx, Scalar *out) {
+static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const int64_t *idx, Scalar *out) {
   if (opIs(op, "linalg.fill")) {
-    *out = evalScalar(probe, mlirOperationGetOperand(op, 0), 0);
+    *out = evalScalar(ev, mlirOperationGetOperand(op, 0), 0);
     return true;
   }
   if (opIs(op, "arith.constant"))
@@ -433,7 +433,7 @@ static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const 
     int64_t src[kMaxRank];
     if (rankOf(mlirOperationGetOperand(op, 0)) > kMaxRank || !reshapeResultToSource(op, idx, src))
       return false;
-    *out = probeElement(probe, mlirOperationGetOperand(op, 0), src);
+    *out = evalElement(ev, mlirOperationGetOperand(op, 0), src);
     return true;
   }
   if (isArithOnTensors(op)) {
@@ -442,14 +442,14 @@ static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const 
     if (n > 3)
       return false;
     for (intptr_t i = 0; i < n; ++i)
-      x[i] = probeElement(probe, mlirOperationGetOperand(op, i), idx);
-    *out = applyOp(probe, op, x, n, elementTypeOf(mlirOperationGetResult(op, 0)));
+      x[i] = evalElement(ev, mlirOperationGetOperand(op, i), idx);
+    *out = applyOp(ev, op, x, n, elementTypeOf(mlirOperationGetResult(op, 0)));
     return true;
   }
   LinalgView view;
   if (!linalgView(op, &view) || !linalgIsElementwise(&view))
     return false;
-  BodyFrame frame = {.probe = probe, .view = &view};
+  BodyFrame frame = {.ev = ev, .view = &view};
   int64_t iter[kMaxRank];
   invertPermutation(view.maps[view.numInputs + result], idx, iter);
   frame.iter = iter;
@@ -460,29 +460,29 @@ static bool evalProducer(Probe *probe, MlirOperation op, intptr_t result, const 
   return true;
 }
 
-Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  if (probe->error || --probe->budget < 0 || probe->depth >= kMaxDepth)
-    return fail(probe, "expression too large to analyse");
+Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  if (ev->error || --ev->budget < 0 || ev->depth >= kMaxDepth)
+    return fail(ev, "expression too large to analyse");
   MlirOperation p = producer(tensor);
-  if (!mlirOperationIsNull(p) && rankOf(tensor) <= kMaxRank && probe->seeThrough(probe, p)) {
+  if (!mlirOperationIsNull(p) && rankOf(tensor) <= kMaxRank && ev->seeThrough(ev, p)) {
     Scalar out;
-    ++probe->depth;
-    bool evaluated = evalProducer(probe, p, resultIndex(tensor), idx, &out);
-    --probe->depth;
+    ++ev->depth;
+    bool evaluated = evalProducer(ev, p, resultIndex(tensor), idx, &out);
+    --ev->depth;
     if (evaluated) {
-      touch(probe, p);
+      touch(ev, p);
       return out;
     }
   }
-  if (probe->numReads < kMaxLeafReads) {
-    LeafRead *r = &probe->reads[probe->numReads++];
+  if (ev->numReads < kMaxLeafReads) {
+    LeafRead *r = &ev->reads[ev->numReads++];
     r->tensor = tensor;
     r->rank = rankOf(tensor) < 0 ? 0 : rankOf(tensor);
     if (r->rank > kMaxRank)
-      return fail(probe, "tensor of too high a rank");
+      return fail(ev, "tensor of too high a rank");
     memcpy(r->idx, idx, sizeof(int64_t) * (size_t)r->rank);
   } else {
-    return fail(probe, "reads too many tensors");
+    return fail(ev, "reads too many tensors");
   }
-  return probe->leafValue(probe, tensor, idx);
+  return ev->leafValue(ev, tensor, idx);
 }

@@ -23,12 +23,12 @@ typedef struct LeafRead {
   int64_t idx[kMaxRank];
 } LeafRead;
 
-typedef struct Probe Probe;
-struct Probe {
+typedef struct Evaluator Evaluator;
+struct Evaluator {
   /* Which producers to evaluate through; every other tensor is a leaf. */
-  bool (*seeThrough)(Probe *probe, MlirOperation producer);
+  bool (*seeThrough)(Evaluator *ev, MlirOperation producer);
   /* Value of leaf `tensor` at idx (synthetic data chosen by the matcher). */
-  Scalar (*leafValue)(Probe *probe, MlirValue tensor, const int64_t *idx);
+  Scalar (*leafValue)(Evaluator *ev, MlirValue tensor, const int64_t *idx);
   void *user;
 
   LeafRead reads[kMaxLeafReads];
@@ -37,24 +37,24 @@ struct Probe {
   int numTouched;
   const char *error; /* first unsupported construct, NULL if none */
   long budget;       /* remaining op evaluations; guards against huge expressions */
-  /* Off (probeInit's default): floats are evaluated exactly, in double. On: every float result is rounded
+  /* Off (evalInit's default): floats are evaluated exactly, in double. On: every float result is rounded
    * to its type (f32, f16, bf16; round to nearest even, overflow to infinity), as IEEE hardware does, so a
    * matcher can compare raw bits and tell apart spellings that round differently (multiplication order,
-   * intermediate precision). Set it after probeInit. */
+   * intermediate precision). Set it after evalInit. */
   bool ieeeRounding;
   /* Off (default): tensor.extract may take its index from any tensor (LLM.int8's column gather). On: an
    * index read from a non-constant tensor is an error -- for a dequantisation it is a runtime gather
-   * (act-order g_idx), not an index the IR computes. Set it after probeInit. */
+   * (act-order g_idx), not an index the IR computes. Set it after evalInit. */
   bool indicesFromConstantsOnly;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 
-void probeInit(Probe *probe, bool (*seeThrough)(Probe *, MlirOperation),
-               Scalar (*leafValue)(Probe *, MlirValue, const int64_t *), void *user);
+void evalInit(Evaluator *ev, bool (*seeThrough)(Evaluator *, MlirOperation),
+               Scalar (*leafValue)(Evaluator *, MlirValue, const int64_t *), void *user);
 /* Clears the recorded reads and error before evaluating another element. */
-void probeReset(Probe *probe);
-/* Element idx of tensor, evaluated through producers the probe sees through. */
-Scalar probeElement(Probe *probe, MlirValue tensor, const int64_t *idx);
+void evalReset(Evaluator *ev);
+/* Element idx of tensor, evaluated through producers the evaluator sees through. */
+Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx);
 
 Scalar floatScalar(double f);
 /* x rounded to float type t (f32, f16, bf16: nearest even, overflow to infinity); other types unchanged. */

@@ -69,9 +69,9 @@ void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why);
 bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why);
 
-/* Probe policy of the dequantisation: evaluate through every elementwise op and view, so the leaves
+/* Evaluator policy of the dequantisation: evaluate through every elementwise op and view, so the leaves
  * are the stored codes and scales. */
-bool dequantSeeThrough(Probe *probe, MlirOperation op);
+bool dequantSeeThrough(Evaluator *ev, MlirOperation op);
 
 /* Deterministic pseudo-random numbers for synthetic leaf data and sample points. */
 uint64_t mix64(uint64_t x);

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-bool dequantSeeThrough(Probe *probe, MlirOperation op) {
-  (void)probe;
+bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
+  (void)ev;
   return isViewProducer(op) || isElementwiseProducer(op);
 }
 
@@ -21,8 +21,8 @@ typedef struct Synthetic {
 
 /* Codes in containers of up to 8 bits are 0..15; wider integers (packed words) are random bits;
  * floats are k/1024 in [1, 2), exactly representable in f16 so products stay exact in double. */
-static Scalar syntheticLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  Synthetic *data = probe->user;
+static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  Synthetic *data = ev->user;
   int slot = 0;
   while (slot < data->numSlots && !valueEq(data->slots[slot], tensor))
     ++slot;
@@ -45,31 +45,31 @@ typedef struct Sample {
   LeafRead reads[2];
 } Sample;
 
-typedef struct DequantProbe {
+typedef struct DequantEval {
   const MatmulMatch *mm;
-  Probe probe;
+  Evaluator ev;
   Synthetic data;
   DequantMatch *dq;
-} DequantProbe;
+} DequantEval;
 
-static bool evalSample(DequantProbe *p, int64_t k, int64_t n, Sample *s, Reason *why) {
+static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
   const MatmulMatch *mm = p->mm;
   int64_t idx[kMaxRank];
   matmulWeightIndex(mm, k, n, idx);
-  probeReset(&p->probe);
+  evalReset(&p->ev);
   s->k = k, s->n = n;
-  s->value = probeElement(&p->probe, linalgInput(&mm->view, mm->weightInput), idx).f;
-  if (p->probe.error) {
-    setReason(why, mm->view.op, "dequantisation: %s", p->probe.error);
+  s->value = evalElement(&p->ev, linalgInput(&mm->view, mm->weightInput), idx).f;
+  if (p->ev.error) {
+    setReason(why, mm->view.op, "dequantisation: %s", p->ev.error);
     return false;
   }
   int ints = 0, floats = 0;
-  for (int i = 0; i < p->probe.numReads; ++i) {
-    LeafRead *r = &p->probe.reads[i];
+  for (int i = 0; i < p->ev.numReads; ++i) {
+    LeafRead *r = &p->ev.reads[i];
     bool repeated = false; /* the same element read twice counts once */
     for (int j = 0; j < i; ++j)
-      repeated |= valueEq(p->probe.reads[j].tensor, r->tensor) &&
-                  memcmp(p->probe.reads[j].idx, r->idx, sizeof(int64_t) * (size_t)r->rank) == 0;
+      repeated |= valueEq(p->ev.reads[j].tensor, r->tensor) &&
+                  memcmp(p->ev.reads[j].idx, r->idx, sizeof(int64_t) * (size_t)r->rank) == 0;
     if (repeated)
       continue;
     if (intWidth(elementTypeOf(r->tensor)) > 0) {
@@ -98,8 +98,8 @@ static bool evalSample(DequantProbe *p, int64_t k, int64_t n, Sample *s, Reason 
     setReason(why, mm->view.op, "weight elements read codes or scales from different tensors");
     return false;
   }
-  s->codeWord = syntheticLeaf(&p->probe, s->codeRead->tensor, s->codeRead->idx).bits;
-  s->scale = syntheticLeaf(&p->probe, s->scaleRead->tensor, s->scaleRead->idx).f;
+  s->codeWord = syntheticLeaf(&p->ev, s->codeRead->tensor, s->codeRead->idx).bits;
+  s->scale = syntheticLeaf(&p->ev, s->scaleRead->tensor, s->scaleRead->idx).f;
   return true;
 }
 
@@ -158,7 +158,7 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
 }
 
 /* The K distance over which the scale index stays the same (0 if it never changes). */
-static int64_t observedGroupSize(DequantProbe *p, Reason *why) {
+static int64_t observedGroupSize(DequantEval *p, Reason *why) {
   Sample first, s;
   Reason ignore = {0};
   if (!evalSample(p, 0, 0, &first, &ignore))
@@ -174,7 +174,7 @@ static int64_t observedGroupSize(DequantProbe *p, Reason *why) {
   return 0;
 }
 
-static bool matchScalesLayout(DequantProbe *p, const Sample *samples, int count, Reason *why) {
+static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, Reason *why) {
   const MatmulMatch *mm = p->mm;
   DequantMatch *dq = p->dq;
   MlirValue scales = dq->scales;
@@ -251,9 +251,9 @@ static bool matchArithmetic(const MatmulMatch *mm, const DequantMatch *dq, const
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   memset(dq, 0, sizeof *dq);
-  DequantProbe p = {.mm = mm, .dq = dq};
-  probeInit(&p.probe, dequantSeeThrough, syntheticLeaf, &p.data);
-  p.probe.indicesFromConstantsOnly = true;
+  DequantEval p = {.mm = mm, .dq = dq};
+  evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
+  p.ev.indicesFromConstantsOnly = true;
 
   /* Edges of nibbles, words and groups, plus scattered points. */
   int64_t ks[24], ns[8];
@@ -287,7 +287,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
     setReason(why, mm->view.op, "dequantised weight has %ld users", (long)userCount(weight));
     return false;
   }
-  for (int i = 0; i < p.probe.numTouched; ++i)
-    opSetAdd(&dq->producers, p.probe.touched[i]);
+  for (int i = 0; i < p.ev.numTouched; ++i)
+    opSetAdd(&dq->producers, p.ev.touched[i]);
   return true;
 }

@@ -11,28 +11,28 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct EpilogueProbe {
+typedef struct EpilogueEval {
   const MatmulMatch *mm;
   const OpSet *chain;
-  Probe probe;
+  Evaluator ev;
   double y, bias, residual; /* values of the leaves at the element being evaluated */
   bool randomSides;         /* classification run: every side leaf gets synthetic data */
   MlirValue biasLeaf, residualLeaf;
   /* With M = 1 a tensor shaped like y is also shaped like a bias: which it is, the formula decides. */
   MlirValue ambiguous[2];
   int numAmbiguous;
-} EpilogueProbe;
+} EpilogueEval;
 
-static bool seeThroughChain(Probe *probe, MlirOperation op) {
-  EpilogueProbe *p = probe->user;
+static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
+  EpilogueEval *p = ev->user;
   if (opSetHas(p->chain, op))
     return true;
   /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
   return isViewProducer(op) && !opIs(op, "tensor.expand_shape") && !opIs(op, "tensor.collapse_shape");
 }
 
-static Scalar chainLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  EpilogueProbe *p = probe->user;
+static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  EpilogueEval *p = ev->user;
   if (valueEq(tensor, p->mm->result))
     return floatScalar(p->y);
   if (p->randomSides) {
@@ -48,12 +48,12 @@ static Scalar chainLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
   return floatScalar(0);
 }
 
-static double evalAt(EpilogueProbe *p, MlirValue end, int64_t m, int64_t n, double y, double bias, double residual) {
+static double evalAt(EpilogueEval *p, MlirValue end, int64_t m, int64_t n, double y, double bias, double residual) {
   int64_t idx[kMaxRank];
   matmulResultIndex(p->mm, m, n, idx);
   p->y = y, p->bias = bias, p->residual = residual;
-  probeReset(&p->probe);
-  return probeElement(&p->probe, end, idx).f;
+  evalReset(&p->ev);
+  return evalElement(&p->ev, end, idx).f;
 }
 
 static double silu(double t) { return t / (1 + exp(-t)); }
@@ -62,14 +62,14 @@ static double geluErf(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
 static double relu(double t) { return t > 0 ? t : 0; }
 static double identity(double t) { return t; }
 
-static const double kProbeValues[] = {-7.5, -5, -3, -2, -1.25, -0.5, -0.1, 0.2, 0.75, 1.5, 2.5, 4, 6};
+static const double kSampleValues[] = {-7.5, -5, -3, -2, -1.25, -0.5, -0.1, 0.2, 0.75, 1.5, 2.5, 4, 6};
 
 /* Frontend constants may be rounded to f16, so activations match to 2e-3 relative, which still
  * separates gelu_tanh from erf-gelu (10 % apart at -3). */
-static bool actIs(EpilogueProbe *p, MlirValue end, double (*f)(double)) {
-  for (size_t i = 0; i < sizeof kProbeValues / sizeof kProbeValues[0]; ++i) {
-    double t = kProbeValues[i], got = evalAt(p, end, 0, 0, t, 0, 0), want = f(t);
-    if (p->probe.error || !(fabs(got - want) <= 2e-3 * fabs(want) + 1e-6))
+static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
+  for (size_t i = 0; i < sizeof kSampleValues / sizeof kSampleValues[0]; ++i) {
+    double t = kSampleValues[i], got = evalAt(p, end, 0, 0, t, 0, 0), want = f(t);
+    if (p->ev.error || !(fabs(got - want) <= 2e-3 * fabs(want) + 1e-6))
       return false;
   }
   return true;
@@ -130,7 +130,7 @@ static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet
 }
 
 /* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
-static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
+static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
   const MatmulMatch *mm = p->mm;
   int64_t lastM = mm->dimM >= 0 ? 1 : 0;
   const int64_t points[][2] = {{0, 0}, {0, 1}, {lastM, mm->N - 1}, {lastM, mm->N / 2 + 1}};
@@ -138,12 +138,12 @@ static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, 
   for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
     int64_t m = points[i][0], n = points[i][1] % mm->N;
     evalAt(p, end, m, n, 0.37, 0, 0);
-    if (p->probe.error) {
-      setReason(why, endOp, "epilogue: %s", p->probe.error);
+    if (p->ev.error) {
+      setReason(why, endOp, "epilogue: %s", p->ev.error);
       return false;
     }
-    for (int r = 0; r < p->probe.numReads; ++r) {
-      const LeafRead *read = &p->probe.reads[r];
+    for (int r = 0; r < p->ev.numReads; ++r) {
+      const LeafRead *read = &p->ev.reads[r];
       MlirValue t = read->tensor;
       char type[48];
       if (valueEq(t, mm->result)) {
@@ -186,7 +186,7 @@ static bool classifySides(EpilogueProbe *p, MlirValue end, MlirOperation endOp, 
 
 /* The runtime takes bias and residual in f16; checked after the arithmetic, whose mismatch is the more
  * useful reason (a product with an f32 tensor is not "an f32 residual"). */
-static bool sidesAreF16(const EpilogueProbe *p, MlirOperation endOp, Reason *why) {
+static bool sidesAreF16(const EpilogueEval *p, MlirOperation endOp, Reason *why) {
   MlirValue sides[2] = {p->biasLeaf, p->residualLeaf};
   for (int i = 0; i < 2; ++i)
     if (!mlirValueIsNull(sides[i]) && !isF16(elementTypeOf(sides[i]))) {
@@ -200,9 +200,9 @@ static bool sidesAreF16(const EpilogueProbe *p, MlirOperation endOp, Reason *why
 
 /* The arithmetic: additive residual, bias inside the activation, activation of a known kind (-1: none
  * of them, with a reason). */
-static int matchFormula(EpilogueProbe *p, MlirValue end, MlirOperation endOp, Reason *why) {
-  for (size_t i = 0; i < sizeof kProbeValues / sizeof kProbeValues[0]; ++i) {
-    double t = kProbeValues[i], b = 0.625 - 0.125 * (double)i, r = 1.5 - 0.25 * (double)i;
+static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
+  for (size_t i = 0; i < sizeof kSampleValues / sizeof kSampleValues[0]; ++i) {
+    double t = kSampleValues[i], b = 0.625 - 0.125 * (double)i, r = 1.5 - 0.25 * (double)i;
     double withResidual = evalAt(p, end, 0, 0, t, b, r), without = evalAt(p, end, 0, 0, t, b, 0);
     if (!mlirValueIsNull(p->residualLeaf) && fabs(withResidual - without - r) > 1e-9 * (1 + fabs(withResidual))) {
       setReason(why, endOp, "combines the matmul result with an (M, N) tensor other than by adding it last");
@@ -233,8 +233,8 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   chainOf(endOp, forward, &ep->ops);
   if (!noValueEscapes(mm, endOp, &ep->ops, why))
     return false;
-  EpilogueProbe p = {.mm = mm, .chain = &ep->ops};
-  probeInit(&p.probe, seeThroughChain, chainLeaf, &p);
+  EpilogueEval p = {.mm = mm, .chain = &ep->ops};
+  evalInit(&p.ev, seeThroughChain, chainLeaf, &p);
   MlirValue end = mlirOperationGetResult(endOp, 0);
   if (!classifySides(&p, end, endOp, why))
     return false;
@@ -261,8 +261,8 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   ep->activation = (w4a16_activation)act;
   ep->bias = p.biasLeaf, ep->hasBias = !mlirValueIsNull(p.biasLeaf);
   ep->residual = p.residualLeaf, ep->hasResidual = !mlirValueIsNull(p.residualLeaf);
-  for (int i = 0; i < p.probe.numTouched; ++i)
-    opSetAdd(&ep->ops, p.probe.touched[i]);
+  for (int i = 0; i < p.ev.numTouched; ++i)
+    opSetAdd(&ep->ops, p.ev.touched[i]);
   return true;
 }
 

@@ -36,7 +36,7 @@ static uint32_t floatBits(float f) {
   return bits;
 }
 
-/* --- probe policy and synthetic leaves ---------------------------------------------------------- */
+/* --- evaluation policy and synthetic leaves ---------------------------------------------------------- */
 
 static bool usedAsExtractSource(MlirValue v) {
   for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
@@ -45,8 +45,8 @@ static bool usedAsExtractSource(MlirValue v) {
   return false;
 }
 
-static bool prepSeeThrough(Probe *probe, MlirOperation op) {
-  (void)probe;
+static bool prepSeeThrough(Evaluator *ev, MlirOperation op) {
+  (void)ev;
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     if (usedAsExtractSource(mlirOperationGetResult(op, i)))
       return false; /* the source of a gather is a leaf: A or CB as the frontend passes them */
@@ -74,8 +74,8 @@ static double aTag(int64_t m, int64_t k) {
   return 1.0 + (double)(mix64(((uint64_t)m << 32) ^ (uint64_t)k) % 1024) / 1024.0;
 }
 
-static Scalar prepLeaf(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  const PrepData *d = probe->user;
+static Scalar prepLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  const PrepData *d = ev->user;
   int width = intWidth(elementTypeOf(tensor));
   if (d->discovery)
     return width ? intScalar(0, width) : floatScalar(1.0);
@@ -177,18 +177,18 @@ static void addLeaf(Leaves *leaves, MlirValue t) {
 static bool isIndexList(MlirValue t) { return rankOf(t) == 1 && intWidth(elementTypeOf(t)) > 0; }
 
 /* The distinct tensors element (0, 0) of `operand` reads. */
-static bool discover(Probe *probe, MlirValue operand, Leaves *leaves, const char *what, Reason *why,
+static bool discover(Evaluator *ev, MlirValue operand, Leaves *leaves, const char *what, Reason *why,
                      MlirOperation at) {
   int64_t zero[2] = {0, 0};
-  probeReset(probe);
-  probeElement(probe, operand, zero);
-  if (probe->error) {
-    setReason(why, at, "%s: %s", what, probe->error);
+  evalReset(ev);
+  evalElement(ev, operand, zero);
+  if (ev->error) {
+    setReason(why, at, "%s: %s", what, ev->error);
     return false;
   }
   leaves->count = 0;
-  for (int i = 0; i < probe->numReads; ++i)
-    addLeaf(leaves, probe->reads[i].tensor);
+  for (int i = 0; i < ev->numReads; ++i)
+    addLeaf(leaves, ev->reads[i].tensor);
   return true;
 }
 
@@ -315,20 +315,20 @@ static void subBIndex(const Int8PrepMatch *pm, int64_t l, int64_t n, int64_t *id
   idx[1] = pm->bTransposed ? l : n;
 }
 
-static bool checkSubA(Int8PrepMatch *pm, Probe *probe, const Points *pts, Reason *why) {
-  const PrepData *d = probe->user;
+static bool checkSubA(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reason *why) {
+  const PrepData *d = ev->user;
   for (int i = 0; i < pts->numM; ++i)
     for (int j = 0; j < pts->numL; ++j) {
       int64_t m = pts->m[i], l = pts->l[j], col = colOf(d, l), idx[2] = {m, l};
-      probeReset(probe);
-      double value = probeElement(probe, pm->subA, idx).f;
-      if (probe->error) {
-        setReason(why, pm->matmul, "subA: %s", probe->error);
+      evalReset(ev);
+      double value = evalElement(ev, pm->subA, idx).f;
+      if (ev->error) {
+        setReason(why, pm->matmul, "subA: %s", ev->error);
         return false;
       }
       int aReads = 0;
-      for (int r = 0; r < probe->numReads; ++r) {
-        const LeafRead *read = &probe->reads[r];
+      for (int r = 0; r < ev->numReads; ++r) {
+        const LeafRead *read = &ev->reads[r];
         if (valueEq(read->tensor, d->cols) && read->idx[0] == l)
           continue;
         if (valueEq(read->tensor, d->a) && read->idx[0] == m && read->idx[1] == col) {
@@ -353,20 +353,20 @@ static bool checkSubA(Int8PrepMatch *pm, Probe *probe, const Points *pts, Reason
 }
 
 /* Evaluates subB[l, n] for (code, scale) and checks which elements it read. */
-static bool evalSubB(Int8PrepMatch *pm, Probe *probe, int64_t l, int64_t n, int64_t code, double scale, double *value,
+static bool evalSubB(Int8PrepMatch *pm, Evaluator *ev, int64_t l, int64_t n, int64_t code, double scale, double *value,
                      Reason *why) {
-  PrepData *d = probe->user;
+  PrepData *d = ev->user;
   d->code = code, d->scale = scale;
   int64_t idx[2], col = colOf(d, l);
   subBIndex(pm, l, n, idx);
-  probeReset(probe);
-  *value = probeElement(probe, pm->subB, idx).f;
-  if (probe->error) {
-    setReason(why, pm->matmul, "subB: %s", probe->error);
+  evalReset(ev);
+  *value = evalElement(ev, pm->subB, idx).f;
+  if (ev->error) {
+    setReason(why, pm->matmul, "subB: %s", ev->error);
     return false;
   }
-  for (int r = 0; r < probe->numReads; ++r) {
-    const LeafRead *read = &probe->reads[r];
+  for (int r = 0; r < ev->numReads; ++r) {
+    const LeafRead *read = &ev->reads[r];
     if (valueEq(read->tensor, d->cols) && read->idx[0] == l)
       continue;
     if (valueEq(read->tensor, d->cb) && read->idx[0] == n && read->idx[1] == col)
@@ -392,9 +392,9 @@ static bool evalSubB(Int8PrepMatch *pm, Probe *probe, int64_t l, int64_t n, int6
 
 static bool nearlyEqual(double a, double b) { return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)); }
 
-static bool checkSubBExact(Int8PrepMatch *pm, Probe *probe, const Points *pts, Reason *why) {
+static bool checkSubBExact(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reason *why) {
   double c;
-  if (!evalSubB(pm, probe, pts->l[0], pts->n[0], 1, 1.0, &c, why))
+  if (!evalSubB(pm, ev, pts->l[0], pts->n[0], 1, 1.0, &c, why))
     return false;
   static const int64_t codes[] = {-128, -127, -3, -1, 1, 2, 77, 127};
   static const double scales[] = {0.5, 1.75, 3.0, 0.0078125, 1234.5};
@@ -404,7 +404,7 @@ static bool checkSubBExact(Int8PrepMatch *pm, Probe *probe, const Points *pts, R
       for (int k = 0; k < 2; ++k, ++sample) {
         int64_t code = codes[sample % 8];
         double scale = scales[sample % 5], value;
-        if (!evalSubB(pm, probe, pts->l[i], pts->n[j], code, scale, &value, why))
+        if (!evalSubB(pm, ev, pts->l[i], pts->n[j], code, scale, &value, why))
           return false;
         if (nearlyEqual(value, (double)code * scale * c) && c != 0)
           continue;
@@ -490,22 +490,22 @@ static double f16Product(int64_t code, float scale, MlirType f16) {
 
 static bool sameBits(double a, double b) { return (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b)); }
 
-static bool checkRounding(Int8PrepMatch *pm, Probe *probe, const Points *pts, Reason *why) {
+static bool checkRounding(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reason *why) {
   Sample samples[kMaxSamples];
   double got[kMaxSamples];
   int count = roundingSamples(samples);
   MlirType f16 = mlirF16TypeGet(mlirOperationGetContext(pm->matmul));
-  probe->ieeeRounding = true;
+  ev->ieeeRounding = true;
   int wrong = 0;
   for (int i = 0; i < count; ++i) {
     int64_t l = pts->l[i % pts->numL], n = pts->n[(i / pts->numL) % pts->numN];
-    if (!evalSubB(pm, probe, l, n, samples[i].code, samples[i].scale, &got[i], why)) {
-      probe->ieeeRounding = false;
+    if (!evalSubB(pm, ev, l, n, samples[i].code, samples[i].scale, &got[i], why)) {
+      ev->ieeeRounding = false;
       return false;
     }
     wrong += !sameBits(got[i], expected(samples[i].code, samples[i].scale, f16));
   }
-  probe->ieeeRounding = false;
+  ev->ieeeRounding = false;
   if (!wrong)
     return true;
   static const Alternative alternatives[] = {
@@ -539,13 +539,13 @@ bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
   if (!matchContraction(op, pm))
     return false;
   PrepData data = {.discovery = true};
-  Probe probe;
-  probeInit(&probe, prepSeeThrough, prepLeaf, &data);
+  Evaluator ev;
+  evalInit(&ev, prepSeeThrough, prepLeaf, &data);
 
   Leaves leavesA, leavesB;
   Reason quiet = {0};
-  bool okA = discover(&probe, pm->subA, &leavesA, "subA", &quiet, op);
-  bool okB = discover(&probe, pm->subB, &leavesB, "subB", &quiet, op);
+  bool okA = discover(&ev, pm->subA, &leavesA, "subA", &quiet, op);
+  bool okB = discover(&ev, pm->subB, &leavesB, "subB", &quiet, op);
   if (!(okA && readsIndexList(&leavesA)) && !(okB && readsIndexList(&leavesB)))
     return false; /* no column list anywhere: not this pattern, nothing to report */
   if (!okA || !okB) {
@@ -567,10 +567,10 @@ bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
   data.colRange = kA > 0 && kB > 0 ? (kA < kB ? kA : kB) : kA > 0 ? kA : kB > 0 ? kB : 1 << 20;
   Points pts;
   samplePoints(pm, &pts);
-  if (!checkSubA(pm, &probe, &pts, why) || !checkSubBExact(pm, &probe, &pts, why) ||
-      !checkRounding(pm, &probe, &pts, why))
+  if (!checkSubA(pm, &ev, &pts, why) || !checkSubBExact(pm, &ev, &pts, why) ||
+      !checkRounding(pm, &ev, &pts, why))
     return false;
-  for (int i = 0; i < probe.numTouched; ++i)
-    opSetAdd(&pm->producers, probe.touched[i]);
+  for (int i = 0; i < ev.numTouched; ++i)
+    opSetAdd(&pm->producers, ev.touched[i]);
   return true;
 }

@@ -25,22 +25,22 @@ static bool isWideningCast(MlirOperation op) {
 }
 
 /* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
-static bool seeThroughX(Probe *probe, MlirOperation op) {
-  (void)probe;
+static bool seeThroughX(Evaluator *ev, MlirOperation op) {
+  (void)ev;
   return opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape") || isWideningCast(op);
 }
-static bool seeThroughCasts(Probe *probe, MlirOperation op) {
-  (void)probe;
+static bool seeThroughCasts(Evaluator *ev, MlirOperation op) {
+  (void)ev;
   return isWideningCast(op);
 }
 
-static bool seeThroughConstants(Probe *probe, MlirOperation op) {
-  (void)probe;
+static bool seeThroughConstants(Evaluator *ev, MlirOperation op) {
+  (void)ev;
   return isViewProducer(op);
 }
 
-static Scalar leafIndexTag(Probe *probe, MlirValue tensor, const int64_t *idx) {
-  (void)probe, (void)tensor, (void)idx;
+static Scalar leafIndexTag(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  (void)ev, (void)tensor, (void)idx;
   return floatScalar(1.0);
 }
 
@@ -70,24 +70,24 @@ void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx
 }
 
 /* Evaluates the x operand at (m, k) and returns the one leaf it reads, or NULL. */
-static const LeafRead *readX(MatmulMatch *mm, Probe *probe, int64_t m, int64_t k) {
+static const LeafRead *readX(MatmulMatch *mm, Evaluator *ev, int64_t m, int64_t k) {
   int64_t iter[kMaxRank], idx[kMaxRank];
   iterationAt(mm, m, k, 0, iter);
   evalAffineMap(mm->view.maps[mm->xInput], iter, idx);
-  probeReset(probe);
-  probeElement(probe, linalgInput(&mm->view, mm->xInput), idx);
-  return probe->error || probe->numReads != 1 ? NULL : &probe->reads[0];
+  evalReset(ev);
+  evalElement(ev, linalgInput(&mm->view, mm->xInput), idx);
+  return ev->error || ev->numReads != 1 ? NULL : &ev->reads[0];
 }
 
 /* Whether input i of the contraction is computed from integer data (a quantised weight). */
 static bool readsIntegerCodes(const LinalgView *view, int i) {
-  Probe probe;
-  probeInit(&probe, dequantSeeThrough, leafIndexTag, NULL);
+  Evaluator ev;
+  evalInit(&ev, dequantSeeThrough, leafIndexTag, NULL);
   int64_t zero[kMaxRank] = {0}, idx[kMaxRank];
   evalAffineMap(view->maps[i], zero, idx);
-  probeElement(&probe, linalgInput(view, i), idx);
-  for (int r = 0; r < probe.numReads; ++r)
-    if (intWidth(elementTypeOf(probe.reads[r].tensor)) > 0)
+  evalElement(&ev, linalgInput(view, i), idx);
+  for (int r = 0; r < ev.numReads; ++r)
+    if (intWidth(elementTypeOf(ev.reads[r].tensor)) > 0)
       return true;
   return false;
 }
@@ -168,9 +168,9 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   mm->kInner = mm->K;
   if (numK == 2) { /* the inner loop is the one that moves x by one element */
     mm->dimKOuter = kLoops[0], mm->dimKInner = kLoops[1], mm->kInner = v->loopRange[kLoops[1]];
-    Probe probe;
-    probeInit(&probe, seeThroughX, leafIndexTag, NULL);
-    const LeafRead *r = readX(mm, &probe, 0, 1);
+    Evaluator ev;
+    evalInit(&ev, seeThroughX, leafIndexTag, NULL);
+    const LeafRead *r = readX(mm, &ev, 0, 1);
     if (r && r->rank == 2 && r->idx[1] != 1) {
       mm->dimKOuter = kLoops[1], mm->dimKInner = kLoops[0], mm->kInner = v->loopRange[kLoops[0]];
     }
@@ -209,13 +209,13 @@ static bool readsRowMajor(const LeafRead *r, int rowDims, int64_t m, int64_t k) 
 /* x is the f16 tensor whose row-major elements x[m, k] are: the leaf reached through reshapes and
  * casts (the reshapes then become dead), or else the matmul's operand before its widening casts
  * (reshapes whose sizes are dynamic, e.g. [B, S, K] collapsed to (B*S, K), stay as written). */
-static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Probe *, MlirOperation), Reason *why) {
-  Probe probe;
-  probeInit(&probe, seeThrough, leafIndexTag, NULL);
+static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation), Reason *why) {
+  Evaluator ev;
+  evalInit(&ev, seeThrough, leafIndexTag, NULL);
   const int64_t ks[] = {0, 1, 2, 127, 128, 129, mm->K / 2 + 3, mm->K - 1};
   for (int m = 0; m < (mm->dimM >= 0 ? 2 : 1); ++m)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
-      const LeafRead *r = readX(mm, &probe, m, ks[i]);
+      const LeafRead *r = readX(mm, &ev, m, ks[i]);
       if (!r) {
         setReason(why, mm->view.op, "x is not a tensor read directly (through reshapes or casts only)");
         return false;
@@ -233,8 +233,8 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Probe *, MlirOperation), Re
       }
       mm->x = r->tensor, mm->xRowDims = rowDims;
     }
-  for (int i = 0; i < probe.numTouched; ++i)
-    opSetAdd(&mm->producers, probe.touched[i]);
+  for (int i = 0; i < ev.numTouched; ++i)
+    opSetAdd(&mm->producers, ev.touched[i]);
   return true;
 }
 
@@ -249,16 +249,16 @@ static bool matchX(MatmulMatch *mm, Reason *why) {
 }
 
 static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
-  Probe probe;
-  probeInit(&probe, seeThroughConstants, leafIndexTag, NULL);
+  Evaluator ev;
+  evalInit(&ev, seeThroughConstants, leafIndexTag, NULL);
   int64_t idx[2] = {0, 0};
-  Scalar init = probeElement(&probe, linalgInit(&mm->view, 0), idx);
-  if (probe.error || probe.numReads != 0 || init.f != 0.0 || init.bits != 0) {
+  Scalar init = evalElement(&ev, linalgInit(&mm->view, 0), idx);
+  if (ev.error || ev.numReads != 0 || init.f != 0.0 || init.bits != 0) {
     setReason(why, mm->view.op, "matmul accumulates into a non-zero init");
     return false;
   }
-  for (int i = 0; i < probe.numTouched; ++i)
-    opSetAdd(&mm->producers, probe.touched[i]);
+  for (int i = 0; i < ev.numTouched; ++i)
+    opSetAdd(&mm->producers, ev.touched[i]);
   return true;
 }
 
