@@ -39,6 +39,50 @@ void appendMemrefOf(Text *t, MlirType tensor) {
   free(tmp.buf);
 }
 
+/* --- parsing a template ---------------------------------------------------------------------------- */
+
+typedef struct ParseErrors {
+  Text first; /* message of the first error */
+  int count;
+} ParseErrors;
+
+static MlirLogicalResult captureParseDiagnostic(MlirDiagnostic d, void *userData) {
+  ParseErrors *errors = userData;
+  if (mlirDiagnosticGetSeverity(d) == MlirDiagnosticError && errors->count++ == 0)
+    mlirDiagnosticPrint(d, appendStringRef, &errors->first);
+  return mlirLogicalResultSuccess(); /* handled: no other handler sees a template location */
+}
+
+static MlirWalkResult relocate(MlirOperation op, void *userData) {
+  MlirLocation at = *(const MlirLocation *)userData;
+  mlirOperationSetLocation(op, at);
+  for (intptr_t r = 0, nr = mlirOperationGetNumRegions(op); r < nr; ++r)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (intptr_t a = 0, na = mlirBlockGetNumArguments(b); a < na; ++a)
+        mlirBlockArgumentSetLocation(mlirBlockGetArgument(b, a), at);
+  return MlirWalkResultAdvance;
+}
+
+MlirModule parseTemplate(MlirContext ctx, const char *text, MlirLocation at, const char *what) {
+  ParseErrors errors = {{NULL, 0, 0}, 0};
+  MlirDiagnosticHandlerID handler = mlirContextAttachDiagnosticHandler(ctx, captureParseDiagnostic, &errors, NULL);
+  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  mlirContextDetachDiagnosticHandler(ctx, handler);
+  if (mlirModuleIsNull(parsed)) {
+    Text msg = {NULL, 0, 0};
+    append(&msg, "%s", what);
+    if (errors.first.buf)
+      append(&msg, ": %s", errors.first.buf);
+    mlirEmitError(at, msg.buf);
+    free(msg.buf);
+  } else {
+    mlirOperationWalk(mlirModuleGetOperation(parsed), relocate, &at, MlirWalkPreOrder);
+  }
+  free(errors.first.buf);
+  return parsed;
+}
+
 /* --- symbols and functions ------------------------------------------------------------------------ */
 
 bool hasSymbol(MlirOperation module, MlirStringRef name) {
@@ -92,14 +136,12 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
   }
   Text text = {NULL, 0, 0};
   spec->writeCallFunction(&text, op, name);
-  MlirModule parsed = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text.buf));
+  char what[160];
+  snprintf(what, sizeof what, "%s: could not build the runtime call", spec->argument);
+  MlirModule parsed = parseTemplate(ctx, text.buf, mlirOperationGetLocation(op), what);
   free(text.buf);
-  if (mlirModuleIsNull(parsed)) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s: could not build the runtime call", spec->argument);
-    mlirEmitError(mlirOperationGetLocation(op), msg);
+  if (mlirModuleIsNull(parsed))
     return false;
-  }
   moveSymbols(parsed, module);
   mlirModuleDestroy(parsed);
 

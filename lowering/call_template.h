@@ -17,6 +17,12 @@ void appendType(Text *t, MlirType type);
 /* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
 void appendMemrefOf(Text *t, MlirType tensor);
 
+/* Parses template text into a module whose ops and block arguments all carry `at`, the location of what the
+ * template stands for, so that any later diagnostic about them points into the user's input. The parse's own
+ * diagnostics (located in the template text) are not passed on: a template that does not parse is reported
+ * once, at `at`, as "<what>: <the parse's first error>", and the result is null. */
+MlirModule parseTemplate(MlirContext ctx, const char *text, MlirLocation at, const char *what);
+
 bool hasSymbol(MlirOperation module, MlirStringRef name);
 /* Moves the top-level ops of `from` into `module`, skipping symbols it already has (the declarations a
  * template repeats so that it parses on its own). */

@@ -138,12 +138,11 @@ static bool addEntryPoints(MlirOperation module, MlirOperation ciface, bool call
   MlirType fnType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(ciface, mlirStringRefCreateFromCString("function_type")));
   Text text = {NULL, 0, 0};
   writeEntryPoints(&text, f, fnType, callsRuntime);
-  MlirModule parsed = mlirModuleCreateParse(mlirOperationGetContext(module), mlirStringRefCreateFromCString(text.buf));
+  MlirModule parsed =
+      parseTemplate(mlirOperationGetContext(module), text.buf, loc, "w4a16-entry-points: could not build the entry points");
   free(text.buf);
-  if (mlirModuleIsNull(parsed)) {
-    mlirEmitError(loc, "w4a16-entry-points: could not build the entry points");
+  if (mlirModuleIsNull(parsed))
     return false;
-  }
   moveSymbols(parsed, module);
   mlirModuleDestroy(parsed);
   return true;

@@ -5,10 +5,6 @@
 
 #include "dynamic_reshapes.h"
 
-#include "mlir-c/RegisterEverything.h"
-
-#include <pthread.h>
-
 #include <stdio.h>
 
 const char *w4a16UpstreamLoweringPipeline(void) {
@@ -31,11 +27,8 @@ static void printError(MlirStringRef message, void *userData) {
   fprintf(stderr, "%.*s", (int)message.length, message.data);
 }
 
-/* The textual pipeline names upstream passes, which must be registered once per process. */
-static pthread_once_t registerOnce = PTHREAD_ONCE_INIT;
-
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options) {
-  pthread_once(&registerOnce, mlirRegisterAllPasses);
+  w4a16RegisterPasses(); /* the textual part names upstream passes */
   if (options.fuse) {
     w4a16AddFusePass(pm, options.fuseOptions);
     w4a16AddFuseInt8PrepPass(pm, options.fuseOptions);

@@ -40,8 +40,32 @@ const char *w4a16UpstreamLoweringPipeline(void);
 
 /* fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime -> lower-int8-prep -> upstream
  * bufferization and conversion to the LLVM dialect -> entry-points.
- * pm must be anchored on builtin.module. Returns failure if the upstream pipeline does not parse. */
+ * pm must be anchored on builtin.module, and the context it runs in must have had w4a16RegisterAll (without
+ * the upstream interface models the bufferization fails, e.g. "op was not bufferized"). Returns failure if
+ * the upstream pipeline does not parse. */
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options);
+
+/* ---- registration ---- */
+
+/* The one call an embedder needs before parsing IR for the w4a16 pipeline: registers in ctx every upstream
+ * dialect with the interface models and extensions upstream passes rely on (mlirRegisterAllDialects), the
+ * LLVM IR translations (mlirTranslateModuleToLLVMIR) and the w4a16 dialect (w4a16RegisterDialects); and, once
+ * per process, the passes by name (w4a16RegisterPasses). w4a16RegisterDialects alone is enough to run the
+ * fuse passes, not the pipeline. */
+void w4a16RegisterAll(MlirContext ctx);
+
+/* Registers every upstream pass (mlirRegisterAllPasses) and the w4a16 passes under the names of
+ * w4a16PassInfos, so that textual pipelines name them: mlirParsePassPipeline, mlirOpPassManagerAddPipeline
+ * and w4a16-opt --pass-pipeline, e.g. "builtin.module(func.func(canonicalize,w4a16-fuse),w4a16-verify)".
+ * w4a16-explain, w4a16-explain-int8-prep (remarks on stderr) and w4a16-pipeline are registered as pass
+ * pipelines. Process-wide, idempotent, thread-safe; w4a16RegisterAll calls it. */
+void w4a16RegisterPasses(void);
+
+/* What MLIR's C API cannot list (w4a16-opt --list-passes / --show-dialects): every registered pass with its
+ * description, printed to stdout as `mlir-opt --list-passes` does, then the w4a16 pass pipelines; and the name
+ * of every dialect ctx can load or has loaded, sorted, one call of callback each. */
+void w4a16PrintRegisteredPasses(void);
+void w4a16GetDialectNames(MlirContext ctx, MlirStringCallback callback, void *userData);
 
 #ifdef __cplusplus
 }
