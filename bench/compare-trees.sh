@@ -3,6 +3,7 @@
 #   bench/compare-trees.sh build NAME=SRC...   build each source tree (runtime-only) into build-NAME, in parallel
 #   bench/compare-trees.sh sass A B            diff the sm_90a SASS of the kernels of build-A and build-B,
 #                                              ignoring symbol names (mangled names carry template parameters)
+#   bench/compare-trees.sh ptx SRC_A SRC_B     the same check on PTX, without a GPU or cuobjdump
 # SRC is a source tree (e.g. `git archive COMMIT runtime bench CMakeLists.txt cmake` unpacked into a carried,
 # git-ignored folder, or . for the working tree). Output under $OUT (default bench/out/compare-TIME).
 set -uo pipefail
@@ -41,5 +42,18 @@ sass)
     echo "SASS sm_90a: differs: $a vs $b instructions, $(grep -c '^[<>]' "$O/sass.diff") lines in sass.diff"
   fi
   gzip -f "$O"/sass-*.txt ;;
-*) echo "usage: $0 build NAME=SRC... | sass A B" >&2; exit 2 ;;
+ptx)  # runs anywhere nvcc is (no GPU): the kernels' sm_90a PTX of two source trees, virtual register numbers
+      # and labels ignored; the SASS check on the device stays the final word
+  norm() { grep -v '^\s*//' "$1" | sed -E 's/%(r|rd|f|p|rs|fd|h|hh)[0-9]+/%\1N/g; s/\$L__BB[0-9_]+/LBL/g'; }
+  for side in "$1" "$2"; do
+    for tu in gemm_v1 gemm_v3; do
+      "$NVCC" -ptx -gencode=arch=compute_90a,code=sm_90a -std=c++17 -fmad=false -I "$side/runtime/src" \
+        -I "$side/runtime/include" "$side/runtime/src/$tu.cu" -o "$O/$(basename "$side")-$tu.ptx" || exit 1
+    done
+  done
+  for tu in gemm_v1 gemm_v3; do
+    n=$(diff <(norm "$O/$(basename "$1")-$tu.ptx") <(norm "$O/$(basename "$2")-$tu.ptx") | grep -c '^[<>]')
+    echo "PTX sm_90a $tu: $n differing lines (register numbers and labels ignored)"
+  done ;;
+*) echo "usage: $0 build NAME=SRC... | sass A B | ptx SRC_A SRC_B" >&2; exit 2 ;;
 esac

@@ -77,6 +77,42 @@ template <int NT, int WARPS, int STAGES> struct Config {
   static constexpr int kMinBlocks = (NT <= 4 ? 2 : 1) * (8 / WARPS);
 };
 
+// acc += p * scale, the group's scale applied once per accumulator: rows g and g+8 of each of the warp's
+// 16-column tiles (ss: the group's staged scales of the CTA's columns).
+template <int NA, int NT>
+__device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const __half *ss, int warp, int lane,
+                                                 float (&acc)[NA][NT][4]) {
+#pragma unroll
+  for (int j = 0; j < NA; ++j) {
+    const float s0 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2)]);
+    const float s1 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2) + 8]);
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+      acc[j][t][0] = fmaf(p[j][t][0], s0, acc[j][t][0]);
+      acc[j][t][1] = fmaf(p[j][t][1], s0, acc[j][t][1]);
+      acc[j][t][2] = fmaf(p[j][t][2], s1, acc[j][t][2]);
+      acc[j][t][3] = fmaf(p[j][t][3], s1, acc[j][t][3]);
+    }
+  }
+}
+
+// The warp's accumulators into red[token][column]. C fragment: c0,c1 = (row g, tokens 2t, 2t+1),
+// c2,c3 = (row g+8, same tokens), where rows are output columns.
+template <class C, int NA, int NT>
+__device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], float *red, int warp, int lane) {
+  const int g = lane >> 2, tq = (lane & 3) * 2;
+#pragma unroll
+  for (int j = 0; j < NA; ++j)
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+      const int col = (warp * NA + j) * 16 + g, tok = t * 8 + tq;
+      red[tok * C::kRedStride + col] = acc[j][t][0];
+      red[(tok + 1) * C::kRedStride + col] = acc[j][t][1];
+      red[tok * C::kRedStride + col + 8] = acc[j][t][2];
+      red[(tok + 1) * C::kRedStride + col + 8] = acc[j][t][3];
+    }
+}
+
 template <int NT, int WARPS, int STAGES>
 __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
@@ -187,40 +223,13 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
         }
       }
     }
-    // Per-group scale, applied once per accumulator: rows g and g+8 of each 16-column tile.
-    const __half *ss = reinterpret_cast<const __half *>(st + C::kWBytes + C::kXBytes);
-#pragma unroll
-    for (int j = 0; j < NA; ++j) {
-      const float s0 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2)]);
-      const float s1 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2) + 8]);
-#pragma unroll
-      for (int t = 0; t < NT; ++t) {
-        acc[j][t][0] = fmaf(p[j][t][0], s0, acc[j][t][0]);
-        acc[j][t][1] = fmaf(p[j][t][1], s0, acc[j][t][1]);
-        acc[j][t][2] = fmaf(p[j][t][2], s1, acc[j][t][2]);
-        acc[j][t][3] = fmaf(p[j][t][3], s1, acc[j][t][3]);
-      }
-    }
+    scale_accumulate(p, reinterpret_cast<const __half *>(st + C::kWBytes + C::kXBytes), warp, lane, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums
 
-  // Partials to shared memory as red[token][column]. C fragment: c0,c1 = (row g, tokens 2t, 2t+1),
-  // c2,c3 = (row g+8, same tokens), where rows are output columns.
   float *red = reinterpret_cast<float *>(smem);
-  {
-    const int g = lane >> 2, tq = (lane & 3) * 2;
-#pragma unroll
-    for (int j = 0; j < NA; ++j)
-#pragma unroll
-      for (int t = 0; t < NT; ++t) {
-        const int col = (warp * NA + j) * 16 + g, tok = t * 8 + tq;
-        red[tok * C::kRedStride + col] = acc[j][t][0];
-        red[(tok + 1) * C::kRedStride + col] = acc[j][t][1];
-        red[tok * C::kRedStride + col + 8] = acc[j][t][2];
-        red[(tok + 1) * C::kRedStride + col + 8] = acc[j][t][3];
-      }
-  }
+  store_partials<C>(acc, red, warp, lane);
 
 #if __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;

@@ -191,6 +191,35 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
   }
 }
 
+// Parts of the kernel that need none of its lambdas' state: barrier setup and the partial sums' layout
+// in shared memory. (The epilogue staging stays inline: as a function it changed the PTX.)
+
+// Thread 0: the x ring's full/empty barriers, the epilogue barrier, and the x tensor map's prefetch.
+template <class C>
+__device__ __forceinline__ void init_barriers(const CUtensorMap &xmap, uint64_t *full_bar, uint64_t *empty_bar,
+                                              uint64_t *epi_bar) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
+  for (int s = 0; s < C::kXS; ++s) {
+    sm90::mbar_init(sm90::smem_u32(&full_bar[s]), 1);
+    sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
+  }
+  sm90::mbar_init(sm90::smem_u32(epi_bar), 1);
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+// This warp's accumulators into red[token][kRedStride]. D fragment of the wgmma: acc[4i+e] is (output
+// column g8 + 8*((j>>1)&1) of the warp's 16, token 8*(j>>2) + 2*(lane&3) + (j&1)).
+template <class C, int ND>
+__device__ __forceinline__ void store_partials(const float (&acc)[ND], float *red, int wg, int warp_in_wg, int lane) {
+  const int g8 = lane >> 2, tq = (lane & 3) * 2;
+#pragma unroll
+  for (int j = 0; j < ND; ++j) {
+    const int col = wg * kBlockCols + warp_in_wg * 16 + g8 + 8 * ((j >> 1) & 1);
+    const int tok = 8 * (j >> 2) + tq + (j & 1);
+    red[tok * C::kRedStride + col] = acc[j];
+  }
+}
+
 template <int NT, int W>
 __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
@@ -227,15 +256,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
 
-  if (tid == 0) {
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
-    for (int s = 0; s < XS; ++s) {
-      sm90::mbar_init(sm90::smem_u32(&full_bar[s]), 1);
-      sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
-    }
-    sm90::mbar_init(sm90::smem_u32(&epi_bar), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  if (tid == 0) init_barriers<C>(xmap, full_bar, empty_bar, &epi_bar);
   __syncthreads();
   // The next call's CTAs may take SMs this grid leaves idle and
   // prefetch their weights while this call runs (they wait for it before touching anything else).
@@ -302,9 +323,11 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   sm90::grid_dependency_wait();
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
+  // The rows [row_lo, row_hi) of the chunk this CTA stores: a cluster split finishes its split_items of
+  // the tile; through the workspace, whichever split arrives last stores all of it (finish_split).
   int row_lo = 0, row_hi = 0;
   if (args.partials) {
-    row_hi = rows;  // whichever split of the tile arrives last stores all of it (finish_split)
+    row_hi = rows;
   } else {
     int i0, i1;
     split_items(split, splits, rows * (C::kCols / 8), i0, i1);
@@ -404,15 +427,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
 
   float *red = reinterpret_cast<float *>(smem);
-  if (!producer) {
-    const int tq = (lane & 3) * 2;
-#pragma unroll
-    for (int j = 0; j < ND; ++j) {
-      const int col = wg * kBlockCols + warp_in_wg * 16 + g8 + 8 * ((j >> 1) & 1);
-      const int tok = 8 * (j >> 2) + tq + (j & 1);
-      red[tok * C::kRedStride + col] = acc[j];
-    }
-  }
+  if (!producer) store_partials<C>(acc, red, wg, warp_in_wg, lane);
   EpilogueInputs in = EpilogueInputs::global(args.bias, args.residual, m0, args.N);
   if constexpr (C::kStageEpilogue) {
     in = {args.bias ? epi_smem + C::kTok * C::kCols : nullptr, args.residual ? epi_smem : nullptr, col0, row_lo,
