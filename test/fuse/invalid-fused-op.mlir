@@ -2,13 +2,14 @@
 // from the IRDL definition or the C verifier, whether or not a pass runs; every chunk is diagnosed (the
 // tool goes on after a failing chunk) and the exit status is non-zero. The last chunk is valid and prints.
 //
-// RUN: not w4a16-opt --w4a16-fuse --split-input-file %s 2>&1 >/dev/null | FileCheck %s
-// RUN: not w4a16-opt --split-input-file %s 2>&1 >/dev/null | FileCheck %s
+// RUN: w4a16-opt --verify-diagnostics --w4a16-fuse --split-input-file %s > /dev/null
+// RUN: w4a16-opt --verify-diagnostics --split-input-file %s > /dev/null
+// RUN: not w4a16-opt --split-input-file %s > /dev/null 2>&1
 // RUN: not w4a16-opt --w4a16-fuse --split-input-file %s 2>/dev/null | FileCheck %s --check-prefix=VALID
 
 // x must be f16 (here f32).
 func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}x{{.*}}f16
+  // expected-error-re @+1 {{{{.*}}x{{.*}}f16}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf32>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -17,7 +18,7 @@ func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x
 
 // scales (4, N) for K = 256: expected K/128 = 2 groups.
 func.func @scales_wrong_groups(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}scales
+  // expected-error-re @+1 {{{{.*}}scales}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -26,7 +27,7 @@ func.func @scales_wrong_groups(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s:
 
 // the activation attribute is missing.
 func.func @missing_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}activation
+  // expected-error-re @+1 {{{{.*}}activation}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -35,7 +36,7 @@ func.func @missing_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: 
 
 // activation "relu" is not one of none | silu | gelu_tanh.
 func.func @relu(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}relu
+  // expected-error-re @+1 {{{{.*}}relu}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -44,7 +45,7 @@ func.func @relu(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf1
 
 // weight_layout packed_k8_n but the weight is a (K, N) i4 tensor, not (K/8, N) i32.
 func.func @packed_layout_i4_weight(%x: tensor<4x256xf16>, %w: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}weight
+  // expected-error-re @+1 {{{{.*}}weight}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -53,7 +54,7 @@ func.func @packed_layout_i4_weight(%x: tensor<4x256xf16>, %w: tensor<256x64xi4>,
 
 // bias must be (N,), here (M, N).
 func.func @bias_2d(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<4x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}bias
+  // expected-error-re @+1 {{{{.*}}bias}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -62,7 +63,7 @@ func.func @bias_2d(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64
 
 // result (M, 128) while the weight and scales say N = 64.
 func.func @result_wrong_n(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x128xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error:
+  // expected-error @+1 {{}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x128xf16>
   return %0 : tensor<4x128xf16>
 }
@@ -71,7 +72,7 @@ func.func @result_wrong_n(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tens
 
 // residual (8, N) for M = 4.
 func.func @residual_wrong_m(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %r: tensor<8x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}residual
+  // expected-error-re @+1 {{{{.*}}residual}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<8x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -80,7 +81,7 @@ func.func @residual_wrong_m(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: te
 
 // n_k weight with scales given as (K/128, N) although scales_layout says n_g (N, K/128).
 func.func @n_g_scales_mismatch(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}scales
+  // expected-error-re @+1 {{{{.*}}scales}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -89,7 +90,7 @@ func.func @n_g_scales_mismatch(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s:
 
 // group_size 64: the op only supports 128.
 func.func @group_size_64(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error: {{.*}}group_size
+  // expected-error-re @+1 {{{{.*}}group_size}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -98,7 +99,7 @@ func.func @group_size_64(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tenso
 
 // x has K = 512, the packed weight holds K = 256.
 func.func @k_mismatch(%x: tensor<4x512xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // CHECK: invalid-fused-op.mlir:[[@LINE+1]]:8: error:
+  // expected-error @+1 {{}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x512xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -107,7 +108,6 @@ func.func @k_mismatch(%x: tensor<4x512xf16>, %w: tensor<32x64xi32>, %s: tensor<2
 
 // a valid op: printed, no error.
 func.func @valid(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<?x64xf16> {
-  // CHECK-NOT: invalid-fused-op.mlir:[[@LINE+1]]:{{[0-9]+}}: error:
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
   return %0 : tensor<?x64xf16>
 }

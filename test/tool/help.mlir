@@ -13,6 +13,9 @@
 // CHECK-DAG: --no-implicit-module
 // CHECK-DAG: --pass-pipeline=<pipeline>
 // CHECK-DAG: --verify-each
+// CHECK-DAG: --verify-diagnostics[=all|only-expected]
+// CHECK-DAG: --list-passes
+// CHECK-DAG: --show-dialects
 // CHECK-DAG: --mlir-print-op-generic
 // CHECK-DAG: --mlir-print-debuginfo
 // CHECK-DAG: --mlir-pretty-debuginfo

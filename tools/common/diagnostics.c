@@ -97,8 +97,10 @@ static bool is_unknown_loc(MlirLocation loc) {
   return mlirLocationIsNull(loc) || mlirLocationEqual(loc, mlirLocationUnknownGet(mlirLocationGetContext(loc)));
 }
 
-/* Appends source line `line` and a caret under column `col` (1-based bytes; 0 = the first column). */
-static void render_source_line(const Source *src, unsigned line, unsigned col, bool expand_tabs, StrBuf *out) {
+/* Appends source line `line` and a caret under column `col` (1-based bytes; 0 = the first column), followed by
+ * `~` under the next range_len - 1 bytes (llvm::SourceMgr's rendering of a range; expanded tabs only). */
+static void render_source_line(const Source *src, unsigned line, unsigned col, size_t range_len, bool expand_tabs,
+                               StrBuf *out) {
   const char *l;
   size_t n;
   if (!source_line(src, line, &l, &n))
@@ -112,10 +114,12 @@ static void render_source_line(const Source *src, unsigned line, unsigned col, b
     sb_puts(out, "^\n");
     return;
   }
-  size_t vis_col = 0, caret_col = 0;
+  size_t vis_col = 0, caret_col = 0, range_end = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i == target)
       caret_col = vis_col;
+    if (range_len && i == target + range_len - 1)
+      range_end = vis_col;
     if (l[i] == '\t') {
       size_t next = (vis_col / 8 + 1) * 8;
       sb_putc_n(out, ' ', next - vis_col);
@@ -129,11 +133,15 @@ static void render_source_line(const Source *src, unsigned line, unsigned col, b
     caret_col = vis_col + (target - n);
   sb_puts(out, "\n");
   sb_putc_n(out, ' ', caret_col);
-  sb_puts(out, "^\n");
+  sb_puts(out, "^");
+  if (range_end > caret_col)
+    sb_putc_n(out, '~', range_end - caret_col);
+  sb_puts(out, "\n");
 }
 
-static void render_one(const DiagHandler *h, MlirDiagnostic d, bool quote_line, StrBuf *out) {
-  MlirLocation loc = mlirDiagnosticGetLocation(d);
+/* "<location>: <severity>: <message>" and, when quote_line, the quoted line of the source. */
+static void render_at(const DiagHandler *h, MlirLocation loc, const char *severity, MlirStringRef message,
+                      bool quote_line, StrBuf *out) {
   MlirStringRef file = {0};
   unsigned line = 0, col = 0;
   bool has_file = diag_find_file_loc(loc, &file, &line, &col);
@@ -149,11 +157,29 @@ static void render_one(const DiagHandler *h, MlirDiagnostic d, bool quote_line, 
     mlirLocationPrint(loc, sb_callback, out);
     sb_puts(out, ": ");
   }
-  sb_printf(out, "%s: ", diag_severity_name(mlirDiagnosticGetSeverity(d)));
-  mlirDiagnosticPrint(d, sb_callback, out);
+  sb_printf(out, "%s: ", severity);
+  sb_append(out, message.data, message.length);
   sb_puts(out, "\n");
   if (quote_line && has_file && src && src->name && strref_eq(file, src->name))
-    render_source_line(src, line, col, h->style.expand_tabs, out);
+    render_source_line(src, line, col, 0, h->style.expand_tabs, out);
+}
+
+static void render_one(const DiagHandler *h, MlirDiagnostic d, bool quote_line, StrBuf *out) {
+  StrBuf message = {0};
+  mlirDiagnosticPrint(d, sb_callback, &message);
+  render_at(h, mlirDiagnosticGetLocation(d), diag_severity_name(mlirDiagnosticGetSeverity(d)),
+            mlirStringRefCreate(sb_cstr(&message), message.len), quote_line, out);
+  sb_free(&message);
+}
+
+void diag_render_error_at(const DiagHandler *h, MlirLocation loc, const char *message, StrBuf *out) {
+  render_at(h, loc, "error", mlirStringRefCreateFromCString(message), true, out);
+}
+
+void diag_render_source_error(const DiagHandler *h, unsigned line, unsigned col, size_t range_len,
+                              const char *message, StrBuf *out) {
+  sb_printf(out, "%s:%u:%u: error: %s\n", h->src->name, line, col, message);
+  render_source_line(h->src, line, col, range_len, h->style.expand_tabs, out);
 }
 
 void diag_render(const DiagHandler *h, MlirDiagnostic d, StrBuf *out) {

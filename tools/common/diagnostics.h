@@ -67,6 +67,12 @@ typedef struct DiagHandler {
 
 /* Renders d and its notes. */
 void diag_render(const DiagHandler *h, MlirDiagnostic d, StrBuf *out);
+/* Renders an error of the tool's own at loc, located and quoted like a diagnostic. */
+void diag_render_error_at(const DiagHandler *h, MlirLocation loc, const char *message, StrBuf *out);
+/* "<h->src->name>:<line>:<col>: error: <message>", the line quoted and a caret under col with `~` under the
+ * range_len - 1 bytes after it, as llvm::SourceMgr prints a message about a range of the source. */
+void diag_render_source_error(const DiagHandler *h, unsigned line, unsigned col, size_t range_len,
+                              const char *message, StrBuf *out);
 /* MlirDiagnosticHandler; user data is the DiagHandler. Prints to stderr unless buffering. */
 MlirLogicalResult diag_handle(MlirDiagnostic d, void *handler);
 void diag_start_buffering(DiagHandler *h);

@@ -1,6 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* access */
+
 #include "io.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 IoStatus io_read_stream(FILE *f, StrBuf *out) {
   char chunk[65536];
@@ -19,6 +23,20 @@ IoStatus io_read_file(const char *path, StrBuf *out) {
   IoStatus s = io_read_stream(f, out);
   fclose(f);
   return s;
+}
+
+IoStatus io_check_writable(const char *path) {
+  if (strcmp(path, "-") == 0)
+    return IO_OK;
+  bool existed = access(path, F_OK) == 0;
+  FILE *f = fopen(path, "ab");
+  if (!f)
+    return IO_OPEN_FAILED;
+  fclose(f);
+  if (!existed)
+    remove(path);
+  errno = 0;
+  return IO_OK;
 }
 
 IoStatus io_write_file(const char *path, const char *data, size_t len) {

@@ -22,6 +22,11 @@ IoStatus io_read_stream(FILE *f, StrBuf *out);
  * itself (io_read_stream(stdin, ...)). */
 IoStatus io_read_file(const char *path, StrBuf *out);
 
+/* Whether path can be written, checked by opening it for appending (a file created by the check is removed
+ * again): so that a tool reports an unwritable output before doing the work. "-" (stdout) always can.
+ * IO_OPEN_FAILED leaves errno set. */
+IoStatus io_check_writable(const char *path);
+
 /* Writes data[0, len) to path, replacing it; "-" is stdout (flushed, not closed). */
 IoStatus io_write_file(const char *path, const char *data, size_t len);
 

@@ -31,6 +31,9 @@ OutputKind output_kind(const Options *o);
  * cannot express. */
 bool generate_header(const Source *src, MlirModule module, const char *header_path, StrBuf *out);
 
+/* Whether LLVM can generate code for the host triple and o->mcpu; false after an error naming the CPU. */
+bool check_target_cpu(const Options *o);
+
 /* Translates the LLVM-dialect module to LLVM IR, optimises it and writes o->output: LLVM IR text, an object
  * file, or a shared library linked with $CC. False after an error message. */
 bool emit_native(const Options *o, MlirModule module);

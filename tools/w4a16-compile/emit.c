@@ -10,6 +10,7 @@
 #include "llvm-c/Analysis.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Error.h"
+#include "llvm-c/ErrorHandling.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm-c/Transforms/PassBuilder.h"
@@ -28,6 +29,120 @@ static bool llvm_error(const char *what, char *msg) {
   if (msg)
     LLVMDisposeMessage(msg);
   return false;
+}
+
+/* ---- --mcpu ----
+ * LLVM's C API cannot ask whether a CPU name is valid. An unknown one is only a warning on stderr when the
+ * target machine makes its subtarget, after which code generation may die ("LLVM ERROR: 64-bit code requested
+ * on a subtarget that doesn't support it!"). So before any work a target machine is made for the CPU and a
+ * one-function module is compiled, with stderr captured and LLVM's fatal-error handler reporting cleanly. */
+
+static const char *g_probe_cpu;   /* the CPU being probed, NULL after the probe */
+static int g_saved_stderr = -1;   /* stderr while it is captured */
+static FILE *g_captured;          /* what LLVM printed meanwhile */
+
+static void stop_capture(StrBuf *out) {
+  if (g_saved_stderr < 0)
+    return;
+  fflush(stderr);
+  dup2(g_saved_stderr, 2);
+  close(g_saved_stderr);
+  g_saved_stderr = -1;
+  rewind(g_captured);
+  io_read_stream(g_captured, out);
+  fclose(g_captured);
+  g_captured = NULL;
+}
+
+static void start_capture(void) {
+  fflush(stderr);
+  g_captured = tmpfile();
+  g_saved_stderr = g_captured ? dup(2) : -1;
+  if (g_saved_stderr < 0 || dup2(fileno(g_captured), 2) < 0) {
+    if (g_saved_stderr >= 0)
+      close(g_saved_stderr);
+    g_saved_stderr = -1;
+    if (g_captured)
+      fclose(g_captured);
+    g_captured = NULL;
+  }
+}
+
+/* What LLVM said about the CPU, as an error of ours. */
+static void cpu_error(const char *llvm_text, const char *triple) {
+  if (strstr(llvm_text, "is not a recognized processor"))
+    fprintf(stderr, "%s: error: --mcpu=%s: LLVM does not know this CPU for %s (use generic, native or a CPU "
+                    "name of `llc -mtriple=%s -mcpu=help`)\n",
+            kToolName, g_probe_cpu, triple, triple);
+  else
+    fprintf(stderr, "%s: error: --mcpu=%s: LLVM cannot generate code for this CPU: %s\n", kToolName, g_probe_cpu,
+            llvm_text);
+}
+
+static char *g_probe_triple;
+
+static void on_llvm_fatal_error(const char *reason) {
+  StrBuf captured = {0};
+  stop_capture(&captured);
+  if (g_probe_cpu) {
+    cpu_error(strstr(sb_cstr(&captured), "is not a recognized processor") ? sb_cstr(&captured) : reason,
+              g_probe_triple);
+    exit(2); /* a command-line error */
+  }
+  fprintf(stderr, "%s: error: LLVM: %s\n", kToolName, reason);
+  exit(1);
+}
+
+bool check_target_cpu(const Options *o) {
+  if (!strcmp(o->mcpu, "native") || !strcmp(o->mcpu, "generic"))
+    return true;
+  if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter())
+    return true; /* emit_native reports it */
+  g_probe_cpu = o->mcpu;
+  g_probe_triple = LLVMGetDefaultTargetTriple();
+  LLVMInstallFatalErrorHandler(on_llvm_fatal_error); /* stays installed: no "LLVM ERROR" later either */
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(g_probe_triple, &target, &err)) {
+    LLVMDisposeMessage(err);
+    g_probe_cpu = NULL;
+    return true; /* emit_native reports it */
+  }
+  start_capture();
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, g_probe_triple, o->mcpu, "", LLVMCodeGenLevelDefault,
+                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("w4a16_cpu_probe", ctx);
+  LLVMSetTarget(mod, g_probe_triple);
+  LLVMTypeRef f64 = LLVMDoubleTypeInContext(ctx);
+  LLVMTypeRef params[] = {f64, f64};
+  LLVMValueRef fn = LLVMAddFunction(mod, "probe", LLVMFunctionType(f64, params, 2, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+  LLVMBuildRet(b, LLVMBuildFMul(b, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), "p"));
+  LLVMDisposeBuilder(b);
+  LLVMMemoryBufferRef obj = NULL;
+  bool emitted = tm && !LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err, &obj);
+  StrBuf captured = {0};
+  stop_capture(&captured);
+  if (obj)
+    LLVMDisposeMemoryBuffer(obj);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  if (tm)
+    LLVMDisposeTargetMachine(tm);
+  bool ok = emitted && !strstr(sb_cstr(&captured), "is not a recognized processor");
+  if (!ok)
+    cpu_error(emitted || !err ? sb_cstr(&captured) : err, g_probe_triple);
+  else if (captured.len) /* anything else LLVM said stays visible */
+    fwrite(captured.data, 1, captured.len, stderr);
+  if (err)
+    LLVMDisposeMessage(err);
+  sb_free(&captured);
+  g_probe_cpu = NULL;
+  LLVMDisposeMessage(g_probe_triple);
+  g_probe_triple = NULL;
+  return ok;
 }
 
 static bool run_cc_shared(const char *object, const char *output) {
@@ -115,7 +230,7 @@ bool emit_native(const Options *o, MlirModule module) {
     char *text = LLVMPrintModuleToString(mod);
     ok = io_write_file(o->output, text, strlen(text)) == IO_OK;
     if (!ok)
-      fprintf(stderr, "%s: error: cannot write %s\n", kToolName, o->output);
+      fprintf(stderr, "%s: error: cannot write output file '%s'\n", kToolName, o->output);
     LLVMDisposeMessage(text);
     goto done;
   }

@@ -1,11 +1,15 @@
 /* w4a16-compile: ahead-of-time compiler from an MLIR file to native code (C17, MLIR + LLVM C APIs only).
  *
- *   w4a16-compile input.mlir -o out.o|out.so [--header out.h] [--no-fuse] [--explain] [--emit-mlir|--emit-llvm]
+ *   w4a16-compile input.mlir|- -o out.o|out.so [--header out.h] [--no-fuse] [--explain] [--emit-mlir|--emit-llvm]
  *                 [--mcpu=generic|native|<cpu>] [-O0..3]
  *
  * Steps:
- *   1. parse the input (errors are printed as `file:line:col: error: ...` with the source line; exit 1); input
- *      the MLIR 22 parser would crash on (`array<index ...>` attributes) is rejected with such an error first;
+ *   0. before any work: the output files (-o, --header) must be writable and --mcpu must name a CPU LLVM can
+ *      generate code for (emit.c), else an error naming the path or the CPU (exit 1, resp. 2);
+ *   1. parse the input, a file or stdin ('-', shown as <stdin>) (errors are printed as
+ *      `file:line:col: error: ...` with the source line; exit 1); input the MLIR 22 parser would crash on
+ *      (`array<index ...>` attributes) is rejected with such an error first. Every later diagnostic is
+ *      located in this input too (the lowering gives its template code the location of the op it replaces);
  *   2. --header: write a C header declaring `_mlir_ciface_<fn>`, `w4a16c_run_<fn>` and `w4a16c_prepare_<fn>`
  *      for every public function with a body, derived from the signatures as written (tensor types) before
  *      anything is lowered;
@@ -32,6 +36,7 @@
 #include "compile.h"
 #include "diagnostics.h"
 #include "io.h"
+#include "named_parse.h"
 #include "parse_guard.h"
 #include "strbuf.h"
 
@@ -46,12 +51,17 @@
 #include "mlir-c/Support.h"
 #include "mlir-c/Target/LLVMIR.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const kToolName = "w4a16-compile";
+
+#ifndef W4A16_VERSION
+#define W4A16_VERSION "unknown"
+#endif
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* Options                                                                                               */
@@ -75,6 +85,7 @@ static void print_usage(FILE *f) {
           "w4a16_status (message: w4a16_rt_last_error()); prepare first makes the plans of the weights.\n"
           "\n"
           "Options:\n"
+          "  <input.mlir>       The input, MLIR text or bytecode; '-' reads stdin\n"
           "  -o <file>          Output: <name>.o (object file), <name>.so (shared library, linked with\n"
           "                     `$CC -shared ... -lm`, CC defaults to cc); '-' = stdout with --emit-mlir/--emit-llvm\n"
           "  --header <file>    Also write a C header declaring every exported function, with memref descriptor\n"
@@ -88,6 +99,7 @@ static void print_usage(FILE *f) {
           "  -O0|-O1|-O2|-O3    LLVM optimisation and code generation level (default -O2)\n"
           "  -q, --quiet        Do not print the fusion summary\n"
           "  -h, --help         This text\n"
+          "  --version          Print the version and exit\n"
           "\n"
           "The number of fused chains is printed on stderr. The generated code calls the runtime entry points\n"
           "_mlir_ciface_w4a16_rt_matmul_{i32,i8,i4} and w4a16_rt_enter/leave (w4a16/runtime_abi.h): link with\n"
@@ -110,6 +122,9 @@ static int parse_args(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       print_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("%s %s (MLIR C API, LLVM 22)\n", kToolName, W4A16_VERSION);
       return 0;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--header")) {
       if (i + 1 >= argc)
@@ -230,30 +245,32 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
 
 static int compile(Tool *t) {
   const Options *o = &t->opts;
+  bool from_stdin = !strcmp(o->input, "-");
+  const char *name = from_stdin ? "<stdin>" : o->input;
   StrBuf text = {0};
-  if (io_read_file(o->input, &text) != IO_OK) {
-    fprintf(stderr, "%s: error: cannot read '%s'\n", kToolName, o->input);
+  if ((from_stdin ? io_read_stream(stdin, &text) : io_read_file(o->input, &text)) != IO_OK) {
+    fprintf(stderr, "%s: error: cannot read '%s'\n", kToolName, name);
     sb_free(&text);
     return 1;
   }
-  source_init(&t->src, o->input, text.data, text.len);
-  /* The file is parsed by name below; what the parser would crash on must not reach it. */
+  source_init(&t->src, name, text.data, text.len);
+  /* What the parser would crash on must not reach it. */
   if (!parse_guard_check(t->ctx, &t->src, 0, text.len)) {
     source_free(&t->src);
     sb_free(&text);
     return 1;
   }
 
-  MlirModule module = mlirModuleCreateParseFromFile(t->ctx, mlirStringRefCreateFromCString(o->input));
-  if (mlirModuleIsNull(module)) {
+  MlirOperation mop = named_parse(t->ctx, &t->diag, text.data, text.len, name, 0, 0);
+  if (mlirOperationIsNull(mop)) {
     if (!t->diag.num_errors)
-      fprintf(stderr, "%s: error: cannot parse '%s'\n", kToolName, o->input);
+      fprintf(stderr, "%s: error: cannot parse '%s'\n", kToolName, name);
     source_free(&t->src);
     sb_free(&text);
     return 1;
   }
   int rc = 1;
-  MlirOperation mop = mlirModuleGetOperation(module);
+  MlirModule module = mlirModuleFromOperation(mop);
   if (!mlirOperationVerify(mop) || mlirLogicalResultIsFailure(w4a16VerifyOps(mop)))
     goto out;
 
@@ -266,7 +283,7 @@ static int compile(Tool *t) {
     bool wrote = io_write_file(o->header, h.data, h.len) == IO_OK;
     sb_free(&h);
     if (!wrote) {
-      fprintf(stderr, "%s: error: cannot write %s\n", kToolName, o->header);
+      fprintf(stderr, "%s: error: cannot write header file '%s'\n", kToolName, o->header);
       goto out;
     }
   }
@@ -276,14 +293,14 @@ static int compile(Tool *t) {
     if (!count_chains(t, module, &fused, &left))
       goto out;
     if (!o->quiet) {
-      fprintf(stderr, "%s: %s: fused %d chain%s into w4a16.fused_matmul", kToolName, o->input, fused,
+      fprintf(stderr, "%s: %s: fused %d chain%s into w4a16.fused_matmul", kToolName, name, fused,
               fused == 1 ? "" : "s");
       if (o->explain)
         fprintf(stderr, "; %d candidate matmul%s left unfused (see the remarks above)", left, left == 1 ? "" : "s");
       fprintf(stderr, "\n");
     }
   } else if (!o->quiet) {
-    fprintf(stderr, "%s: %s: fusion off (--no-fuse): upstream lowering only, 0 chains fused%s\n", kToolName, o->input,
+    fprintf(stderr, "%s: %s: fusion off (--no-fuse): upstream lowering only, 0 chains fused%s\n", kToolName, name,
             o->explain ? " (--explain has nothing to report)" : "");
   }
 
@@ -298,7 +315,7 @@ static int compile(Tool *t) {
   mlirPassManagerDestroy(pm);
   if (mlirLogicalResultIsFailure(r)) {
     if (!t->diag.num_errors)
-      fprintf(stderr, "%s: error: the lowering pipeline failed on %s\n", kToolName, o->input);
+      fprintf(stderr, "%s: error: the lowering pipeline failed on %s\n", kToolName, name);
     goto out;
   }
 
@@ -311,7 +328,7 @@ static int compile(Tool *t) {
     bool wrote = io_write_file(o->output, b.data, b.len) == IO_OK;
     sb_free(&b);
     if (!wrote) {
-      fprintf(stderr, "%s: error: cannot write %s\n", kToolName, o->output);
+      fprintf(stderr, "%s: error: cannot write output file '%s'\n", kToolName, o->output);
       goto out;
     }
     rc = 0;
@@ -326,26 +343,40 @@ out:
   return rc;
 }
 
+/* Step 0: what would otherwise fail only after the whole pipeline ran. Returns -1 to go on, else the exit code. */
+static int check_before_work(const Options *o) {
+  const char *const paths[] = {o->output, o->header};
+  const char *const what[] = {"output", "header"};
+  for (int i = 0; i < 2; ++i)
+    if (paths[i] && io_check_writable(paths[i]) != IO_OK) {
+      fprintf(stderr, "%s: error: cannot write %s file '%s': %s\n", kToolName, what[i], paths[i], strerror(errno));
+      return 1;
+    }
+  if (output_kind(o) != OUT_MLIR && !check_target_cpu(o))
+    return 2;
+  return -1;
+}
+
 int main(int argc, char **argv) {
   Tool t = {0};
   int rc = parse_args(argc, argv, &t.opts);
   if (rc >= 0)
     return rc;
+  rc = check_before_work(&t.opts);
+  if (rc >= 0)
+    return rc;
 
-  mlirRegisterAllPasses();
   t.ctx = mlirContextCreateWithThreading(false);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(t.ctx, registry);
-  mlirDialectRegistryDestroy(registry);
-  mlirRegisterAllLLVMTranslations(t.ctx);
   /* The rendering this tool always had (see DiagStyle): tabs kept, every note quoting its line. */
   t.diag = (DiagHandler){.src = &t.src, .style = {.unlocated_prefix = kToolName}};
   mlirContextAttachDiagnosticHandler(t.ctx, diag_handle, &t.diag, NULL);
-  w4a16RegisterDialects(t.ctx);
+  w4a16RegisterAll(t.ctx); /* every dialect, interface, translation and pass the pipeline needs */
+  StrBuf unnamed_buffer = {0};
+  named_parse_init(t.ctx, &t.diag, &unnamed_buffer);
 
   rc = compile(&t);
   mlirContextDestroy(t.ctx);
   diag_handler_free(&t.diag);
+  sb_free(&unnamed_buffer);
   return rc;
 }

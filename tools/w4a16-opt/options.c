@@ -57,6 +57,11 @@ static const OptionHelp kOptionHelp[] = {
      "Upstream MLIR passes as text, e.g. 'builtin.module(canonicalize,cse)' (the anchor may be omitted). "
      "May be repeated; runs in command-line order with the w4a16 pass flags"},
     {"--verify-each[=true|false]", "Run the MLIR verifier after each pass (default true)"},
+    {"--verify-diagnostics[=all|only-expected]",
+     "Check that the diagnostics match the expected-{error,warning,remark,note} lines of the input, as mlir-opt "
+     "does; exit 0 when they all do. only-expected: other diagnostics are ignored"},
+    {"--list-passes", "Print every registered pass and pass pipeline (upstream and w4a16) and exit"},
+    {"--show-dialects", "Print the dialects the tool knows and exit"},
     {"--mlir-print-op-generic", "Print operations in the generic form"},
     {"--mlir-print-debuginfo", "Print locations"},
     {"--mlir-pretty-debuginfo", "Print locations in the pretty form"},
@@ -114,11 +119,12 @@ static void print_help(FILE *f) {
     if (has_flag)
       continue;
     sb_clear(&name);
-    sb_printf(&name, "%s (no flag; add it with the C API)", infos[j].argument);
+    sb_printf(&name, "%s (no flag: name it in --pass-pipeline)", infos[j].argument);
     print_row(f, name.data, infos[j].description ? infos[j].description : "");
   }
   sb_free(&name);
-  fprintf(f, "\nUpstream passes (canonicalize, cse, ...) are given with --pass-pipeline; see 'mlir-opt --help'.\n");
+  fprintf(f, "\nEvery pass above and every upstream pass (canonicalize, cse, ...) can also be named in --pass-pipeline,\n"
+             "e.g. 'builtin.module(func.func(canonicalize,w4a16-fuse),w4a16-verify)'; --list-passes lists them all.\n");
   fprintf(f, "Exit status: 0 success, 1 processing error (located diagnostic on stderr), 2 command-line error.\n");
 }
 
@@ -202,6 +208,8 @@ static const struct {
     {"mlir-pass-statistics", offsetof(Options, statistics)},
     {"mlir-print-ir-before-all", offsetof(Options, print_ir_before_all)},
     {"mlir-print-ir-after-all", offsetof(Options, print_ir_after_all)},
+    {"list-passes", offsetof(Options, list_passes)},
+    {"show-dialects", offsetof(Options, show_dialects)},
 };
 
 /* A switch or a pass flag (both take no value). Returns -1 when parsed, 0 when f is neither, else an exit
@@ -242,6 +250,14 @@ static int parse_valued(Options *o, Flag *f, int argc, char **argv, int *i) {
       return usage_error("invalid value for --verify-each: '%s'", f->value);
     if (!f->value)
       o->verify_each = true;
+  } else if (flag_is(f, "verify-diagnostics")) {
+    /* as mlir-opt: no value, "" or "all" check every diagnostic; "only-expected" ignores the others */
+    if (!f->value || !*f->value || !strcmp(f->value, "all"))
+      o->verify_diagnostics = VERIFY_ALL;
+    else if (!strcmp(f->value, "only-expected"))
+      o->verify_diagnostics = VERIFY_ONLY_EXPECTED;
+    else
+      return usage_error("invalid value for --verify-diagnostics: '%s' (all or only-expected)", f->value);
   } else if (flag_is(f, "mlir-elide-elementsattrs-if-larger")) {
     if ((rc = take_value(f, argc, argv, i)) >= 0)
       return rc;

@@ -27,6 +27,9 @@ typedef struct PipelineItem {
   char *elements;     /* --pass-pipeline: the pass list inside the anchor (or the whole text) */
 } PipelineItem;
 
+/* --verify-diagnostics[=all|only-expected] */
+typedef enum VerifyMode { VERIFY_NONE, VERIFY_ALL, VERIFY_ONLY_EXPECTED } VerifyMode;
+
 typedef struct Options {
   const char *input;  /* "-" = stdin */
   const char *output; /* "-" = stdout */
@@ -46,6 +49,9 @@ typedef struct Options {
   bool statistics;
   bool print_ir_before_all;
   bool print_ir_after_all;
+  VerifyMode verify_diagnostics;
+  bool list_passes;   /* print the registered passes and exit */
+  bool show_dialects; /* print the dialects the context knows and exit */
   PipelineItem *items;
   size_t num_items, cap_items;
 } Options;

@@ -10,8 +10,11 @@
  * Pass ordering: the pass flags (--w4a16-fuse, --w4a16-explain, --w4a16-verify) and every --pass-pipeline
  * string are appended to one pass manager in the order they appear on the command line. Example:
  *   w4a16-opt --pass-pipeline='builtin.module(canonicalize)' --w4a16-fuse --pass-pipeline='builtin.module(cse)'
- * runs canonicalize, then w4a16-fuse, then cse. (C-API passes cannot be named inside a textual pipeline in
- * MLIR 22, so the text is parsed for upstream passes only.)
+ * runs canonicalize, then w4a16-fuse, then cse. The w4a16 passes can be named in the text as well
+ * (w4a16RegisterAll registers them), e.g. --pass-pipeline='builtin.module(func.func(w4a16-fuse),w4a16-verify)'.
+ *
+ * --verify-diagnostics checks the diagnostics against the input's expected-* comments as mlir-opt does
+ * (verify_diagnostics.h); --list-passes and --show-dialects print what is registered.
  *
  * Input the MLIR 22 parser would crash on (`array<index ...>` attributes) is rejected with a located error
  * before it is parsed (tools/common/parse_guard.h).
@@ -26,8 +29,10 @@
 
 #include "diagnostics.h"
 #include "io.h"
+#include "named_parse.h"
 #include "parse_guard.h"
 #include "strbuf.h"
+#include "verify_diagnostics.h"
 
 #include "w4a16/lowering.h"
 #include "w4a16/w4a16.h"
@@ -35,7 +40,6 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
-#include "mlir-c/RegisterEverything.h"
 #include "mlir-c/Support.h"
 
 #include <errno.h>
@@ -56,7 +60,17 @@ typedef struct Tool {
    * during that parse, so they show as src.name. */
   DiagHandler diag;
   StrBuf unnamed_buffer; /* storage of diag.alias */
+  Verifier verifier;     /* --verify-diagnostics; its mode is VERIFY_NONE otherwise */
 } Tool;
+
+static bool verifying(const Tool *t) { return t->verifier.mode != VERIFY_NONE; }
+
+/* Ends the buffering of diagnostics around a parse: what was kept is reported (flush) or dropped. */
+static void stop_buffering(Tool *t, bool flush) {
+  diag_stop_buffering(&t->diag, flush && !verifying(t));
+  if (verifying(t))
+    verifier_flush_deferred(&t->verifier, flush);
+}
 
 /* An error not tied to the IR (command line, I/O). */
 static void tool_error(const char *fmt, const char *arg) {
@@ -223,46 +237,6 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
 /* Parsing and processing one chunk.                                                                       */
 /* ------------------------------------------------------------------------------------------------------ */
 
-/* After the fallback parse (mlirModuleCreateParse cannot name its buffer), give every location that was created
- * from that buffer the real file name, so --mlir-print-debuginfo and later diagnostics show it. */
-typedef struct Rename {
-  MlirStringRef from; /* the buffer name mlirModuleCreateParse used */
-  MlirStringRef to;
-} Rename;
-
-static MlirLocation rename_loc(MlirLocation loc, const Rename *rn) {
-  if (mlirLocationIsNull(loc) || !mlirLocationIsAFileLineColRange(loc))
-    return loc;
-  MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-  if (file.length != rn->from.length || (file.length && memcmp(file.data, rn->from.data, file.length) != 0))
-    return loc;
-  unsigned l0 = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
-  unsigned c0 = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
-  unsigned l1 = (unsigned)mlirLocationFileLineColRangeGetEndLine(loc);
-  unsigned c1 = (unsigned)mlirLocationFileLineColRangeGetEndColumn(loc);
-  MlirContext ctx = mlirLocationGetContext(loc);
-  if (l0 == l1 && c0 == c1)
-    return mlirLocationFileLineColGet(ctx, rn->to, l0, c0);
-  return mlirLocationFileLineColRangeGet(ctx, rn->to, l0, c0, l1, c1);
-}
-
-static MlirWalkResult rename_walk(MlirOperation op, void *user) {
-  const Rename *rn = user;
-  mlirOperationSetLocation(op, rename_loc(mlirOperationGetLocation(op), rn));
-  intptr_t num_regions = mlirOperationGetNumRegions(op);
-  for (intptr_t r = 0; r < num_regions; ++r) {
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
-         b = mlirBlockGetNextInRegion(b)) {
-      intptr_t num_args = mlirBlockGetNumArguments(b);
-      for (intptr_t a = 0; a < num_args; ++a) {
-        MlirValue arg = mlirBlockGetArgument(b, a);
-        mlirBlockArgumentSetLocation(arg, rename_loc(mlirValueGetLocation(arg), rn));
-      }
-    }
-  }
-  return MlirWalkResultAdvance;
-}
-
 /* Parses text (already padded so that its lines and columns are those of the whole input) into a top-level
  * op owned by the caller: a builtin.module unless --no-implicit-module. Null on failure (diagnosed).
  * An implicit module gets the location <file>:<chunk_line>:<chunk_col>, as in mlir-opt (0:0 for a whole file or
@@ -272,7 +246,7 @@ static MlirWalkResult rename_walk(MlirOperation op, void *user) {
  * registered). With the implicit module that is mlirModuleCreateParse, which behaves like mlir-opt (one module
  * op is taken as is, anything else is wrapped in a new module) but cannot name its buffer: its locations say
  * t->unnamed_buffer (e.g. "-":3:5). Diagnostics during the parse are shown with the real name, and afterwards
- * every such location is renamed in the IR. --no-implicit-module uses mlirOperationCreateParse, which takes a
+ * every such location is renamed in the IR (tools/common/named_parse.h). --no-implicit-module uses mlirOperationCreateParse, which takes a
  * name but wants exactly one top-level op. */
 static MlirOperation parse_input(Tool *t, const char *text, size_t len, unsigned chunk_line, unsigned chunk_col) {
   MlirStringRef name = mlirStringRefCreateFromCString(t->src.name);
@@ -286,35 +260,18 @@ static MlirOperation parse_input(Tool *t, const char *text, size_t len, unsigned
         strncmp(sb_cstr(&t->diag.first_error_message), "source must contain a single top-level operation", 48) == 0;
     if (only_top_level_error && chunk_line > 0) {
       /* mlir-opt reports this at the start of the chunk; the padded buffer would say 0:0. */
-      diag_stop_buffering(&t->diag, /*flush=*/false);
+      stop_buffering(t, /*flush=*/false);
       StrBuf msg = {0};
       sb_append(&msg, t->diag.first_error_message.data, t->diag.first_error_message.len);
       mlirEmitError(mlirLocationFileLineColGet(t->ctx, name, chunk_line, chunk_col), msg.data);
       sb_free(&msg);
       return (MlirOperation){NULL};
     }
-    diag_stop_buffering(&t->diag, /*flush=*/true);
+    stop_buffering(t, /*flush=*/true);
     return op;
   }
 
-  t->diag.alias_active = true;
-  MlirModule module = mlirModuleCreateParse(t->ctx, source);
-  t->diag.alias_active = false;
-  if (mlirModuleIsNull(module))
-    return (MlirOperation){NULL};
-  MlirOperation op = mlirModuleGetOperation(module); /* owned by us now; destroyed with mlirOperationDestroy */
-  MlirLocation module_loc = mlirOperationGetLocation(op);
-  Rename rn = {mlirStringRefCreate(t->unnamed_buffer.data, t->unnamed_buffer.len), name};
-  /* The module the parser made up sits at <unnamed>:0:0; a written one has a real line. */
-  bool implicit = mlirLocationIsAFileLineColRange(module_loc) &&
-                  mlirLocationFileLineColRangeGetStartLine(module_loc) == 0 &&
-                  mlirLocationFileLineColRangeGetStartColumn(module_loc) == 0 &&
-                  mlirStringRefEqual(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(module_loc)), rn.from);
-  if (!mlirStringRefEqual(rn.from, rn.to))
-    mlirOperationWalk(op, rename_walk, &rn, MlirWalkPreOrder);
-  if (implicit)
-    mlirOperationSetLocation(op, mlirLocationFileLineColGet(t->ctx, name, chunk_line, chunk_col));
-  return op;
+  return named_parse(t->ctx, &t->diag, text, len, t->src.name, chunk_line, chunk_col);
 }
 
 /* Processes one chunk of the input: text[begin, end). Appends the printed result to out on success. */
@@ -375,7 +332,8 @@ static bool process_chunk(Tool *t, size_t begin, size_t end, StrBuf *out) {
       size_t errors_before = t->diag.num_errors;
       if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, top))) {
         ok = false;
-        if (t->diag.num_errors == errors_before)
+        /* (mlir-opt says nothing either when verifying diagnostics) */
+        if (t->diag.num_errors == errors_before && !verifying(t))
           mlirEmitError(top_loc, "pass pipeline failed");
       }
     }
@@ -425,7 +383,12 @@ static int run(Tool *t) {
 
   StrBuf out = {0};
   bool all_ok = true;
-  if (t->opts.split_input && !parse_guard_is_bytecode(input.data, input.len) && *t->opts.split_marker) {
+  /* --verify-diagnostics: the designators of the whole input, checked once at the end (as mlir-opt does, also
+   * with --split-input-file); the exit status is the verifier's. */
+  bool bytecode = parse_guard_is_bytecode(input.data, input.len);
+  if (verifying(t))
+    verifier_begin(&t->verifier, bytecode ? "" : input.data, bytecode ? 0 : input.len);
+  if (t->opts.split_input && !bytecode && *t->opts.split_marker) {
     /* Like mlir-opt: split at every occurrence of the marker; a chunk starts right after it. */
     size_t marker_len = strlen(t->opts.split_marker);
     size_t begin = 0;
@@ -450,6 +413,9 @@ static int run(Tool *t) {
     all_ok = process_chunk(t, 0, input.len, &out);
   }
 
+  if (verifying(t))
+    all_ok = verifier_end(&t->verifier);
+
   if (!strcmp(t->opts.output, "-")) {
     /* As mlir-opt: what succeeded is printed even when another chunk failed. */
     fwrite(out.data ? out.data : "", 1, out.len, stdout);
@@ -469,38 +435,53 @@ static int run(Tool *t) {
   return all_ok ? 0 : 1;
 }
 
+typedef struct ShowDialects {
+  bool first;
+} ShowDialects;
+
+static void print_dialect_name(MlirStringRef name, void *user) {
+  ShowDialects *show = user;
+  if (!show->first)
+    fputc(',', stdout);
+  show->first = false;
+  fwrite(name.data, 1, name.length, stdout);
+}
+
 int main(int argc, char **argv) {
   Tool t = {0};
   int rc = parse_args(argc, argv, &t.opts);
   if (rc >= 0)
     return rc;
 
-  /* Context: every upstream dialect and pass (as mlir-opt has them), plus the w4a16 dialect. */
-  mlirRegisterAllPasses();
+  /* Context: every upstream dialect and pass (as mlir-opt has them), the w4a16 dialect and passes - the one
+   * call the library documents for embedders. */
   t.ctx = mlirContextCreateWithThreading(!t.opts.disable_threading);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(t.ctx, registry);
-  mlirDialectRegistryDestroy(registry);
   mlirContextSetAllowUnregisteredDialects(t.ctx, t.opts.allow_unregistered);
   t.diag = (DiagHandler){.src = &t.src,
                          .style = {.expand_tabs = true, .notes_quote_changed_locs_only = true}}; /* mlir-opt */
   mlirContextAttachDiagnosticHandler(t.ctx, diag_handle, &t.diag, NULL);
-  w4a16RegisterDialects(t.ctx);
-
-  /* The file name mlirModuleCreateParse puts in its locations: that of the implicit module of an empty input. */
-  MlirModule probe = mlirModuleCreateParse(t.ctx, mlirStringRefCreate("", 0));
-  if (!mlirModuleIsNull(probe)) {
-    MlirLocation loc = mlirOperationGetLocation(mlirModuleGetOperation(probe));
-    if (mlirLocationIsAFileLineColRange(loc)) {
-      MlirStringRef n = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-      sb_append(&t.unnamed_buffer, n.data, n.length);
+  w4a16RegisterAll(t.ctx);
+  if (t.opts.show_dialects || t.opts.list_passes) {
+    fflush(stdout);
+    if (t.opts.show_dialects) { /* mlir-opt's format */
+      ShowDialects show = {true};
+      fputs("Available Dialects: ", stdout);
+      w4a16GetDialectNames(t.ctx, print_dialect_name, &show);
+      fputc('\n', stdout);
+      fflush(stdout);
+    } else {
+      w4a16PrintRegisteredPasses();
     }
-    mlirModuleDestroy(probe);
+    options_free(&t.opts);
+    mlirContextDestroy(t.ctx);
+    return 0;
   }
-  if (!t.unnamed_buffer.data)
-    sb_append(&t.unnamed_buffer, "", 0);
-  t.diag.alias = mlirStringRefCreate(t.unnamed_buffer.data, t.unnamed_buffer.len);
+  /* Attached last, the verifier sees every diagnostic before the printing handler. */
+  t.verifier = (Verifier){.mode = t.opts.verify_diagnostics, .h = &t.diag};
+  if (verifying(&t))
+    mlirContextAttachDiagnosticHandler(t.ctx, verifier_handle, &t.verifier, NULL);
+
+  named_parse_init(t.ctx, &t.diag, &t.unnamed_buffer); /* the name mlirModuleCreateParse gives its buffer */
 
   if (validate_pipelines(&t)) {
     rc = run(&t);
@@ -509,6 +490,7 @@ int main(int argc, char **argv) {
     rc = 2;
   }
 
+  verifier_free(&t.verifier);
   diag_handler_free(&t.diag);
   sb_free(&t.unnamed_buffer);
   options_free(&t.opts);
