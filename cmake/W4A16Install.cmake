@@ -6,7 +6,8 @@
 #   target_link_libraries(myapp  PRIVATE W4A16::runtime)   # the runtime C API (if built)
 #   target_link_libraries(myapp  PRIVATE W4A16::rt_abi)    # entry points of AOT-compiled code (if built)
 #   target_link_libraries(myapp  PRIVATE W4A16::int8prep)  # LLM.int8 preparation entry point (if built)
-# (both bring W4A16::rt_status, the compiled-code status they share.)
+# (both bring W4A16::rt_status, the compiled-code status they share.) Every target carries its link
+# dependencies, the C++ runtime included: a C-only project (project(x C)) links them.
 #
 # Install components: w4a16-dev (libraries, headers, CMake package) and w4a16-tools (w4a16-opt, w4a16-compile).
 # Included from the top-level CMakeLists.txt (not in W4A16_RUNTIME_ONLY builds).
@@ -123,6 +124,9 @@ install(FILES
 
 foreach(_tool w4a16-opt w4a16-compile)
   if(TARGET ${_tool})
+    # The build tree's RUNPATH (libMLIR/libLLVM's directory) would be dropped on install: keep the directories
+    # of the shared libraries the tool links that are outside the system's, so it starts from the prefix.
+    set_target_properties(${_tool} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
     install(TARGETS ${_tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT w4a16-tools)
   endif()
 endforeach()

@@ -1,16 +1,23 @@
-/* A downstream compiler embedding the w4a16 passes through the public C header, with its own pipeline:
+/* A downstream compiler embedding the w4a16 passes through the public C headers, with its own pipelines:
  *
- *   parse (own dialect registration: func + whatever w4a16RegisterDialects brings)
- *   -> canonicalize (textual, mlirParsePassPipeline) -> w4a16-fuse (explain on, into a private stream)
- *   -> cse (mlirOpPassManagerAddPipeline) -> w4a16-verify
+ * 1. parse (own dialect registration: func + whatever w4a16RegisterDialects brings)
+ *    -> canonicalize (textual, mlirParsePassPipeline) -> w4a16-fuse (explain on, into a private stream)
+ *    -> cse (mlirOpPassManagerAddPipeline) -> w4a16-verify
+ *    and checks the result by walking the IR: the GPTQ dequant -> matmul -> bias -> silu chain became one
+ *    w4a16.fused_matmul with the right attributes, the matmul without a dequantised weight was left alone, the
+ *    explain stream reported the fusion. Prints the fused module to stdout.
+ * 2. w4a16VerifyOps and the verify pass reject a malformed fused op with a located error.
+ * 3. With w4a16RegisterAll (the one documented registration call): the fuse pass in a pass manager nested on
+ *    func.func between upstream passes; the w4a16 passes named in textual pipelines (mlirParsePassPipeline,
+ *    mlirOpPassManagerAddPipeline), nested too; the full pipeline (w4a16AddPipeline, and "w4a16-pipeline" by
+ *    name) down to the LLVM dialect with the status entry points.
+ * 4. Without it the full pipeline fails, and every error is located in the user's input (none in the
+ *    lowering's template text).
+ * Exit status 0 when every check passed.
  *
- * and then checks the result by walking the IR: the GPTQ dequant -> matmul -> bias -> silu chain became one
- * w4a16.fused_matmul with the right attributes, the matmul without a dequantised weight was left alone, the
- * explain stream reported the fusion, and w4a16VerifyOps rejects a malformed fused op with a located error.
- * Prints the fused module to stdout. Exit status 0 when every check passed.
- *
- * Built twice: in the build tree against the w4a16_compiler target (ctest "embed"), and by an outside project
- * against the installed package, find_package(W4A16) -> W4A16::compiler (ctest "embed-install"). */
+ * Built twice: in the build tree against the w4a16_compiler target (ctest "embed"), and by an outside C-only
+ * project against the installed package, find_package(W4A16) -> W4A16::compiler (ctest "embed-install"). */
+#include "w4a16/lowering.h"
 #include "w4a16/w4a16.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -41,6 +48,8 @@ static int failures = 0;
 
 typedef struct DiagLog {
   int errors;
+  int errors_outside; /* errors not located in a file named located_in (when set) */
+  const char *located_in;
   char last_file[256];
   unsigned last_line, last_col;
   char last_message[1024];
@@ -97,6 +106,8 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
       log->last_line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
       log->last_col = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
     }
+    if (log->located_in && (strcmp(log->last_file, log->located_in) != 0 || log->last_line == 0))
+      ++log->errors_outside;
   }
   free(msg.p);
   free(where.p);
@@ -107,6 +118,8 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
 
 typedef struct Census {
   int fused, matmul, generic, exp;
+  int non_llvm;          /* ops of other dialects than llvm (builtin.module aside) */
+  int status_entry;      /* llvm.func @w4a16c_run_mlp_gate */
   MlirOperation first_fused;
 } Census;
 
@@ -126,6 +139,14 @@ static MlirWalkResult count_ops(MlirOperation op, void *user) {
     ++c->generic;
   } else if (name_is(op, "math.exp")) {
     ++c->exp;
+  }
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!name_is(op, "builtin.module") && (n.length < 5 || memcmp(n.data, "llvm.", 5) != 0))
+    ++c->non_llvm;
+  if (name_is(op, "llvm.func")) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef f = mlirAttributeIsNull(sym) ? (MlirStringRef){NULL, 0} : mlirStringAttrGetValue(sym);
+    c->status_entry += f.length == 19 && memcmp(f.data, "w4a16c_run_mlp_gate", 19) == 0;
   }
   return MlirWalkResultAdvance;
 }
@@ -358,6 +379,103 @@ int main(void) {
   }
 
   mlirContextDestroy(ctx);
+
+  /* ---- 3. w4a16RegisterAll: nested, textual and full pipelines ---- */
+  MlirContext full = mlirContextCreate();
+  mlirContextAttachDiagnosticHandler(full, on_diagnostic, &log, NULL);
+  w4a16RegisterAll(full);
+  static const char *const kPipelines[] = {
+      "builtin.module(func.func(canonicalize,w4a16-fuse,cse),w4a16-verify)", /* mlirParsePassPipeline */
+      "func.func(w4a16-fuse)",                                                /* mlirOpPassManagerAddPipeline */
+  };
+  for (int variant = 0; variant < 4; ++variant) {
+    MlirModule m = mlirModuleCreateParse(full, mlirStringRefCreateFromCString(kModule));
+    CHECK(!mlirModuleIsNull(m), "the input does not parse in a w4a16RegisterAll context");
+    if (mlirModuleIsNull(m))
+      break;
+    MlirPassManager p = mlirPassManagerCreate(full);
+    MlirOpPassManager op = mlirPassManagerGetAsOpPassManager(p);
+    bool lowers = false;
+    if (variant == 0) { /* the fuse pass in a nested pass manager, between upstream passes */
+      MlirOpPassManager funcs = mlirOpPassManagerGetNestedUnder(op, mlirStringRefCreateFromCString("func.func"));
+      mlirOpPassManagerAddOwnedPass(funcs, mlirCreateTransformsCanonicalizer());
+      w4a16AddFusePass(funcs, (W4a16FuseOptions){.explain = false});
+      mlirOpPassManagerAddOwnedPass(funcs, mlirCreateTransformsCSE());
+    } else if (variant == 1) {
+      CHECK(mlirLogicalResultIsSuccess(mlirParsePassPipeline(op, mlirStringRefCreateFromCString(kPipelines[0]),
+                                                             pipeline_error_cb, NULL)),
+            "mlirParsePassPipeline does not know the w4a16 passes");
+    } else if (variant == 2) {
+      CHECK(mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+                op, mlirStringRefCreateFromCString(kPipelines[1]), pipeline_error_cb, NULL)),
+            "mlirOpPassManagerAddPipeline does not know w4a16-fuse");
+    } else {
+      lowers = true;
+      CHECK(mlirLogicalResultIsSuccess(w4a16AddPipeline(op, (W4a16PipelineOptions){.fuse = true})),
+            "w4a16AddPipeline failed");
+    }
+    int errors_before = log.errors;
+    CHECK(mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(p, mlirModuleGetOperation(m))),
+          "pipeline variant %d failed", variant);
+    CHECK(log.errors == errors_before, "pipeline variant %d reported errors", variant);
+    Census c = census(mlirModuleGetOperation(m));
+    if (lowers)
+      CHECK(c.non_llvm == 0 && c.status_entry == 1,
+            "the full pipeline left %d non-LLVM ops, %d w4a16c_run_mlp_gate", c.non_llvm, c.status_entry);
+    else
+      CHECK(c.fused == 1 && c.matmul == 1, "pipeline variant %d: fused=%d matmul=%d", variant, c.fused, c.matmul);
+    mlirPassManagerDestroy(p);
+    mlirModuleDestroy(m);
+  }
+  /* The full pipeline by name. */
+  MlirModule named = mlirModuleCreateParse(full, mlirStringRefCreateFromCString(kModule));
+  MlirPassManager np = mlirPassManagerCreate(full);
+  CHECK(mlirLogicalResultIsSuccess(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(np),
+                                                         mlirStringRefCreateFromCString("builtin.module(w4a16-pipeline)"),
+                                                         pipeline_error_cb, NULL)),
+        "mlirParsePassPipeline does not know w4a16-pipeline");
+  CHECK(mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(np, mlirModuleGetOperation(named))),
+        "builtin.module(w4a16-pipeline) failed");
+  Census nc = census(mlirModuleGetOperation(named));
+  CHECK(nc.non_llvm == 0 && nc.status_entry == 1, "w4a16-pipeline by name: %d non-LLVM ops", nc.non_llvm);
+  mlirPassManagerDestroy(np);
+  mlirModuleDestroy(named);
+  mlirContextDestroy(full);
+
+  /* ---- 4. without w4a16RegisterAll the pipeline fails, located in the user's input ---- */
+  MlirContext bare = mlirContextCreate();
+  DiagLog bare_log = {.located_in = "user.mlir"};
+  mlirContextAttachDiagnosticHandler(bare, on_diagnostic, &bare_log, NULL);
+  MlirDialectRegistry func_only = mlirDialectRegistryCreate();
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), func_only);
+  mlirContextAppendDialectRegistry(bare, func_only);
+  mlirDialectRegistryDestroy(func_only);
+  w4a16RegisterDialects(bare);
+  size_t wrapped_len = strlen(kModule) + 16;
+  char *wrapped = malloc(wrapped_len);
+  CHECK(wrapped != NULL, "out of memory");
+  if (wrapped) {
+    snprintf(wrapped, wrapped_len, "module {\n%s}\n", kModule);
+    MlirOperation user = mlirOperationCreateParse(bare, mlirStringRefCreateFromCString(wrapped),
+                                                  mlirStringRefCreateFromCString("user.mlir"));
+    CHECK(!mlirOperationIsNull(user), "the wrapped input does not parse");
+    if (!mlirOperationIsNull(user)) {
+      MlirPassManager bp = mlirPassManagerCreate(bare);
+      CHECK(mlirLogicalResultIsSuccess(
+                w4a16AddPipeline(mlirPassManagerGetAsOpPassManager(bp), (W4a16PipelineOptions){.fuse = true})),
+            "w4a16AddPipeline failed");
+      CHECK(mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(bp, user)),
+            "the pipeline ran without w4a16RegisterAll: the test no longer shows why the call is needed");
+      CHECK(bare_log.errors > 0 && bare_log.errors_outside == 0,
+            "%d of %d errors are not located in user.mlir (last: %s:%u:%u %s)", bare_log.errors_outside,
+            bare_log.errors, bare_log.last_file, bare_log.last_line, bare_log.last_col, bare_log.last_message);
+      mlirPassManagerDestroy(bp);
+      mlirOperationDestroy(user);
+    }
+    free(wrapped);
+  }
+  mlirContextDestroy(bare);
+
   if (failures) {
     fprintf(stderr, "embed_test: %d check(s) failed\n", failures);
     return 1;
