@@ -148,7 +148,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   int32_t segments[5] = {1, 1, 1, ep->hasBias, ep->hasResidual};
   MlirNamedAttribute attrs[] = {
       named(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
-      named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), kGroupSize)),
+      named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
       named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 5, segments)),
       named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
       named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
@@ -178,8 +178,11 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
 static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char *out, size_t size) {
   const bool act = ep->activation != W4A16_ACT_NONE;
-  snprintf(out, size, "dequant(%s, scales %s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
-           w4a16_scales_layout_name(dq->scalesLayout), ep->hasBias ? " -> bias" : "", act ? " -> " : "",
+  char group[24] = "";
+  if (dq->groupSize != W4A16_DEFAULT_GROUP_SIZE)
+    snprintf(group, sizeof group, ", group %lld", (long long)dq->groupSize);
+  snprintf(out, size, "dequant(%s, scales %s%s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
+           w4a16_scales_layout_name(dq->scalesLayout), group, ep->hasBias ? " -> bias" : "", act ? " -> " : "",
            act ? w4a16_activation_name(ep->activation) : "", ep->hasResidual ? " -> residual" : "");
 }
 
@@ -194,7 +197,7 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
     return;
   }
   /* A chain the runtime cannot run stays unfused: compiled code must never fail on it at run time. */
-  w4a16_shape_rule rule = w4a16_check_shape(mm.K, mm.N, kGroupSize);
+  w4a16_shape_rule rule = w4a16_check_shape(mm.K, mm.N, dq.groupSize);
   if (rule != W4A16_SHAPE_OK) {
     explainRemark(options, "w4a16", op, "not fused: K = %lld, N = %lld: %s", (long long)mm.K, (long long)mm.N,
                   w4a16_shape_rule_text(rule));

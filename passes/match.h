@@ -13,7 +13,7 @@
 #include "eval.h"
 #include "w4a16/contract.h"
 
-enum { kGroupSize = W4A16_DEFAULT_GROUP_SIZE, kZeroPoint = W4A16_ZERO_POINT, kMaxChainOps = 24 };
+enum { kZeroPoint = W4A16_ZERO_POINT, kMaxChainOps = 24 };
 
 typedef struct Reason {
   char text[256];
@@ -46,6 +46,7 @@ typedef struct DequantMatch {
   MlirValue codes, scales;
   w4a16_weight_layout weightLayout;
   w4a16_scales_layout scalesLayout;
+  int64_t groupSize; /* G: K per scale group */
   int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
   OpSet producers;
 } DequantMatch;

@@ -178,13 +178,24 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   const MatmulMatch *mm = p->mm;
   DequantMatch *dq = p->dq;
   MlirValue scales = dq->scales;
-  int64_t groups = mm->K / kGroupSize;
-  bool gn = true, ng = true, dependsOnK = false, dependsOnN = false;
+  /* The largest supported G whose (K/G, N) or (N, K/G) indexing every sample reads. */
+  static const int64_t kGroupSizes[] = {128, 64, 32};
+  bool gn = false, ng = false, dependsOnK = false, dependsOnN = false;
+  int64_t groups = 0;
+  for (size_t c = 0; c < sizeof kGroupSizes / sizeof kGroupSizes[0] && !gn && !ng; ++c) {
+    const int64_t G = kGroupSizes[c];
+    if (mm->K % G != 0)
+      continue;
+    gn = ng = true, groups = mm->K / G, dq->groupSize = G;
+    for (int i = 0; i < count; ++i) {
+      int64_t linear = linearIndex(scales, samples[i].scaleRead->idx);
+      gn &= linear == (samples[i].k / G) * mm->N + samples[i].n;
+      ng &= linear == samples[i].n * groups + samples[i].k / G;
+    }
+  }
   for (int i = 0; i < count; ++i) {
     const Sample *s = &samples[i];
     int64_t linear = linearIndex(scales, s->scaleRead->idx);
-    gn &= linear == (s->k / kGroupSize) * mm->N + s->n;
-    ng &= linear == s->n * groups + s->k / kGroupSize;
     for (int j = 0; j < count; ++j) {
       int64_t other = linearIndex(scales, samples[j].scaleRead->idx);
       dependsOnK |= samples[j].n == s->n && samples[j].k != s->k && other != linear;
@@ -210,10 +221,12 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
     return false;
   }
   int64_t group = observedGroupSize(p, why);
-  if (group > 0 && group != kGroupSize)
-    setReason(why, mm->view.op, "group size %lld, expected %d", (long long)group, kGroupSize);
+  if (group > 0 && !w4a16_group_size_supported(group))
+    setReason(why, mm->view.op, "group size %lld, expected 32, 64 or 128", (long long)group);
+  else if (group > 0 && mm->K % group != 0)
+    setReason(why, mm->view.op, "group size %lld does not divide K = %lld", (long long)group, (long long)mm->K);
   else
-    setReason(why, mm->view.op, "scales are not laid out as (K/128, N) or (N, K/128)");
+    setReason(why, mm->view.op, "scales are not laid out as (K/G, N) or (N, K/G) with G = 32, 64 or 128");
   return false;
 }
 
@@ -256,9 +269,9 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   p.ev.indicesFromConstantsOnly = true;
 
   /* Edges of nibbles, words and groups, plus scattered points. */
-  int64_t ks[24], ns[8];
+  int64_t ks[28], ns[8];
   int numK = 0, numN = 0;
-  const int64_t kEdges[] = {0, 1, 2, 7, 8, 9, 15, 63, 64, 127, 128, 129, 255, 256, 383};
+  const int64_t kEdges[] = {0, 1, 2, 7, 8, 9, 15, 31, 32, 63, 64, 95, 96, 127, 128, 129, 255, 256, 383};
   for (size_t i = 0; i < sizeof kEdges / sizeof kEdges[0]; ++i)
     if (kEdges[i] < mm->K)
       ks[numK++] = kEdges[i];
@@ -271,7 +284,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       ns[numN++] = nEdges[i];
   ns[numN++] = (int64_t)(mix64(99) % (uint64_t)mm->N);
 
-  Sample samples[24 * 8];
+  Sample samples[28 * 8];
   int count = 0;
   for (int i = 0; i < numK; ++i)
     for (int j = 0; j < numN; ++j) {

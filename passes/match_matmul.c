@@ -159,8 +159,9 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     setReason(why, v->op, mm->K < 0 ? "dynamic K (K must be static)" : "dynamic N (N must be static)");
     return false;
   }
-  if (mm->K % kGroupSize != 0) {
-    setReason(why, v->op, "K = %lld is not a multiple of %d", (long long)mm->K, kGroupSize);
+  if (mm->K % W4A16_MIN_GROUP_SIZE != 0) { /* the group size itself is the dequantisation's to find */
+    setReason(why, v->op, "K = %lld is not a multiple of %d (no supported group size divides it)", (long long)mm->K,
+              W4A16_MIN_GROUP_SIZE);
     return false;
   }
   mm->dimKOuter = -1;

@@ -18,13 +18,11 @@
 #include <cuda_runtime.h>
 #endif
 
-enum { kGroupSize = W4A16_DEFAULT_GROUP_SIZE };
-
 /* What a plan is looked up by: the weight's buffers, shape, layouts, code width and backend. */
 typedef struct PlanKey {
   const void *weight;
   const uint16_t *scales;
-  int64_t K, N;
+  int64_t K, N, groupSize;
   int weightLayout, scalesLayout, codeBytes;
   w4a16_backend backend;
 } PlanKey;
@@ -33,6 +31,7 @@ typedef struct PlanEntry {
   PlanKey key;
   uint64_t preparedBy; /* the prepare call (w4a16_rt_prepare_id) that made the plan */
   w4a16_plan *plan;
+  w4a16_backend runsOn; /* key.backend, or the CPU where the CUDA kernels do not take the form */
   struct PlanEntry *next;
 } PlanEntry;
 
@@ -114,7 +113,7 @@ static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t
 enum { WHY_SIZE = 320 };
 
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales, int64_t K,
-                               int64_t N, w4a16_plan **plan, char *why) {
+                               int64_t N, int64_t G, w4a16_plan **plan, char *why) {
   if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
     snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
                             "build has no CUDA backend or there is no usable GPU");
@@ -122,10 +121,10 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   }
   w4a16_status status = W4A16_ERR_CUDA;
   if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create(backend, packed, scales, K, N, kGroupSize, plan);
+    status = w4a16_plan_create(backend, packed, scales, K, N, G, plan);
   } else {
 #if W4A16_WITH_CUDA
-    size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / kGroupSize * N) * 2;
+    size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
     void *dWeight = NULL, *dScales = NULL;
     cudaError_t error = cudaMalloc(&dWeight, weightBytes);
     if (error == cudaSuccess)
@@ -135,7 +134,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
     if (error == cudaSuccess)
       error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
-      status = w4a16_plan_create(backend, dWeight, dScales, K, N, kGroupSize, plan);
+      status = w4a16_plan_create(backend, dWeight, dScales, K, N, G, plan);
     else
       snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
@@ -149,16 +148,23 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   return status;
 }
 
+/* Where a plan for `key` runs: its backend, except that the CUDA kernels take only group size 128 (the
+ * CPU reference takes every supported one). Compiled code holds host memory, so such a weight runs on the
+ * CPU -- slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
+static w4a16_backend planBackend(const PlanKey *key) {
+  return key->groupSize == W4A16_DEFAULT_GROUP_SIZE ? key->backend : W4A16_BACKEND_CPU;
+}
+
 /* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, char *why) {
   int32_t *packed = key->weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL
                                                                   : packCodes(key->weight, key->weightLayout, key->K, key->N);
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
-                                                             : transposeScales(key->scales, key->K / kGroupSize, key->N);
+                                                             : transposeScales(key->scales, key->K / key->groupSize, key->N);
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if ((key->weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales))
-    status = createPlan(key->backend, packed ? packed : key->weight, gnScales ? gnScales : key->scales, key->K, key->N,
-                        plan, why);
+    status = createPlan(planBackend(key), packed ? packed : key->weight, gnScales ? gnScales : key->scales, key->K,
+                        key->N, key->groupSize, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
   free(packed);
@@ -168,6 +174,7 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, char *
 
 static bool sameKey(const PlanKey *a, const PlanKey *b) {
   return a->weight == b->weight && a->scales == b->scales && a->K == b->K && a->N == b->N &&
+         a->groupSize == b->groupSize &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
          a->backend == b->backend;
 }
@@ -289,7 +296,10 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
     snprintf(why, WHY_SIZE, "out has %lld rows, x has %lld", (long long)out->sizes[0], (long long)M);
     return W4A16_ERR_BAD_SHAPE;
   }
-  w4a16_shape_rule rule = w4a16_check_shape(K, N, kGroupSize);
+  /* G from the scales' shape: (K/G, N) or (N, K/G) */
+  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
+  const int64_t G = groups > 0 && K % groups == 0 ? K / groups : 0;
+  w4a16_shape_rule rule = w4a16_check_shape(K, N, G);
   if (rule != W4A16_SHAPE_OK) {
     snprintf(why, WHY_SIZE, "%s", w4a16_shape_rule_text(rule));
     return W4A16_ERR_BAD_SHAPE;
@@ -301,7 +311,6 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
              (long long)wantRows, (long long)wantCols);
     return W4A16_ERR_BAD_SHAPE;
   }
-  int64_t groups = K / kGroupSize;
   bool scalesOk = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] == groups && scales->sizes[1] == N
                                                    : scales->sizes[0] == N && scales->sizes[1] == groups;
   if (!scalesOk) {
@@ -339,15 +348,16 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out, weightLayout, scalesLayout,
                                       hasBias, hasResidual, why);
   w4a16_plan *plan = NULL;
-  PlanKey key = {weight, scales->aligned + scales->offset, K, N, weightLayout, scalesLayout, codeBytes,
-                 w4a16_rt_backend()};
+  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
+  PlanKey key = {weight,      scales->aligned + scales->offset, K, N, groups > 0 ? K / groups : 0, weightLayout,
+                 scalesLayout, codeBytes, w4a16_rt_backend()};
   if (status == W4A16_OK && prepareId)
     status = preparePlan(&key, prepareId, &plan, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
     status = preparedPlan(&key, &plan, why);
   if (status == W4A16_OK && M > 0) {
     w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
-    status = runPlan(plan, key.backend, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
+    status = runPlan(plan, planBackend(&key), x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
                      hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset, why);
   }
   if (status == W4A16_OK)

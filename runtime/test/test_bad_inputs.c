@@ -44,7 +44,7 @@ int main(void) {
   if (p != NULL) printf("FAIL *plan not cleared on failure\n"), fails++;
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, NULL, K, N, 128, &p), W4A16_ERR_NULL_POINTER, "create: scales NULL", "scales");
   expect(w4a16_plan_create((w4a16_backend)7, qw, sc, K, N, 128, &p), W4A16_ERR_BAD_ARGUMENT, "create: unknown backend", "backend");
-  expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, N, 64, &p), W4A16_ERR_BAD_ARGUMENT, "create: group size 64", "group_size");
+  expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, N, 96, &p), W4A16_ERR_BAD_ARGUMENT, "create: group size 96", "group_size");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, N, 0, &p), W4A16_ERR_BAD_ARGUMENT, "create: group size 0", "group_size");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, 0, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K = 0", "K");
   expect(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, -128, N, 128, &p), W4A16_ERR_BAD_SHAPE, "create: K = -128", "K");

@@ -1,12 +1,14 @@
-// --w4a16-explain: group size 64 (scales (K/64, N), group index k / 64).
-// The remark is located at the matmul op (line and column of the op) and the IR is left unfused.
+// --w4a16-explain: group size 64 (scales (K/64, N), group index k / 64), as many GPTQ checkpoints use. It
+// fuses with group_size = 64 and the remark names the group size (until issue #17 this test expected "not
+// fused: group size 64, expected 128").
 //
 // RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t
 
 // IR-LABEL: func.func @f(
-// IR-NOT:    w4a16.fused_matmul
-// IR:        linalg.matmul
+// IR:        "w4a16.fused_matmul"
+// IR-SAME:     group_size = 64 : i64
+// IR-NOT:    linalg.matmul
 func.func @f(%x: tensor<16x4096xf16>, %qweight: tensor<512x11008xi32>, %scales: tensor<64x11008xf16>) -> tensor<16x11008xf16> {
   %de = tensor.empty() : tensor<4096x11008xf16>
   %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<4096x11008xf16>) {
@@ -37,7 +39,7 @@ func.func @f(%x: tensor<16x4096xf16>, %qweight: tensor<512x11008xi32>, %scales: 
   %zero = arith.constant 0.000000e+00 : f16
   %acc_e = tensor.empty() : tensor<16x11008xf16>
   %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<16x11008xf16>) -> tensor<16x11008xf16>
-  // CHECK: {{.*}}group-size-64.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}group size 64, expected 128
+  // CHECK: {{.*}}group-size-64.mlir:[[@LINE+1]]:9: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 64) -> matmul
   %mm = linalg.matmul ins(%x, %deq : tensor<16x4096xf16>, tensor<4096x11008xf16>) outs(%acc : tensor<16x11008xf16>) -> tensor<16x11008xf16>
   return %mm : tensor<16x11008xf16>
 }

@@ -1,4 +1,4 @@
-// --w4a16-explain: K = 200 (25 packed rows) is not a multiple of the group size.
+// --w4a16-explain: K = 200 (25 packed rows) is not a multiple of any supported group size (32, 64, 128).
 // The remark is located at the matmul op (line and column of the op) and the IR is left unfused.
 //
 // RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
@@ -37,7 +37,7 @@ func.func @f(%x: tensor<4x200xf16>, %qweight: tensor<25x64xi32>, %scales: tensor
   %zero = arith.constant 0.000000e+00 : f16
   %acc_e = tensor.empty() : tensor<4x64xf16>
   %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x64xf16>) -> tensor<4x64xf16>
-  // CHECK: {{.*}}k-not-multiple-of-128.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}K = 200 is not a multiple of 128
+  // CHECK: {{.*}}k-not-multiple-of-128.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}K = 200 is not a multiple of 32 (no supported group size divides it)
   %mm = linalg.matmul ins(%x, %deq : tensor<4x200xf16>, tensor<200x64xf16>) outs(%acc : tensor<4x64xf16>) -> tensor<4x64xf16>
   return %mm : tensor<4x64xf16>
 }

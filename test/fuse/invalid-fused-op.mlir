@@ -88,10 +88,10 @@ func.func @n_g_scales_mismatch(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s:
 
 // -----
 
-// group_size 64: the op only supports 128.
-func.func @group_size_64(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+// group_size 96: the op supports 32, 64 and 128 (64 was the invalid example before issue #17).
+func.func @group_size_96(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}group_size}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 96 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 

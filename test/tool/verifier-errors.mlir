@@ -34,8 +34,8 @@ func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tens
 // -----
 
 func.func @bad_group(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
-  // expected-error @+1 {{'w4a16.fused_matmul' op group_size must be 128}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 64 : i64,
+  // expected-error @+1 {{'w4a16.fused_matmul' op group_size must be 32, 64 or 128}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 96 : i64,
         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>

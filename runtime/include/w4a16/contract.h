@@ -52,8 +52,13 @@ typedef enum w4a16_scales_layout {
 typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0 } w4a16_element_type;
 
 /* --- group size ------------------------------------------------------------------------------------ */
+/* K per scale group: 32, 64 or 128 (GGUF blocks are 32, GPTQ checkpoints use 32, 64 and 128). The CUDA
+ * kernels run 128; the CPU reference runs all three (see w4a16_plan_create in runtime.h). */
 #define W4A16_DEFAULT_GROUP_SIZE 128
-static inline int w4a16_group_size_supported(int64_t group_size) { return group_size == 128; }
+#define W4A16_MIN_GROUP_SIZE 32
+static inline int w4a16_group_size_supported(int64_t group_size) {
+  return group_size == 32 || group_size == 64 || group_size == 128;
+}
 
 /* --- shapes the runtime can run -------------------------------------------------------------------- */
 #define W4A16_N_MULTIPLE 8                   /* the kernels move 8 output columns per vector */
@@ -81,7 +86,7 @@ static inline w4a16_shape_rule w4a16_check_shape(int64_t K, int64_t N, int64_t g
 static inline const char *w4a16_shape_rule_text(w4a16_shape_rule rule) {
   switch (rule) {
   case W4A16_SHAPE_OK: return "ok";
-  case W4A16_SHAPE_GROUP_SIZE: return "the group size must be 128";
+  case W4A16_SHAPE_GROUP_SIZE: return "the group size must be 32, 64 or 128";
   case W4A16_SHAPE_K_NOT_GROUPED: return "K must be a positive multiple of the group size";
   case W4A16_SHAPE_N_MULTIPLE: return "N must be a positive multiple of 8";
   case W4A16_SHAPE_TOO_LARGE: return "K and N must be at most 2^30";

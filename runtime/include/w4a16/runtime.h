@@ -38,7 +38,8 @@ typedef struct w4a16_plan w4a16_plan;
 
 /* Prepare a weight: validates the shape, repacks qweight/scales into the backend's layout (one copy
  * each at most) and picks a kernel configuration. K, N and group_size must pass w4a16_check_shape
- * (contract.h: group_size 128, K % group_size == 0, N % 8 == 0). The caller's buffers are
+ * (contract.h: group_size 32, 64 or 128, K % group_size == 0, N % 8 == 0); the CUDA kernels take
+ * group_size 128 only (W4A16_ERR_BAD_ARGUMENT otherwise). The caller's buffers are
  * only read, and may be freed after this returns. */
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                int64_t K, int64_t N, int64_t group_size, w4a16_plan **plan);
