@@ -21,9 +21,22 @@
 // RUN: not mlir-opt --verify-diagnostics=only-expected --split-input-file %S/Inputs/verify-diagnostics-mismatch.mlir 2> %t.o.mlir-opt.err > /dev/null
 // RUN: not w4a16-opt --verify-diagnostics=only-expected --split-input-file %S/Inputs/verify-diagnostics-mismatch.mlir 2> %t.o.err > /dev/null
 // RUN: diff %t.o.err %t.o.mlir-opt.err
+// --no-implicit-module: the diagnostics the tool holds back during the parse are verified too, the same
+// way as mlir-opt with and without their designators.
+// RUN: w4a16-opt --verify-diagnostics --no-implicit-module --split-input-file %S/Inputs/verify-diagnostics-nim.mlir > %t.n.out
+// RUN: mlir-opt --verify-diagnostics --no-implicit-module --split-input-file %S/Inputs/verify-diagnostics-nim.mlir > %t.n.mlir-opt.out
+// RUN: diff %t.n.out %t.n.mlir-opt.out
+// RUN: sed -e '/expected-error/d' %S/Inputs/verify-diagnostics-nim.mlir > %t.nim.mlir
+// RUN: not w4a16-opt --verify-diagnostics --no-implicit-module --split-input-file %t.nim.mlir > /dev/null 2> %t.nim.err
+// RUN: not mlir-opt --verify-diagnostics --no-implicit-module --split-input-file %t.nim.mlir > /dev/null 2> %t.nim.mlir-opt.err
+// RUN: diff %t.nim.err %t.nim.mlir-opt.err
+// RUN: FileCheck %s --check-prefix=NIM < %t.nim.err
 // Designators mlir-opt reports without a location, and a bad regex.
 // RUN: not w4a16-opt --verify-diagnostics %S/Inputs/verify-diagnostics-unknown.mlir 2>&1 | FileCheck %S/Inputs/verify-diagnostics-unknown.mlir
 // RUN: w4a16-opt --verify-diagnostics=maybe %s 2>&1; test $? -eq 2
+
+// NIM: error: unexpected error: source must contain a single top-level operation, found: 2
+// NIM: error: unexpected error: use of undeclared SSA value name
 
 // CHECK-LABEL: func.func @good(
 // CHECK-NOT:   func.func @
