@@ -1,6 +1,7 @@
 /* CPU reference backend: the same arithmetic, with the same rounding points, as the CUDA kernel
  * (runtime/README.md, "Numerics"):
- *   p_g   = sum over k in group g, in k order, of f32(x[m,k]) * (code[k,n] - 8)   (f32; each product exact)
+ *   p_g   = sum over k in group g, in k order, of f32(x[m,k]) * (code[k,n] - z[g,n]) (f32; z = 8 unless the
+ *           plan has zero points; each product exact for integer z)
  *           (group g: k in [g*G, (g+1)*G), G = the plan's group size)
  *   acc   = fmaf(p_g, f32(scale[g,n]), acc) over g = 0, 1, ...                     (f32)
  *   v     = acc + f32(bias[n]);  a = act(v) in f32;  y = a + f32(residual[m,n])   (f32)
@@ -18,22 +19,26 @@ struct w4a16_cpu_plan {
   int64_t K, N, group_size;
   int32_t *qweight;  /* private copy: the caller may free its buffers after plan_create */
   uint16_t *scales;
+  float *zero_points; /* (K/G, N), NULL: every zero point is 8 */
 };
 
-w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                   int64_t group_size, w4a16_cpu_plan **out) {
+w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
+                                   int64_t K, int64_t N, int64_t group_size, w4a16_cpu_plan **out) {
   w4a16_cpu_plan *p = (w4a16_cpu_plan *)calloc(1, sizeof *p);
   size_t qbytes = (size_t)(K / 8) * (size_t)N * 4, sbytes = (size_t)(K / group_size) * (size_t)N * 2;
+  const size_t groupsN = (size_t)(K / group_size) * (size_t)N;
   if (p) {
     p->qweight = (int32_t *)malloc(qbytes);
     p->scales = (uint16_t *)malloc(sbytes);
+    if (zero_points) p->zero_points = (float *)malloc(groupsN * sizeof(float));
   }
-  if (!p || !p->qweight || !p->scales) {
+  if (!p || !p->qweight || !p->scales || (zero_points && !p->zero_points)) {
     w4a16_cpu_plan_destroy(p);
     return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cpu): cannot allocate %zu bytes", qbytes + sbytes);
   }
   memcpy(p->qweight, qweight, qbytes);
   memcpy(p->scales, scales, sbytes);
+  for (size_t i = 0; zero_points && i < groupsN; ++i) p->zero_points[i] = w4a16_h2f(zero_points[i]);
   p->K = K;
   p->N = N;
   p->group_size = group_size;
@@ -45,11 +50,13 @@ void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p) {
   if (!p) return;
   free(p->qweight);
   free(p->scales);
+  free(p->zero_points);
   free(p);
 }
 
 uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p) {
-  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + (uint64_t)(p->K / p->group_size) * (uint64_t)p->N * 2;
+  const uint64_t groupsN = (uint64_t)(p->K / p->group_size) * (uint64_t)p->N;
+  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + groupsN * 2 + (p->zero_points ? groupsN * 4 : 0);
 }
 
 static float act_f32(float v, w4a16_activation act) {
@@ -75,12 +82,16 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
     memset(acc, 0, (size_t)N * sizeof(float));
     for (int64_t g = 0; g < G; ++g) {
       memset(part, 0, (size_t)N * sizeof(float));
+      const float *zg = p->zero_points ? p->zero_points + g * N : NULL;
       for (int64_t k = g * GS; k < (g + 1) * GS; ++k) {
         const float xv = w4a16_h2f(xr[k]);
         const int32_t *row = p->qweight + (k / 8) * N;
         const int shift = (int)(k % 8) * 4; /* least-significant nibble holds the lowest k */
-        for (int64_t n = 0; n < N; ++n)
-          part[n] += xv * (float)((int)(((uint32_t)row[n] >> shift) & 15u) - W4A16_ZERO_POINT);
+        if (zg)
+          for (int64_t n = 0; n < N; ++n) part[n] += xv * ((float)(((uint32_t)row[n] >> shift) & 15u) - zg[n]);
+        else
+          for (int64_t n = 0; n < N; ++n)
+            part[n] += xv * (float)((int)(((uint32_t)row[n] >> shift) & 15u) - W4A16_ZERO_POINT);
       }
       const uint16_t *sr = p->scales + g * N;
       for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(part[n], w4a16_h2f(sr[n]), acc[n]);

@@ -13,6 +13,7 @@
 #include <cudaTypedefs.h>
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <stdio.h>
@@ -328,12 +329,24 @@ extern "C" int w4a16_cuda_available_impl(void) {
   return n > 0;
 }
 
-extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, int64_t K, int64_t N,
-                                               int64_t group_size, w4a16_cuda_plan **out) {
+extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales,
+                                               const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
+                                               w4a16_cuda_plan **out) {
   *out = nullptr;
   if (group_size != w4a16::kGroupK)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take group size %d, not %lld",
                       w4a16::kGroupK, (long long)group_size);
+  if (zero_points) {  // the kernels compute (code - 8) * scale: other zero points are for the CPU reference
+    const size_t count = (size_t)(K / group_size) * (size_t)N;
+    std::unique_ptr<uint16_t[]> host(new (std::nothrow) uint16_t[count]);
+    if (!host) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): host allocation failed");
+    cudaError_t e = cudaMemcpy(host.get(), zero_points, count * 2, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return cuda_fail(e, "plan_create(cuda): reading the zero points");
+    for (size_t i = 0; i < count; ++i)
+      if (host[i] != 0x4800u)  // f16 8.0
+        return w4a16_fail(W4A16_ERR_BAD_ARGUMENT,
+                          "plan_create(cuda): the kernels take zero point 8 only (zero point %zu is not 8)", i);
+  }
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {

@@ -48,6 +48,12 @@ int w4a16_cuda_available(void) { return w4a16_cuda_available_impl(); }
 
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales, int64_t K,
                                int64_t N, int64_t group_size, w4a16_plan **plan) {
+  return w4a16_plan_create_zp(backend, qweight, scales, NULL, K, N, group_size, plan);
+}
+
+w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                  const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
+                                  w4a16_plan **plan) {
   w4a16_clear_error();
   if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: plan (output pointer) is NULL");
   *plan = NULL;
@@ -72,8 +78,8 @@ w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, co
   p->backend = backend;
   p->K = K;
   p->N = N;
-  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, K, N, group_size, &p->cpu)
-                                                 : w4a16_cuda_plan_create(qweight, scales, K, N, group_size, &p->cuda);
+  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cpu)
+                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cuda);
   if (st != W4A16_OK) {
     free(p);
     return st;

@@ -361,6 +361,42 @@ static void test_memory(int64_t K, int64_t N, int64_t M) {
   g_release(dq), g_release(ds), g_release(dx), g_release(db), g_release(dr), g_release(dout);
 }
 
+/* Zero points on the CUDA backend (issue #17): all 8 is the symmetric kernel, bit for bit; anything else
+ * is refused with W4A16_ERR_BAD_ARGUMENT (the kernels compute (code - 8) * scale), never run wrong. */
+static void test_zero_points(void) {
+  const int64_t K = 1024, N = 256, M = 5, groups = K / 128;
+  void *dq, *ds;
+  upload_weights(K, N, 91, &dq, &ds);
+  uint16_t *z = malloc((size_t)(groups * N) * 2);
+  for (int64_t i = 0; i < groups * N; ++i) z[i] = 0x4800; /* 8.0 */
+  uint16_t *dz = g_alloc((size_t)(groups * N) * 2);
+  g_put(dz, z, (size_t)(groups * N) * 2);
+  w4a16_plan *sym = NULL, *p8 = NULL, *p7 = NULL;
+  check(w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &sym) == W4A16_OK &&
+            w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &p8) == W4A16_OK,
+        "CUDA plans without zero points and with zero points all 8");
+  z[3] = 0x4700; /* 7.0 */
+  g_put(dz, z, (size_t)(groups * N) * 2);
+  check(w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &p7) == W4A16_ERR_BAD_ARGUMENT && !p7,
+        "CUDA plan with a zero point of 7 refused with W4A16_ERR_BAD_ARGUMENT");
+  if (sym && p8) {
+    uint16_t *hx = malloc((size_t)(M * K) * 2), *a = malloc((size_t)(M * N) * 2), *b = malloc((size_t)(M * N) * 2);
+    w4t_make_x(hx, M, K, W4T_RANDOM, 92);
+    uint16_t *dx = g_alloc((size_t)(M * K) * 2), *dout = g_alloc((size_t)(M * N) * 2);
+    g_put(dx, hx, (size_t)(M * K) * 2);
+    w4a16_plan_run(sym, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL);
+    g_get(a, dout, (size_t)(M * N) * 2);
+    w4a16_plan_run(p8, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL);
+    g_get(b, dout, (size_t)(M * N) * 2);
+    check(memcmp(a, b, (size_t)(M * N) * 2) == 0, "zero points all 8 on CUDA: the symmetric plan's bits");
+    g_release(dx), g_release(dout);
+    free(hx), free(a), free(b);
+  }
+  w4a16_plan_destroy(sym), w4a16_plan_destroy(p8);
+  g_release(dq), g_release(ds), g_release(dz);
+  free(z);
+}
+
 static void test_cuda_errors(void) {
   const int64_t K = 256, N = 16;
   void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
@@ -399,6 +435,7 @@ int main(int argc, char **argv) {
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();
+    test_zero_points();
     test_concurrency(0);
     test_concurrency(1);
     test_chain(1, 50);

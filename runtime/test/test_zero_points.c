@@ -1,0 +1,75 @@
+/* Per-group zero points and group sizes on the CPU reference (issue #17): for G = 32, 64, 128,
+ *   - zero points all 8 give the bits of the symmetric plan (w4a16_plan_create);
+ *   - zero points 0..15 (0 and 15 included) match the formula out = sum_k x (code - z[k/G, n]) s[k/G, n]
+ *     computed in double, within docs/contract.md §1's tolerance (relative L2 2e-3, every element within
+ *     1e-2 (1 + |ref|));
+ * (gpu_test checks that a CUDA plan takes zero points all 8 and refuses others.) */
+#include "half.h"
+#include "support.h"
+#include "w4a16/runtime.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static void check(int ok, const char *what, int64_t G) {
+  printf("%s: %s (G = %lld)\n", ok ? "ok" : "FAIL", what, (long long)G);
+  failures += !ok;
+}
+
+static void run_group(int64_t G) {
+  const int64_t K = 256, N = 24, M = 3, groups = K / G;
+  uint64_t seed = 7 + (uint64_t)G;
+  int32_t *qw = malloc((size_t)(K / 8 * N) * 4);
+  uint16_t *sc = malloc((size_t)(groups * N) * 2), *z8 = malloc((size_t)(groups * N) * 2);
+  uint16_t *zr = malloc((size_t)(groups * N) * 2), *x = malloc((size_t)(M * K) * 2);
+  uint16_t *out = malloc((size_t)(M * N) * 2), *want = malloc((size_t)(M * N) * 2);
+  for (int64_t i = 0; i < K / 8 * N; ++i) qw[i] = (int32_t)w4t_rand(&seed);
+  for (int64_t i = 0; i < groups * N; ++i) {
+    sc[i] = w4a16_f2h((float)w4t_uniform(&seed, -0.05, 0.05));
+    z8[i] = w4a16_f2h(8.0f);
+    zr[i] = w4a16_f2h((float)(i % 3 == 0 ? 0 : i % 3 == 1 ? 15 : (int)(w4t_rand(&seed) % 16)));
+  }
+  for (int64_t i = 0; i < M * K; ++i) x[i] = w4a16_f2h((float)w4t_uniform(&seed, -8, 8));
+
+  w4a16_plan *sym = NULL, *p8 = NULL, *pz = NULL;
+  check(w4a16_plan_create(W4A16_BACKEND_CPU, qw, sc, K, N, G, &sym) == W4A16_OK &&
+            w4a16_plan_create_zp(W4A16_BACKEND_CPU, qw, sc, z8, K, N, G, &p8) == W4A16_OK &&
+            w4a16_plan_create_zp(W4A16_BACKEND_CPU, qw, sc, zr, K, N, G, &pz) == W4A16_OK,
+        "plans with and without zero points", G);
+  if (!sym || !p8 || !pz) return;
+  w4a16_plan_run(sym, x, M, NULL, NULL, W4A16_ACT_NONE, want, NULL);
+  w4a16_plan_run(p8, x, M, NULL, NULL, W4A16_ACT_NONE, out, NULL);
+  check(memcmp(out, want, (size_t)(M * N) * 2) == 0, "zero points all 8: the symmetric plan's bits", G);
+
+  w4a16_plan_run(pz, x, M, NULL, NULL, W4A16_ACT_NONE, out, NULL);
+  double err2 = 0, ref2 = 0;
+  int elementsOk = 1;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int code = (int)(((uint32_t)qw[(k / 8) * N + n] >> (4 * (k % 8))) & 15u);
+        const double w = (code - (double)w4a16_h2f(zr[(k / G) * N + n])) * w4a16_h2f(sc[(k / G) * N + n]);
+        ref += (double)w4a16_h2f(x[m * K + k]) * w;
+      }
+      const double got = w4a16_h2f(out[m * N + n]);
+      err2 += (got - ref) * (got - ref), ref2 += ref * ref;
+      elementsOk &= isfinite(got) && fabs(got - ref) <= 1e-2 * (1 + fabs(ref));
+    }
+  char what[96];
+  snprintf(what, sizeof what, "zero points 0..15 against the formula in double (rel L2 %.2e)", sqrt(err2 / ref2));
+  check(sqrt(err2 / ref2) <= 2e-3 && elementsOk, what, G);
+
+  w4a16_plan_destroy(sym), w4a16_plan_destroy(p8), w4a16_plan_destroy(pz);
+  free(qw), free(sc), free(z8), free(zr), free(x), free(out), free(want);
+}
+
+int main(void) {
+  const int64_t groups[] = {32, 64, 128};
+  for (int i = 0; i < 3; ++i) run_group(groups[i]);
+  printf("%d failed\n", failures);
+  return failures != 0;
+}
