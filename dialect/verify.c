@@ -91,23 +91,55 @@ static int64_t staticDim(MlirValue value, int i) {
   return mlirShapedTypeIsDynamicSize(d) ? -1 : d;
 }
 
-/* operandSegmentSizes = [x, weight, scales, bias, residual]; IRDL has checked its presence. */
-static void optionalOperands(MlirOperation op, MlirValue *bias, MlirValue *residual) {
+/* operandSegmentSizes = [x, weight, scales, bias, residual, zero_points]; IRDL has checked its presence. */
+static void optionalOperands(MlirOperation op, MlirValue *bias, MlirValue *residual, MlirValue *zeroPoints) {
   MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  *bias = *residual = (MlirValue){NULL};
-  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) || mlirDenseArrayGetNumElements(seg) != 5)
+  *bias = *residual = *zeroPoints = (MlirValue){NULL};
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) || mlirDenseArrayGetNumElements(seg) != 6)
     return;
   intptr_t next = 3;
   if (mlirDenseI32ArrayGetElement(seg, 3))
     *bias = mlirOperationGetOperand(op, next++);
   if (mlirDenseI32ArrayGetElement(seg, 4))
-    *residual = mlirOperationGetOperand(op, next);
+    *residual = mlirOperationGetOperand(op, next++);
+  if (mlirDenseI32ArrayGetElement(seg, 5))
+    *zeroPoints = mlirOperationGetOperand(op, next);
+}
+
+static bool isZeroPointElement(MlirType t) { return mlirTypeIsAInteger(t) || mlirTypeIsAFloat(t); }
+
+/* zero_points per zero_point_layout, or (without them) the constant zero_point exact in f16. */
+static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64_t N, int64_t groupSize) {
+  MlirOperation op = v->op;
+  MlirAttribute offset = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_offset"));
+  if (!mlirAttributeIsNull(offset) && (!mlirAttributeIsAInteger(offset) || mlirIntegerAttrGetValueInt(offset) < 0 ||
+                                        mlirIntegerAttrGetValueInt(offset) > 1))
+    fail(v, "zero_point_offset must be 0 or 1 : i64");
+  if (mlirValueIsNull(zeroPoints)) {
+    MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
+    if (!mlirAttributeIsNull(z)) {
+      double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;
+      if (!(value >= -64 && value <= 64 && value * 8 == (double)(int64_t)(value * 8)))
+        fail(v, "zero_point must be a float exact in f16 (a multiple of 1/8 within [-64, 64])");
+    }
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_layout"))))
+      fail(v, "zero_point_layout without a zero_points operand");
+    return;
+  }
+  const int layout = enumAttr(v, "zero_point_layout", w4a16_zero_point_layout_name);
+  const int64_t groups = K / groupSize;
+  if (layout == W4A16_ZP_G_N)
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, isZeroPointElement, "integer or float");
+  else if (layout == W4A16_ZP_N_G)
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, isZeroPointElement, "integer or float");
+  else if (layout >= 0)
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N / 8}, isI32, "i32");
 }
 
 static void verifyFusedMatmul(Verifier *v) {
   MlirOperation op = v->op;
   if (mlirOperationGetNumOperands(op) < 3 || mlirOperationGetNumResults(op) != 1) {
-    fail(v, "needs operands (x, weight, scales[, bias][, residual]) and one result");
+    fail(v, "needs operands (x, weight, scales[, bias][, residual][, zero_points]) and one result");
     return;
   }
   MlirValue x = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
@@ -152,11 +184,13 @@ static void verifyFusedMatmul(Verifier *v) {
     expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, isF16, "f16");
 
   MlirValue bias, residual;
-  optionalOperands(op, &bias, &residual);
+  MlirValue zeroPoints;
+  optionalOperands(op, &bias, &residual, &zeroPoints);
   if (!mlirValueIsNull(bias))
     expectTensor(v, bias, "bias", 1, (int64_t[]){N}, isF16, "f16");
   if (!mlirValueIsNull(residual))
     expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, isF16, "f16");
+  verifyZeroPoints(v, zeroPoints, K, N, groupSize);
 }
 
 /* w4a16.int8_prep: A (M, K) f16, CB (N, K) i8, SCB (N) f32, cols (L) i64 -> subA (M, L) f16, subB (L, N) f16.

@@ -16,7 +16,11 @@ irdl.dialect @w4a16 {
     %wlayout  = irdl.any
     %slayout  = irdl.any
     %group    = irdl.any
-    irdl.operands(x: %x, weight: %weight, scales: %scales, bias: optional %bias, residual: optional %residual)
+    %zp       = irdl.any
+    // zero_points (issue #17): z(g, n) as the discardable attributes zero_point_layout and
+    // zero_point_offset say; without it, the attribute zero_point (default 8.0) is the constant z.
+    irdl.operands(x: %x, weight: %weight, scales: %scales, bias: optional %bias, residual: optional %residual,
+                  zero_points: optional %zp)
     irdl.results(out: %out)
     irdl.attributes {
       "activation" = %act,

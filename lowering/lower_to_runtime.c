@@ -39,52 +39,80 @@ static int enumAttr(MlirOperation op, const char *name, const char *(*names)(int
 static int activationCode(MlirOperation op) { return enumAttr(op, "activation", w4a16_activation_name); }
 static int weightLayoutCode(MlirOperation op) { return enumAttr(op, "weight_layout", w4a16_weight_layout_name); }
 static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
+static int zeroPointLayoutCode(MlirOperation op) {
+  return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name);
+}
 
 /* --- the template ------------------------------------------------------------------------------- */
 
-enum { kX, kWeight, kScales, kBias, kResidual };
+enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kNumOperands };
 
 typedef struct FusedOperands {
-  MlirValue value[5];
-  bool present[5];
+  MlirValue value[kNumOperands];
+  bool present[kNumOperands];
 } FusedOperands;
 
 static FusedOperands operandsOf(MlirOperation op) {
-  FusedOperands f = {{{NULL}}, {true, true, true, false, false}};
+  FusedOperands f = {{{NULL}}, {true, true, true, false, false, false}};
   MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  f.present[kBias] = mlirDenseI32ArrayGetElement(seg, 3) != 0;
-  f.present[kResidual] = mlirDenseI32ArrayGetElement(seg, 4) != 0;
+  for (int i = kBias; i < kNumOperands; ++i)
+    f.present[i] = mlirDenseI32ArrayGetElement(seg, i) != 0;
   intptr_t next = 0;
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < kNumOperands; ++i)
     if (f.present[i])
       f.value[i] = mlirOperationGetOperand(op, next++);
   return f;
 }
 
-static const char *weightSuffix(MlirType weightTensor) {
-  unsigned width = mlirIntegerTypeGetWidth(mlirShapedTypeGetElementType(weightTensor));
+static const char *elementSuffix(MlirType tensor) {
+  MlirType e = mlirShapedTypeGetElementType(tensor);
+  if (mlirTypeIsAF16(e))
+    return "f16";
+  if (mlirTypeIsAF32(e))
+    return "f32";
+  unsigned width = mlirIntegerTypeGetWidth(e);
   return width == 32 ? "i32" : width == 8 ? "i8" : "i4";
 }
 
-static void appendRuntimeSignature(Text *t, const char *w) {
-  append(t, "(memref<?x?xf16>, memref<?x?x%s>, memref<?x?xf16>, memref<?xf16>, memref<?x?xf16>, memref<?x?xf16>, "
-            "i32, i32, i32, i32, i32) -> i32",
-         w);
+/* The zero point as the op states it: the zero_points operand, or the constant zero_point (8 by default). */
+static double constantZeroPoint(MlirOperation op) {
+  MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
+  return mlirAttributeIsNull(z) ? W4A16_ZERO_POINT : mlirFloatAttrGetValueDouble(z);
+}
+static int64_t zeroPointOffset(MlirOperation op) {
+  MlirAttribute o = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_offset"));
+  return mlirAttributeIsNull(o) ? 0 : mlirIntegerAttrGetValueInt(o);
+}
+
+/* The runtime entry point: w4a16_rt_matmul_<w> for the symmetric form, w4a16_rt_matmul_zp_<w>_<z> with
+ * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor). */
+static void appendRuntimeSignature(Text *t, const char *w, const char *z) {
+  append(t, "(memref<?x?xf16>, memref<?x?x%s>, memref<?x?xf16>, memref<?xf16>, memref<?x?xf16>, ", w);
+  if (z)
+    append(t, "memref<?x?x%s>, ", z);
+  append(t, "memref<?x?xf16>, i32, i32, i32, i32, i32%s) -> i32", z ? ", i32, i32, i32, f64" : "");
 }
 
 /* The runtime declaration and one private function performing the call for `op`. */
 static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   FusedOperands f = operandsOf(op);
-  static const char *const names[] = {"x", "weight", "scales", "bias", "residual"};
+  static const char *const names[] = {"x", "weight", "scales", "bias", "residual", "zero_points"};
   MlirType outType = mlirValueGetType(mlirOperationGetResult(op, 0));
-  const char *w = weightSuffix(mlirValueGetType(f.value[kWeight]));
+  const char *w = elementSuffix(mlirValueGetType(f.value[kWeight]));
+  const bool zeroPoints = f.present[kZeroPoints] || constantZeroPoint(op) != W4A16_ZERO_POINT;
+  const char *z = !zeroPoints ? NULL : f.present[kZeroPoints] ? elementSuffix(mlirValueGetType(f.value[kZeroPoints])) : "f16";
+  char callee[64];
+  if (z)
+    snprintf(callee, sizeof callee, "w4a16_rt_matmul_zp_%s_%s", w, z);
+  else
+    snprintf(callee, sizeof callee, "w4a16_rt_matmul_%s", w);
 
-  append(t, "func.func private @w4a16_rt_matmul_%s", w);
-  appendRuntimeSignature(t, w);
+  append(t, "func.func private @%s", callee);
+  appendRuntimeSignature(t, w, z);
   append(t, " attributes {llvm.emit_c_interface}\n");
 
   append(t, "func.func private @%s(", name);
-  for (int i = 0, first = 1; i < 5; ++i)
+  for (int i = 0, first = 1; i < kNumOperands; ++i)
     if (f.present[i]) {
       append(t, "%s%%%s: ", first ? "" : ", ", names[i]);
       appendType(t, mlirValueGetType(f.value[i]));
@@ -94,15 +122,13 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   appendType(t, outType);
   append(t, " {\n  %%c0 = arith.constant 0 : index\n");
 
-  /* Operands: read-only buffers, cast to the runtime's dynamic shapes. */
-  static const char *const dynamicTypes[] = {"memref<?x?xf16>", NULL, "memref<?x?xf16>", "memref<?xf16>", "memref<?x?xf16>"};
-  for (int i = 0; i < 5; ++i) {
+  /* Operands: read-only buffers, cast to the runtime's dynamic shapes; absent optional ones are empty
+   * buffers whose has_* flag says to ignore them. */
+  for (int i = 0; i < (z ? kNumOperands : kZeroPoints); ++i) {
     MlirType type = f.present[i] ? mlirValueGetType(f.value[i]) : (MlirType){NULL};
     Text dynamic = {NULL, 0, 0};
-    if (dynamicTypes[i])
-      append(&dynamic, "%s", dynamicTypes[i]);
-    else
-      append(&dynamic, "memref<?x?x%s>", w);
+    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : "f16";
+    append(&dynamic, i == kBias ? "memref<?x%s>" : "memref<?x?x%s>", elem);
     if (f.present[i]) {
       append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
       appendType(t, type);
@@ -111,10 +137,12 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", names[i], names[i]);
       appendMemrefOf(t, type);
       append(t, " to %s\n", dynamic.buf);
-    } else { /* absent bias/residual: an empty buffer; the has_* flag says to ignore it */
-      const char *empty = i == kBias ? "memref<0xf16>" : "memref<0x0xf16>";
-      append(t, "  %%%s_buf = memref.alloca() : %s\n", names[i], empty);
-      append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", names[i], names[i], empty, dynamic.buf);
+    } else {
+      Text empty = {NULL, 0, 0};
+      append(&empty, i == kBias ? "memref<0x%s>" : "memref<0x0x%s>", elem);
+      append(t, "  %%%s_buf = memref.alloca() : %s\n", names[i], empty.buf);
+      append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", names[i], names[i], empty.buf, dynamic.buf);
+      free(empty.buf);
     }
     free(dynamic.buf);
   }
@@ -132,14 +160,23 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   appendMemrefOf(t, outType);
   append(t, " to memref<?x?xf16>\n");
 
-  int flags[] = {activationCode(op), weightLayoutCode(op), scalesLayoutCode(op), f.present[kBias], f.present[kResidual]};
-  static const char *const flagNames[] = {"activation", "weight_layout", "scales_layout", "has_bias", "has_residual"};
-  for (int i = 0; i < 5; ++i)
+  int flags[] = {activationCode(op), weightLayoutCode(op), scalesLayoutCode(op), f.present[kBias], f.present[kResidual],
+                 f.present[kZeroPoints], f.present[kZeroPoints] ? zeroPointLayoutCode(op) : 0, (int)zeroPointOffset(op)};
+  static const char *const flagNames[] = {"activation", "weight_layout", "scales_layout", "has_bias", "has_residual",
+                                          "has_zero_points", "zero_point_layout", "zero_point_offset"};
+  const int numFlags = z ? 8 : 5;
+  for (int i = 0; i < numFlags; ++i)
     append(t, "  %%%s = arith.constant %d : i32\n", flagNames[i], flags[i]);
-  append(t, "  %%status = func.call @w4a16_rt_matmul_%s(%%x_arg, %%weight_arg, %%scales_arg, %%bias_arg, %%residual_arg, "
-            "%%out_arg, %%activation, %%weight_layout, %%scales_layout, %%has_bias, %%has_residual) : ",
-         w);
-  appendRuntimeSignature(t, w);
+  if (z)
+    append(t, "  %%zero_point = arith.constant %.17e : f64\n", constantZeroPoint(op));
+  append(t, "  %%status = func.call @%s(%%x_arg, %%weight_arg, %%scales_arg, %%bias_arg, %%residual_arg, ", callee);
+  if (z)
+    append(t, "%%zero_points_arg, ");
+  append(t, "%%out_arg, %%activation, %%weight_layout, %%scales_layout, %%has_bias, %%has_residual");
+  if (z)
+    append(t, ", %%has_zero_points, %%zero_point_layout, %%zero_point_offset, %%zero_point");
+  append(t, ") : ");
+  appendRuntimeSignature(t, w, z);
   append(t, "\n  %%out = bufferization.to_tensor %%out_buf restrict writable : ");
   appendMemrefOf(t, outType);
   append(t, " to ");

@@ -135,7 +135,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirLocation loc = mlirOperationGetLocation(matmul);
   MlirContext ctx = mlirOperationGetContext(matmul);
 
-  MlirValue operands[5];
+  MlirValue operands[6];
   int n = 0;
   operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
   operands[n++] = collapseTo(dq->codes, dq->codesSplit, last, loc);
@@ -144,15 +144,27 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
     operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - 1, last, loc);
+  const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
+  if (hasZeroPoints)
+    operands[n++] = collapseTo(dq->zeroPoints, dq->zpSplit, last, loc);
 
-  int32_t segments[5] = {1, 1, 1, ep->hasBias, ep->hasResidual};
-  MlirNamedAttribute attrs[] = {
+  int32_t segments[6] = {1, 1, 1, ep->hasBias, ep->hasResidual, hasZeroPoints};
+  MlirNamedAttribute attrs[8] = {
       named(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
       named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
-      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 5, segments)),
+      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 6, segments)),
       named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
       named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
   };
+  int numAttrs = 5;
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  if (hasZeroPoints) {
+    attrs[numAttrs++] = named(ctx, "zero_point_layout", namedString(ctx, w4a16_zero_point_layout_name(dq->zpLayout)));
+    if (dq->zpOffset)
+      attrs[numAttrs++] = named(ctx, "zero_point_offset", mlirIntegerAttrGet(i64, dq->zpOffset));
+  } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
+    attrs[numAttrs++] = named(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
+  }
   /* (M, N); y's own shape may add unit dims or, in a matvec, lack M (reshaped back below) */
   const int64_t shape[2] = {mm->resultRowPos < 0 ? 1 : dimOf(ep->end, mm->resultRowPos) < 0 ? mlirShapedTypeGetDynamicSize()
                                                                                               : dimOf(ep->end, mm->resultRowPos),
@@ -161,7 +173,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
   mlirOperationStateAddOperands(&state, n, operands);
   mlirOperationStateAddResults(&state, 1, &resultType);
-  mlirOperationStateAddAttributes(&state, sizeof attrs / sizeof attrs[0], attrs);
+  mlirOperationStateAddAttributes(&state, numAttrs, attrs);
   MlirOperation fused = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(last), last, fused);
   mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mlirOperationGetResult(fused, 0), ep->end, fused, loc));
@@ -178,9 +190,18 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
 static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char *out, size_t size) {
   const bool act = ep->activation != W4A16_ACT_NONE;
-  char group[24] = "";
+  char group[96] = "";
+  int used = 0;
   if (dq->groupSize != W4A16_DEFAULT_GROUP_SIZE)
-    snprintf(group, sizeof group, ", group %lld", (long long)dq->groupSize);
+    used = snprintf(group, sizeof group, ", group %lld", (long long)dq->groupSize);
+  if (!mlirValueIsNull(dq->zeroPoints)) {
+    char type[48];
+    snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s",
+             w4a16_zero_point_layout_name(dq->zpLayout), typeName(mlirValueGetType(dq->zeroPoints), type, sizeof type),
+             dq->zpOffset ? " + 1" : "");
+  } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
+    snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
+  }
   snprintf(out, size, "dequant(%s, scales %s%s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
            w4a16_scales_layout_name(dq->scalesLayout), group, ep->hasBias ? " -> bias" : "", act ? " -> " : "",
            act ? w4a16_activation_name(ep->activation) : "", ep->hasResidual ? " -> residual" : "");

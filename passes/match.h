@@ -47,6 +47,12 @@ typedef struct DequantMatch {
   w4a16_weight_layout weightLayout;
   w4a16_scales_layout scalesLayout;
   int64_t groupSize; /* G: K per scale group */
+  /* z(g, n): zeroPoints (null: the constant zeroPoint) read per zpLayout, plus zpOffset */
+  MlirValue zeroPoints;
+  w4a16_zero_point_layout zpLayout;
+  int64_t zpOffset;
+  double zeroPoint;
+  int zpSplit; /* leading dims of zeroPoints forming its dim 0 */
   int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
   OpSet producers;
 } DequantMatch;

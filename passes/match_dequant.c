@@ -1,4 +1,5 @@
-/* The dequantisation of the chain: Wd[k, n] = (code(k, n) - 8) * scale(k / 128, n).
+/* The dequantisation of the chain: Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n), g = k / G, with z the
+ * constant 8, another constant, or read from a zero-point tensor (unpacked, or packed like GPTQ's qzeros).
  *
  * The matmul's weight operand is evaluated at sample (k, n) through every elementwise op and view,
  * down to the stored codes (an integer tensor) and scales (a float tensor), filled with synthetic
@@ -41,8 +42,9 @@ typedef struct Sample {
   int64_t k, n;
   double value, scale;
   uint64_t codeWord; /* the stored element: a code, or a packed word */
-  const LeafRead *codeRead, *scaleRead;
-  LeafRead reads[2];
+  const LeafRead *codeRead, *scaleRead, *zpRead; /* zpRead: null without a zero-point tensor */
+  Scalar zpRaw;      /* the zero-point tensor's element read */
+  LeafRead reads[3];
 } Sample;
 
 typedef struct DequantEval {
@@ -63,7 +65,10 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     setReason(why, mm->view.op, "dequantisation: %s", p->ev.error);
     return false;
   }
-  int ints = 0, floats = 0;
+  /* Distinct elements read: the codes and the scales, and at most one zero-point tensor (integer: the
+   * smaller of two integer tensors; float: one of two float tensors, told apart by the arithmetic). */
+  LeafRead ints[3], floats[3];
+  int numInts = 0, numFloats = 0;
   for (int i = 0; i < p->ev.numReads; ++i) {
     LeafRead *r = &p->ev.reads[i];
     bool repeated = false; /* the same element read twice counts once */
@@ -72,34 +77,43 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
                   memcmp(p->ev.reads[j].idx, r->idx, sizeof(int64_t) * (size_t)r->rank) == 0;
     if (repeated)
       continue;
-    if (intWidth(elementTypeOf(r->tensor)) > 0) {
-      s->reads[0] = *r;
-      ++ints;
-    } else {
-      s->reads[1] = *r;
-      ++floats;
-    }
+    if (intWidth(elementTypeOf(r->tensor)) > 0 && numInts < 3)
+      ints[numInts++] = *r;
+    else if (numFloats < 3)
+      floats[numFloats++] = *r;
   }
-  if (ints != 1) {
-    setReason(why, mm->view.op, "weight element computed from %d integer tensor reads, expected 1", ints);
-    return false;
-  }
-  if (floats != 1) {
+  if (numInts < 1 || numInts > 2 || numFloats < 1 || numFloats > 2 || numInts + numFloats > 3) {
     setReason(why, mm->view.op,
-              floats == 0 ? "no scale: weight element reads no float tensor"
-                          : "weight element reads %d float tensors (zero point must be the constant 8)",
-              floats);
+              numFloats == 0 ? "no scale: weight element reads no float tensor"
+                             : "weight element reads %d integer and %d float tensors (expected codes, scales and at "
+                               "most one zero-point tensor)",
+              numInts, numFloats);
     return false;
   }
-  s->codeRead = &s->reads[0], s->scaleRead = &s->reads[1];
-  if (mlirValueIsNull(p->dq->codes))
+  if (numInts == 2 && numElements(ints[1].tensor) > numElements(ints[0].tensor)) {
+    LeafRead t = ints[0];
+    ints[0] = ints[1], ints[1] = t;
+  }
+  s->reads[0] = ints[0], s->reads[1] = floats[0];
+  s->codeRead = &s->reads[0], s->scaleRead = &s->reads[1], s->zpRead = NULL;
+  if (numInts == 2 || numFloats == 2) {
+    s->reads[2] = numInts == 2 ? ints[1] : floats[1];
+    s->zpRead = &s->reads[2];
+  }
+  if (mlirValueIsNull(p->dq->codes)) {
     p->dq->codes = s->codeRead->tensor, p->dq->scales = s->scaleRead->tensor;
-  if (!valueEq(p->dq->codes, s->codeRead->tensor) || !valueEq(p->dq->scales, s->scaleRead->tensor)) {
-    setReason(why, mm->view.op, "weight elements read codes or scales from different tensors");
+    p->dq->zeroPoints = s->zpRead ? s->zpRead->tensor : (MlirValue){NULL};
+  }
+  if (!valueEq(p->dq->codes, s->codeRead->tensor) || !valueEq(p->dq->scales, s->scaleRead->tensor) ||
+      (s->zpRead == NULL) != mlirValueIsNull(p->dq->zeroPoints) ||
+      (s->zpRead && !valueEq(p->dq->zeroPoints, s->zpRead->tensor))) {
+    setReason(why, mm->view.op, "weight elements read codes, scales or zero points from different tensors");
     return false;
   }
   s->codeWord = syntheticLeaf(&p->ev, s->codeRead->tensor, s->codeRead->idx).bits;
   s->scale = syntheticLeaf(&p->ev, s->scaleRead->tensor, s->scaleRead->idx).f;
+  if (s->zpRead)
+    s->zpRaw = syntheticLeaf(&p->ev, s->zpRead->tensor, s->zpRead->idx);
   return true;
 }
 
@@ -230,8 +244,94 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   return false;
 }
 
-/* value == (code - 8) * scale at every sample; otherwise name the most likely mistake. */
-static bool matchArithmetic(const MatmulMatch *mm, const DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+/* The zero point the arithmetic implies at sample s: code - value / scale. */
+static double zeroAt(const DequantMatch *dq, const Sample *s) { return (double)codeAt(dq, s) - s->value / s->scale; }
+
+/* With two float tensors read, which is the scale: with the right choice, code - value / scale equals the
+ * other tensor's element (the zero point) at every sample. */
+static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *samples, int count, Reason *why) {
+  if (mlirValueIsNull(dq->zeroPoints) || intWidth(elementTypeOf(dq->zeroPoints)) > 0)
+    return true;
+  for (int swap = 0; swap < 2; ++swap) {
+    bool ok = true;
+    for (int i = 0; i < count && ok; ++i) {
+      const Sample *s = &samples[i];
+      const double scale = swap ? s->zpRaw.f : s->scale, zp = swap ? s->scale : s->zpRaw.f;
+      const double z = (double)codeAt(dq, s) - s->value / scale;
+      ok = fabs(z - zp) <= 1e-6 * (1 + fabs(z));
+    }
+    if (!ok)
+      continue;
+    if (swap) {
+      for (int i = 0; i < count; ++i) {
+        Sample *s = &samples[i];
+        const LeafRead t = s->reads[1];
+        const double scale = s->zpRaw.f;
+        s->reads[1] = s->reads[2], s->reads[2] = t;
+        s->zpRaw = floatScalar(s->scale), s->scale = scale;
+      }
+      const MlirValue t = dq->scales;
+      dq->scales = dq->zeroPoints, dq->zeroPoints = t;
+    }
+    return true;
+  }
+  setReason(why, mm->view.op, "reads two float tensors, neither of them a zero point subtracted from the codes");
+  return false;
+}
+
+/* How the zero-point tensor holds z(g, n): the layout whose index rule every read follows and whose decoding,
+ * plus an offset of 0 or 1 (GPTQ's v1 format stores z - 1), gives the zero point the arithmetic implies. */
+static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+  if (mlirValueIsNull(dq->zeroPoints))
+    return true;
+  const MlirValue zp = dq->zeroPoints;
+  const int64_t G = dq->groupSize, groups = mm->K / G, N = mm->N;
+  const int width = intWidth(elementTypeOf(zp));
+  if (numElements(zp) < 0) {
+    setReason(why, mm->view.op, "zero points have a dynamic shape");
+    return false;
+  }
+  bool anyIndexRule = false;
+  for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
+    const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
+    if (packed && (width != 32 || N % 8 != 0))
+      continue;
+    bool indexed = true;
+    for (int i = 0; i < count && indexed; ++i) {
+      const Sample *s = &samples[i];
+      const int64_t g = s->k / G, linear = linearIndex(zp, s->zpRead->idx);
+      indexed = linear == (layout == W4A16_ZP_G_N ? g * N + s->n : layout == W4A16_ZP_N_G ? s->n * groups + g
+                                                                                         : g * (N / 8) + s->n / 8);
+    }
+    anyIndexRule |= indexed;
+    for (int64_t offset = 0; indexed && offset <= (width ? 1 : 0); ++offset) {
+      bool decodes = true;
+      for (int i = 0; i < count && decodes; ++i) {
+        const Sample *s = &samples[i];
+        const double z = !width  ? s->zpRaw.f
+                         : packed ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
+                                  : (double)s->zpRaw.bits;
+        decodes = fabs(zeroAt(dq, s) - (z + (double)offset)) <= 1e-6 * (1 + fabs(z));
+      }
+      if (decodes) {
+        dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset;
+        dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
+        if (dq->zpSplit > 0)
+          return true;
+      }
+    }
+  }
+  setReason(why, mm->view.op,
+            anyIndexRule ? "zero points are read per (group, column) but their values follow no known packing"
+                         : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
+  return false;
+}
+
+/* value == (code - z) * scale at every sample, z a zero-point tensor's element (matchZeroPoints checked it)
+ * or one constant exact in f16 (8 normally); otherwise name the most likely mistake. */
+static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+  if (!mlirValueIsNull(dq->zeroPoints))
+    return true;
   bool exact = true, sameZero = true, signedCodes = true, msbFirst = true;
   double zero = 0;
   for (int i = 0; i < count; ++i) {
@@ -247,16 +347,20 @@ static bool matchArithmetic(const MatmulMatch *mm, const DequantMatch *dq, const
     int64_t msb = (int64_t)((s->codeWord >> (4 * (7 - s->k % 8))) & 15);
     msbFirst &= dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N && fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
   }
+  dq->zeroPoint = kZeroPoint;
   if (exact)
     return true;
+  /* Any other constant zero point: the runtime takes it exactly where f16 holds it exactly. */
+  if (sameZero && fabs(zero) <= 64 && zero * 8 == round(zero * 8)) {
+    dq->zeroPoint = zero;
+    return true;
+  }
   if (signedCodes)
     setReason(why, mm->view.op, "signed i4 codes (two's complement) without the -8 offset; expected unsigned codes - 8");
   else if (msbFirst)
     setReason(why, mm->view.op, "nibbles unpacked most-significant first; expected least-significant first");
-  else if (sameZero && fabs(zero - round(zero)) < 1e-6)
-    setReason(why, mm->view.op, "zero point %lld, expected %d", (long long)llround(zero), kZeroPoint);
   else if (sameZero)
-    setReason(why, mm->view.op, "zero point %g, expected %d", zero, kZeroPoint);
+    setReason(why, mm->view.op, "zero point %g: a constant zero point must be a multiple of 1/8 within [-64, 64]", zero);
   else
     setReason(why, mm->view.op, "dequantisation computes something other than (code - 8) * scale");
   return false;
@@ -291,7 +395,8 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
         return false;
     }
-  if (!matchCodesLayout(mm, dq, samples, count, why) || !matchScalesLayout(&p, samples, count, why) ||
+  if (!matchCodesLayout(mm, dq, samples, count, why) || !resolveFloatRoles(mm, dq, samples, count, why) ||
+      !matchScalesLayout(&p, samples, count, why) || !matchZeroPoints(mm, dq, samples, count, why) ||
       !matchArithmetic(mm, dq, samples, count, why))
     return false;
 

@@ -4,6 +4,7 @@
  * Nothing here prints or aborts: a failure goes to the thread's compiled-code status (status.c) and is
  * returned. Compiled code holds host memrefs. On the CPU backend they go straight to the plan; on CUDA the
  * weight is copied to the device once (when prepared) and x/bias/residual/out on every call. */
+#include "half.h"
 #include "rt_status.h"
 #include "w4a16_testing.h"
 #include "w4a16/runtime_abi.h"
@@ -25,7 +26,14 @@ typedef struct PlanKey {
   int64_t K, N, groupSize;
   int weightLayout, scalesLayout, codeBytes;
   w4a16_backend backend;
+  /* Zero points (none: the constant zeroPoint, 8 for the symmetric form): the tensor's data, its element
+   * kind and the layout and offset the op states. */
+  const void *zeroPoints;
+  int zpKind, zpLayout, zpOffset;
+  double zeroPoint;
 } PlanKey;
+
+enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_F32 };
 
 typedef struct PlanEntry {
   PlanKey key;
@@ -112,8 +120,9 @@ static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t
 /* Failures below write their detail to why (WHY_SIZE bytes); the entry point reports it once. */
 enum { WHY_SIZE = 320 };
 
-static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales, int64_t K,
-                               int64_t N, int64_t G, w4a16_plan **plan, char *why) {
+static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
+                               const uint16_t *zeroPoints, int64_t K, int64_t N, int64_t G, w4a16_plan **plan,
+                               char *why) {
   if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
     snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
                             "build has no CUDA backend or there is no usable GPU");
@@ -121,7 +130,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   }
   w4a16_status status = W4A16_ERR_CUDA;
   if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create(backend, packed, scales, K, N, G, plan);
+    status = w4a16_plan_create_zp(backend, packed, scales, zeroPoints, K, N, G, plan);
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
@@ -148,33 +157,67 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   return status;
 }
 
-/* Where a plan for `key` runs: its backend, except that the CUDA kernels take only group size 128 (the
- * CPU reference takes every supported one). Compiled code holds host memory, so such a weight runs on the
- * CPU -- slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
-static w4a16_backend planBackend(const PlanKey *key) {
-  return key->groupSize == W4A16_DEFAULT_GROUP_SIZE ? key->backend : W4A16_BACKEND_CPU;
+/* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
+ * constant; NULL when out of memory. *all8: every zero point is 8 (the symmetric form). */
+static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8) {
+  const int64_t groups = key->K / key->groupSize, N = key->N;
+  uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
+  if (!z)
+    return NULL;
+  *all8 = true;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t n = 0; n < N; ++n) {
+      double v = key->zeroPoint;
+      if (key->zpKind != ZP_NONE) {
+        const bool packed = key->zpLayout == W4A16_ZP_PACKED_G_N8 || key->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
+        const int64_t i = packed ? g * (N / 8) + n / 8 : key->zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
+        switch (key->zpKind) {
+        case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
+        case ZP_I8: v = ((const uint8_t *)key->zeroPoints)[i]; break;
+        case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
+        case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
+        default: {
+          const uint32_t word = (uint32_t)((const int32_t *)key->zeroPoints)[i];
+          v = packed ? (double)((word >> (4 * w4a16_zp_nibble(key->zpLayout, (int)(n % 8)))) & 15u) : (double)(int32_t)word;
+        }
+        }
+        v += key->zpOffset;
+      }
+      z[g * N + n] = w4a16_f2h((float)v);
+      *all8 &= v == W4A16_ZERO_POINT;
+    }
+  return z;
 }
 
-/* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. */
-static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, char *why) {
+/* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
+ * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, zero
+ * points other than 8): compiled code holds host memory, so such a weight runs on the CPU reference --
+ * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
+static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   int32_t *packed = key->weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL
                                                                   : packCodes(key->weight, key->weightLayout, key->K, key->N);
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
                                                              : transposeScales(key->scales, key->K / key->groupSize, key->N);
+  bool all8 = true;
+  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8);
+  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 ? key->backend : W4A16_BACKEND_CPU;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
-  if ((key->weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales))
-    status = createPlan(planBackend(key), packed ? packed : key->weight, gnScales ? gnScales : key->scales, key->K,
-                        key->N, key->groupSize, plan, why);
+  if ((key->weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
+      zeroPoints)
+    status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
+                        all8 ? NULL : zeroPoints, key->K, key->N, key->groupSize, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
   free(packed);
   free(gnScales);
+  free(zeroPoints);
   return status;
 }
 
 static bool sameKey(const PlanKey *a, const PlanKey *b) {
   return a->weight == b->weight && a->scales == b->scales && a->K == b->K && a->N == b->N &&
-         a->groupSize == b->groupSize &&
+         a->groupSize == b->groupSize && a->zeroPoints == b->zeroPoints && a->zpKind == b->zpKind &&
+         a->zpLayout == b->zpLayout && a->zpOffset == b->zpOffset && a->zeroPoint == b->zeroPoint &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
          a->backend == b->backend;
 }
@@ -188,10 +231,11 @@ static PlanEntry **findEntry(const PlanKey *key) {
 }
 
 /* A call outside prepare: the plan prepare made, never a new one (a plan is a snapshot the caller asked for). */
-static w4a16_status preparedPlan(const PlanKey *key, w4a16_plan **plan, char *why) {
+static w4a16_status preparedPlan(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   pthread_mutex_lock(&g_lock);
   PlanEntry *e = *findEntry(key);
   *plan = e ? e->plan : NULL;
+  *runsOn = e ? e->runsOn : key->backend;
   pthread_mutex_unlock(&g_lock);
   if (e)
     return W4A16_OK;
@@ -205,13 +249,15 @@ static w4a16_status preparedPlan(const PlanKey *key, w4a16_plan **plan, char *wh
 /* Inside prepare: the plan is made from the weight's bytes now, once per prepare call (a weight used by
  * several calls of one function is prepared once). A failure drops the old plan too: no stale snapshot
  * outlives a prepare that did not succeed. */
-static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_plan **plan, char *why) {
+static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_plan **plan, w4a16_backend *runsOn,
+                                char *why) {
   pthread_mutex_lock(&g_lock);
   PlanEntry **link = findEntry(key), *e = *link;
   w4a16_status status = W4A16_OK;
   if (!e || e->preparedBy != prepareId) {
     w4a16_plan *fresh = NULL;
-    status = planFromWeight(key, &fresh, why);
+    w4a16_backend freshRunsOn = key->backend;
+    status = planFromWeight(key, &fresh, &freshRunsOn, why);
     if (status == W4A16_OK && e) {
       w4a16_plan_destroy(e->plan);
     } else if (status == W4A16_OK && (e = calloc(1, sizeof *e))) {
@@ -229,11 +275,13 @@ static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_pl
     }
     if (status == W4A16_OK) {
       e->plan = fresh;
+      e->runsOn = freshRunsOn;
       e->preparedBy = prepareId;
       ++g_plansCreated;
     }
   }
   *plan = status == W4A16_OK ? e->plan : NULL;
+  *runsOn = status == W4A16_OK ? e->runsOn : key->backend;
   pthread_mutex_unlock(&g_lock);
   return status;
 }
@@ -337,27 +385,57 @@ static void zeroFill(w4a16_memref2d_f16 *out) {
       out->aligned[out->offset + m * out->strides[0] + n * out->strides[1]] = 0;
 }
 
-/* Shared by the three entry points; weight is (aligned + offset) of the weight memref. */
+/* The zero points of one call: the tensor (data == NULL: none) with its element kind, layout and offset as
+ * the op states them, and the constant used without a tensor. */
+typedef struct ZeroPoints {
+  const void *data;
+  const int64_t *sizes, *strides;
+  int kind, layout, offset;
+  double constant;
+} ZeroPoints;
+
+static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, int64_t G, char *why) {
+  if (!zp->data)
+    return W4A16_OK;
+  const int64_t groups = G > 0 ? K / G : 0;
+  const bool packed = zp->layout == W4A16_ZP_PACKED_G_N8 || zp->layout == W4A16_ZP_PACKED_G_N8_AWQ;
+  const int64_t rows = zp->layout == W4A16_ZP_N_G ? N : groups, cols = zp->layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
+  if (zp->layout < 0 || zp->layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
+      zp->sizes[0] != rows || zp->sizes[1] != cols || !rowMajor2d(zp->sizes, zp->strides)) {
+    snprintf(why, WHY_SIZE, "zero points are %lldx%lld, expected a contiguous %lldx%lld %s tensor",
+             (long long)zp->sizes[0], (long long)zp->sizes[1], (long long)rows, (long long)cols,
+             w4a16_zero_point_layout_name(zp->layout) ? w4a16_zero_point_layout_name(zp->layout) : "?");
+    return W4A16_ERR_BAD_SHAPE;
+  }
+  return W4A16_OK;
+}
+
+/* Shared by the entry points; weight is (aligned + offset) of the weight memref. */
 static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *wSizes, const int64_t *wStrides,
                       int codeBytes, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
-                      w4a16_memref2d_f16 *residual, w4a16_memref2d_f16 *out, int32_t activation,
-                      int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual) {
+                      w4a16_memref2d_f16 *residual, const ZeroPoints *zp, w4a16_memref2d_f16 *out,
+                      int32_t activation, int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
+                      int32_t hasResidual) {
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
   uint64_t prepareId = w4a16_rt_prepare_id();
   char why[WHY_SIZE] = "";
+  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
+  const int64_t G = groups > 0 ? K / groups : 0;
   w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out, weightLayout, scalesLayout,
                                       hasBias, hasResidual, why);
+  if (status == W4A16_OK)
+    status = checkZeroPoints(zp, K, N, G, why);
   w4a16_plan *plan = NULL;
-  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
-  PlanKey key = {weight,      scales->aligned + scales->offset, K, N, groups > 0 ? K / groups : 0, weightLayout,
-                 scalesLayout, codeBytes, w4a16_rt_backend()};
+  w4a16_backend runsOn = w4a16_rt_backend();
+  PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
+                 zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant};
   if (status == W4A16_OK && prepareId)
-    status = preparePlan(&key, prepareId, &plan, why);
+    status = preparePlan(&key, prepareId, &plan, &runsOn, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
-    status = preparedPlan(&key, &plan, why);
+    status = preparedPlan(&key, &plan, &runsOn, why);
   if (status == W4A16_OK && M > 0) {
     w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
-    status = runPlan(plan, planBackend(&key), x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
+    status = runPlan(plan, runsOn, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
                      hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset, why);
   }
   if (status == W4A16_OK)
@@ -367,13 +445,15 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
                        (long long)N, why);
 }
 
+static const ZeroPoints kSymmetric = {NULL, NULL, NULL, ZP_NONE, 0, 0, W4A16_ZERO_POINT};
+
 int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i32 *weight,
                                          w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
                                          w4a16_memref2d_f16 *residual, w4a16_memref2d_f16 *out, int32_t activation,
                                          int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                          int32_t hasResidual) {
-  return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 4, scales, bias, residual, out,
-                activation, weightLayout, scalesLayout, hasBias, hasResidual);
+  return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 4, scales, bias, residual,
+                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);
 }
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i8(w4a16_memref2d_f16 *x, w4a16_memref2d_i8 *weight,
@@ -381,8 +461,8 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i8(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         w4a16_memref2d_f16 *residual, w4a16_memref2d_f16 *out, int32_t activation,
                                         int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                         int32_t hasResidual) {
-  return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 1, scales, bias, residual, out,
-                activation, weightLayout, scalesLayout, hasBias, hasResidual);
+  return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 1, scales, bias, residual,
+                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);
 }
 
 /* LLVM stores an i4 in one byte, so an i4 memref is laid out like the i8 container. */
@@ -394,3 +474,27 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
   return _mlir_ciface_w4a16_rt_matmul_i8(x, weight, scales, bias, residual, out, activation, weightLayout,
                                          scalesLayout, hasBias, hasResidual);
 }
+
+/* With zero points: _mlir_ciface_w4a16_rt_matmul_zp_<w>_<z>, w the weight's and z the zero points' element
+ * type (f16 with an empty tensor when the zero point is the constant zero_point). Every such memref has
+ * the same descriptor layout, so one body serves them all. */
+#define W4A16_ZP_ENTRY(W, WTYPE, WBYTES, Z, ZTYPE, ZKIND)                                                       \
+  int32_t _mlir_ciface_w4a16_rt_matmul_zp_##W##_##Z(                                                          \
+      w4a16_memref2d_f16 *x, WTYPE *weight, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,              \
+      w4a16_memref2d_f16 *residual, ZTYPE *zeroPoints, w4a16_memref2d_f16 *out, int32_t activation,            \
+      int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual, int32_t hasZeroPoints,  \
+      int32_t zeroPointLayout, int32_t zeroPointOffset, double zeroPoint) {                                      \
+    ZeroPoints zp = {hasZeroPoints ? (const void *)(zeroPoints->aligned + zeroPoints->offset) : NULL,           \
+                     zeroPoints->sizes, zeroPoints->strides, ZKIND, zeroPointLayout, zeroPointOffset, zeroPoint}; \
+    return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, WBYTES, scales, bias,     \
+                  residual, &zp, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);            \
+  }
+#define W4A16_ZP_ENTRIES(W, WTYPE, WBYTES)                                                                       \
+  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i32, w4a16_memref2d_i32, ZP_I32)                                            \
+  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i8, w4a16_memref2d_i8, ZP_I8)                                               \
+  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i4, w4a16_memref2d_i8, ZP_I4)                                               \
+  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, f16, w4a16_memref2d_f16, ZP_F16)                                            \
+  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, f32, w4a16_memref2d_f32, ZP_F32)
+W4A16_ZP_ENTRIES(i32, w4a16_memref2d_i32, 4)
+W4A16_ZP_ENTRIES(i8, w4a16_memref2d_i8, 1)
+W4A16_ZP_ENTRIES(i4, w4a16_memref2d_i8, 1)

@@ -33,7 +33,7 @@ func.func @zp7(%x: tensor<4x1024xf16>, %qweight: tensor<128x256xi32>, %scales: t
   %zero = arith.constant 0.000000e+00 : f16
   %acc_e = tensor.empty() : tensor<4x256xf16>
   %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<4x256xf16>) -> tensor<4x256xf16>
-  // CHECK: {{.*}}split-input-file.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}zero point 7, expected 8
+  // CHECK: {{.*}}split-input-file.mlir:[[@LINE+1]]:9: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero point 7) -> matmul
   %mm = linalg.matmul ins(%x, %deq : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%acc : tensor<4x256xf16>) -> tensor<4x256xf16>
   return %mm : tensor<4x256xf16>
 }

@@ -1,12 +1,14 @@
-// --w4a16-explain: a GPTQ dequant subtracting 7 is reported with the zero point it found.
-// The remark is located at the matmul op (line and column of the op) and the IR is left unfused.
+// --w4a16-explain: a GPTQ dequant subtracting 7 fuses with the constant zero point it found (issue #17;
+// until then this test expected "not fused: zero point 7, expected 8"). The remark, located at the matmul,
+// names it, and the op carries zero_point = 7.0.
 //
 // RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t
 
 // IR-LABEL: func.func @f(
-// IR-NOT:    w4a16.fused_matmul
-// IR:        linalg.matmul
+// IR:        "w4a16.fused_matmul"
+// IR-SAME:     zero_point = 7.000000e+00 : f64
+// IR-NOT:    linalg.matmul
 func.func @f(%x: tensor<8x4096xf16>, %qweight: tensor<512x4096xi32>, %scales: tensor<32x4096xf16>) -> tensor<8x4096xf16> {
   %de = tensor.empty() : tensor<4096x4096xf16>
   %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<4096x4096xf16>) {
@@ -37,7 +39,7 @@ func.func @f(%x: tensor<8x4096xf16>, %qweight: tensor<512x4096xi32>, %scales: te
   %zero = arith.constant 0.000000e+00 : f16
   %acc_e = tensor.empty() : tensor<8x4096xf16>
   %acc = linalg.fill ins(%zero : f16) outs(%acc_e : tensor<8x4096xf16>) -> tensor<8x4096xf16>
-  // CHECK: {{.*}}zero-point-7.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}zero point 7, expected 8
+  // CHECK: {{.*}}zero-point-7.mlir:[[@LINE+1]]:9: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero point 7) -> matmul
   %mm = linalg.matmul ins(%x, %deq : tensor<8x4096xf16>, tensor<4096x4096xf16>) outs(%acc : tensor<8x4096xf16>) -> tensor<8x4096xf16>
   return %mm : tensor<8x4096xf16>
 }

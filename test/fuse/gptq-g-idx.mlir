@@ -12,7 +12,7 @@
 // CHECK-LABEL: func.func @gptq_g_idx(
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      activation = "silu"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
 // CHECK-NOT:     linalg.
 // CHECK-NOT:     arith.constant dense
 // REMARK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias -> silu -> residual

@@ -10,7 +10,7 @@
 // x must be f16 (here f32).
 func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}x{{.*}}f16}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf32>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf32>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -19,7 +19,7 @@ func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x
 // scales (4, N) for K = 256: expected K/128 = 2 groups.
 func.func @scales_wrong_groups(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}scales}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -28,7 +28,7 @@ func.func @scales_wrong_groups(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s:
 // the activation attribute is missing.
 func.func @missing_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}activation}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -37,7 +37,7 @@ func.func @missing_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: 
 // activation "relu" is not one of none | silu | gelu_tanh.
 func.func @relu(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}relu}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -46,7 +46,7 @@ func.func @relu(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf1
 // weight_layout packed_k8_n but the weight is a (K, N) i4 tensor, not (K/8, N) i32.
 func.func @packed_layout_i4_weight(%x: tensor<4x256xf16>, %w: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}weight}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -55,7 +55,7 @@ func.func @packed_layout_i4_weight(%x: tensor<4x256xf16>, %w: tensor<256x64xi4>,
 // bias must be (N,), here (M, N).
 func.func @bias_2d(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<4x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}bias}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -64,7 +64,7 @@ func.func @bias_2d(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64
 // result (M, 128) while the weight and scales say N = 64.
 func.func @result_wrong_n(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x128xf16> {
   // expected-error @+1 {{}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x128xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x128xf16>
   return %0 : tensor<4x128xf16>
 }
 
@@ -73,7 +73,7 @@ func.func @result_wrong_n(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tens
 // residual (8, N) for M = 4.
 func.func @residual_wrong_m(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %r: tensor<8x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}residual}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<8x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<8x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -82,7 +82,7 @@ func.func @residual_wrong_m(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: te
 // n_k weight with scales given as (K/128, N) although scales_layout says n_g (N, K/128).
 func.func @n_g_scales_mismatch(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}scales}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -91,7 +91,7 @@ func.func @n_g_scales_mismatch(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s:
 // group_size 96: the op supports 32, 64 and 128 (64 was the invalid example before issue #17).
 func.func @group_size_96(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}group_size}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 96 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 96 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -100,7 +100,7 @@ func.func @group_size_96(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tenso
 // x has K = 512, the packed weight holds K = 256.
 func.func @k_mismatch(%x: tensor<4x512xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error @+1 {{}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x512xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x512xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 
@@ -108,7 +108,7 @@ func.func @k_mismatch(%x: tensor<4x512xf16>, %w: tensor<32x64xi32>, %s: tensor<2
 
 // a valid op: printed, no error.
 func.func @valid(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<?x64xf16> {
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
   return %0 : tensor<?x64xf16>
 }
 

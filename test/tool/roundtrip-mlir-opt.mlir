@@ -26,18 +26,18 @@
 // RUN: FileCheck %s < %t.wa
 
 // CHECK-LABEL: func.func @zero_point_7(
-// CHECK:         arith.constant 7.000000e+00 : f16
+// CHECK:         arith.constant 7.300780e+00 : f16
 // CHECK:         linalg.generic
 // CHECK:         linalg.matmul
 // CHECK-NOT:     w4a16.fused_matmul
 
-// A GPTQ dequant with zero point 7: must not fuse (docs/contract.md §4), so it stays as written.
+// A GPTQ dequant with zero point 7.3 (not a multiple of 1/8): must not fuse (docs/contract.md §4), so it stays as written.
 func.func @zero_point_7(%x: tensor<16x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<16x64xf16> {
   %c8 = arith.constant 8 : index
   %c128 = arith.constant 128 : index
   %c4_i32 = arith.constant 4 : i32
   %c15_i32 = arith.constant 15 : i32
-  %zp = arith.constant 7.000000e+00 : f16
+  %zp = arith.constant 7.300780e+00 : f16
   %zero = arith.constant 0.000000e+00 : f16
   %0 = tensor.empty() : tensor<256x64xf16>
   %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<256x64xf16>) {

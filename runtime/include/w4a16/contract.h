@@ -48,6 +48,22 @@ typedef enum w4a16_scales_layout {
 } w4a16_scales_layout;
 #define W4A16_SCALES_LAYOUT_COUNT 2
 
+/* How a zero-point tensor stores z(g, n) (the op's optional zero_points operand; without it z is the
+ * constant W4A16_ZERO_POINT). The value used is the element (or nibble) plus zero_point_offset (GPTQ's
+ * v1 format stores z - 1 and adds 1 back). */
+typedef enum w4a16_zero_point_layout {
+  W4A16_ZP_G_N = 0,           /* (K/G, N), integer or float */
+  W4A16_ZP_N_G = 1,           /* (N, K/G) */
+  W4A16_ZP_PACKED_G_N8 = 2,   /* (K/G, N/8) i32: nibble n % 8 of word [g, n/8], least significant first */
+  W4A16_ZP_PACKED_G_N8_AWQ = 3 /* likewise, AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
+} w4a16_zero_point_layout;
+#define W4A16_ZP_LAYOUT_COUNT 4
+/* Nibble of a packed word holding column n (n % 8 = c) in each packed layout. */
+static inline int w4a16_zp_nibble(int layout, int c) {
+  static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
+  return layout == W4A16_ZP_PACKED_G_N8_AWQ ? awq[c & 7] : c & 7;
+}
+
 /* Element type of x, bias, residual, out and scales; the kernels accumulate in f32. */
 typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0 } w4a16_element_type;
 
@@ -106,6 +122,11 @@ static inline const char *w4a16_weight_layout_name(int layout) {
 static inline const char *w4a16_scales_layout_name(int layout) {
   static const char *const names[W4A16_SCALES_LAYOUT_COUNT] = {"g_n", "n_g"};
   return layout >= 0 && layout < W4A16_SCALES_LAYOUT_COUNT ? names[layout] : NULL;
+}
+
+static inline const char *w4a16_zero_point_layout_name(int layout) {
+  static const char *const names[W4A16_ZP_LAYOUT_COUNT] = {"g_n", "n_g", "packed_g_n8", "packed_g_n8_awq"};
+  return layout >= 0 && layout < W4A16_ZP_LAYOUT_COUNT ? names[layout] : NULL;
 }
 
 /* The value whose name(value) is the `len` bytes at `s` (not NUL-terminated), or -1. */

@@ -51,6 +51,7 @@ W4A16_MEMREF(1, w4a16_memref1d_f16, uint16_t);
 W4A16_MEMREF(2, w4a16_memref2d_f16, uint16_t);
 W4A16_MEMREF(2, w4a16_memref2d_i32, int32_t);
 W4A16_MEMREF(2, w4a16_memref2d_i8, uint8_t);
+W4A16_MEMREF(2, w4a16_memref2d_f32, float);
 
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i32 *weight,
