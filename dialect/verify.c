@@ -174,8 +174,10 @@ static void verifyFusedMatmul(Verifier *v) {
     expectTensor(v, weight, "weight", 2, (int64_t[]){K / 8, N}, isI32, "i32");
   else if (weightLayout == W4A16_WEIGHT_K_N)
     expectTensor(v, weight, "weight", 2, (int64_t[]){K, N}, isCodeContainer, "i4 or i8");
-  else
+  else if (weightLayout == W4A16_WEIGHT_N_K)
     expectTensor(v, weight, "weight", 2, (int64_t[]){N, K}, isCodeContainer, "i4 or i8");
+  else
+    expectTensor(v, weight, "weight", 2, (int64_t[]){K, N / 8}, isI32, "i32");
 
   const int64_t groups = K / groupSize;
   if (scalesLayout == W4A16_SCALES_G_N)

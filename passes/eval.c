@@ -279,7 +279,8 @@ typedef struct BodyFrame {
 static Scalar evalInBody(BodyFrame *f, MlirValue v);
 
 /* Whether `extract` (reading `tensor` at idx) takes an element of a constant integer table that the
- * computation uses as an index -- GPTQ's g_idx = k / G as a dense constant, say -- and if so, its value.
+ * computation uses as an index -- GPTQ's g_idx = k / G as a dense constant, say -- or of a table of at
+ * most 16 elements (AWQ's nibble shifts), and if so, its value.
  * Such tables are part of the index arithmetic, not data: their values are evaluated, where a constant
  * weight (whose elements are not indices) stays a leaf. */
 static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int64_t *idx, Scalar *out) {
@@ -299,7 +300,9 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
     usedAsIndex |= opIs(user, "arith.index_cast") || opIs(user, "arith.index_castui") ||
                    (opIs(user, "tensor.extract") && mlirOpOperandGetOperandNumber(u) > 0);
   }
-  if (!usedAsIndex)
+  /* A small table (nibble shifts by column, say) is index arithmetic whatever it feeds; a weight never has
+   * 16 elements or fewer. */
+  if (!usedAsIndex && numElements(tensor) > 16)
     return false;
   int64_t linear = 0;
   for (int i = 0; i < rankOf(tensor); ++i)

@@ -8,6 +8,7 @@
 #include "match.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
@@ -132,6 +133,9 @@ static int splitFor(MlirValue tensor, int64_t rows) {
 static int64_t codeAt(const DequantMatch *dq, const Sample *s) {
   if (dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N)
     return (int64_t)((s->codeWord >> (4 * (s->k % 8))) & 15);
+  if (dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8 || dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
+    return (int64_t)((s->codeWord >> (4 * w4a16_nibble_of_column(dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ,
+                                                                 (int)(s->n % 8)))) & 15);
   return (int64_t)(s->codeWord & 15);
 }
 
@@ -143,12 +147,13 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     setReason(why, mm->view.op, "quantised weight has a dynamic shape");
     return false;
   }
-  bool packed = width == 32, kn = true, nk = true;
+  bool packed = width == 32, kn = true, nk = true, alongN = packed && mm->N % 8 == 0;
   for (int i = 0; i < count; ++i) {
     const Sample *s = &samples[i];
     int64_t linear = linearIndex(codes, s->codeRead->idx);
     if (packed) {
       kn &= linear == (s->k / 8) * mm->N + s->n;
+      alongN &= linear == s->k * (mm->N / 8) + s->n / 8;
       nk = false;
     } else {
       kn &= linear == s->k * mm->N + s->n;
@@ -159,6 +164,10 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     dq->weightLayout = W4A16_WEIGHT_PACKED_K8_N, dq->codesSplit = 1;
     return true;
   }
+  if (alongN && rankOf(codes) == 2 && dimOf(codes, 0) == mm->K) { /* the nibble order: matchDequant tries both */
+    dq->weightLayout = W4A16_WEIGHT_PACKED_K_N8, dq->codesSplit = 1;
+    return true;
+  }
   if (!packed && width <= 8 && (kn || nk)) {
     dq->weightLayout = kn ? W4A16_WEIGHT_K_N : W4A16_WEIGHT_N_K;
     dq->codesSplit = splitFor(codes, kn ? mm->K : mm->N);
@@ -166,7 +175,8 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
   }
   char name[32];
   setReason(why, mm->view.op,
-            packed ? "packed %s codes are not laid out as (K/8, N) words" : "%s codes are not laid out as (K, N) or (N, K)",
+            packed ? "packed %s codes are not laid out as (K/8, N) or (K, N/8) words"
+                   : "%s codes are not laid out as (K, N) or (N, K)",
             typeName(elementTypeOf(codes), name, sizeof name));
   return false;
 }
@@ -395,9 +405,37 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
         return false;
     }
-  if (!matchCodesLayout(mm, dq, samples, count, why) || !resolveFloatRoles(mm, dq, samples, count, why) ||
-      !matchScalesLayout(&p, samples, count, why) || !matchZeroPoints(mm, dq, samples, count, why) ||
-      !matchArithmetic(mm, dq, samples, count, why))
+  if (!matchCodesLayout(mm, dq, samples, count, why))
+    return false;
+  /* Words packed along N hold their columns in sequential or AWQ order: the order whose codes make the
+   * arithmetic exact is the layout (each try on a fresh copy of the samples: resolveFloatRoles edits them). */
+  const bool alongN = dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8;
+  Sample *attempt = malloc(sizeof(Sample) * (size_t)count);
+  bool matched = false;
+  if (!attempt) {
+    setReason(why, mm->view.op, "out of memory");
+    return false;
+  }
+  for (int order = 0; order < (alongN ? 2 : 1) && !matched; ++order) {
+    Reason orderWhy = {0};
+    memcpy(attempt, samples, sizeof(Sample) * (size_t)count);
+    for (int i = 0; i < count; ++i) /* the copies' read pointers point into themselves */
+      attempt[i].codeRead = &attempt[i].reads[0], attempt[i].scaleRead = &attempt[i].reads[1],
+      attempt[i].zpRead = samples[i].zpRead ? &attempt[i].reads[2] : NULL;
+    const DequantMatch before = *dq;
+    if (order == 1)
+      dq->weightLayout = W4A16_WEIGHT_PACKED_K_N8_AWQ;
+    matched = resolveFloatRoles(mm, dq, attempt, count, order ? &orderWhy : why) &&
+              matchScalesLayout(&p, attempt, count, order ? &orderWhy : why) &&
+              matchZeroPoints(mm, dq, attempt, count, order ? &orderWhy : why) &&
+              matchArithmetic(mm, dq, attempt, count, order ? &orderWhy : why);
+    if (!matched) {
+      OpSet producers = dq->producers;
+      *dq = before, dq->producers = producers;
+    }
+  }
+  free(attempt);
+  if (!matched)
     return false;
 
   MlirValue weight = linalgInput(&mm->view, mm->weightInput);

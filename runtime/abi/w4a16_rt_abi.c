@@ -95,13 +95,18 @@ void w4a16_rt_release_plans(void) {
 
 /* --- weight preparation: any accepted layout -> docs/contract.md §1's packed (K/8, N) words, (K/128, N) scales - */
 
-static int32_t *packCodes(const uint8_t *codes, int layout, int64_t K, int64_t N) {
+static int32_t *packCodes(const void *weight, int layout, int64_t K, int64_t N) {
   int32_t *packed = calloc((size_t)(K / 8 * N), sizeof *packed);
   if (!packed)
     return NULL;
+  const uint8_t *codes = weight;
+  const uint32_t *words = weight; /* (K, N/8) packed along N */
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
-      uint32_t code = codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
+      const bool alongN = layout == W4A16_WEIGHT_PACKED_K_N8 || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ;
+      const int nibble = w4a16_nibble_of_column(layout == W4A16_WEIGHT_PACKED_K_N8_AWQ, (int)(n % 8));
+      uint32_t code = alongN ? (words[k * (N / 8) + n / 8] >> (4 * nibble)) & 15u
+                             : codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
       packed[(k / 8) * N + n] = (int32_t)((uint32_t)packed[(k / 8) * N + n] | code << (4 * (k % 8)));
     }
   return packed;
@@ -352,8 +357,9 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
     snprintf(why, WHY_SIZE, "%s", w4a16_shape_rule_text(rule));
     return W4A16_ERR_BAD_SHAPE;
   }
-  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_K_N ? K : N;
-  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : N;
+  const bool alongN = weightLayout == W4A16_WEIGHT_PACKED_K_N8 || weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ;
+  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_N_K ? N : K;
+  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : alongN ? N / 8 : N;
   if (wSizes[0] != wantRows || wSizes[1] != wantCols) {
     snprintf(why, WHY_SIZE, "weight is %lldx%lld, expected %lldx%lld", (long long)wSizes[0], (long long)wSizes[1],
              (long long)wantRows, (long long)wantCols);

@@ -37,9 +37,11 @@ typedef enum w4a16_activation {
 typedef enum w4a16_weight_layout {
   W4A16_WEIGHT_PACKED_K8_N = 0, /* (K/8, N) i32: nibble k % 8 of word [k/8, n], least significant first */
   W4A16_WEIGHT_K_N = 1,         /* (K, N) one code per i4 or i8 element */
-  W4A16_WEIGHT_N_K = 2          /* (N, K) likewise, transposed */
+  W4A16_WEIGHT_N_K = 2,         /* (N, K) likewise, transposed */
+  W4A16_WEIGHT_PACKED_K_N8 = 3, /* (K, N/8) i32 packed along N: nibble n % 8 of word [k, n/8] */
+  W4A16_WEIGHT_PACKED_K_N8_AWQ = 4 /* likewise in AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
 } w4a16_weight_layout;
-#define W4A16_WEIGHT_LAYOUT_COUNT 3
+#define W4A16_WEIGHT_LAYOUT_COUNT 5
 
 /* How the scales operand stores scale(g, n), g = k / group_size. */
 typedef enum w4a16_scales_layout {
@@ -58,10 +60,13 @@ typedef enum w4a16_zero_point_layout {
   W4A16_ZP_PACKED_G_N8_AWQ = 3 /* likewise, AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
 } w4a16_zero_point_layout;
 #define W4A16_ZP_LAYOUT_COUNT 4
-/* Nibble of a packed word holding column n (n % 8 = c) in each packed layout. */
-static inline int w4a16_zp_nibble(int layout, int c) {
+/* Nibble of a word packed along N that holds column n (c = n % 8): sequential, or in AWQ's order. */
+static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
-  return layout == W4A16_ZP_PACKED_G_N8_AWQ ? awq[c & 7] : c & 7;
+  return awqOrder ? awq[c & 7] : c & 7;
+}
+static inline int w4a16_zp_nibble(int layout, int c) {
+  return w4a16_nibble_of_column(layout == W4A16_ZP_PACKED_G_N8_AWQ, c);
 }
 
 /* Element type of x, bias, residual, out and scales; the kernels accumulate in f32. */
@@ -116,7 +121,8 @@ static inline const char *w4a16_activation_name(int act) {
   return act >= 0 && act < W4A16_ACT_COUNT ? names[act] : NULL;
 }
 static inline const char *w4a16_weight_layout_name(int layout) {
-  static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n", "n_k"};
+  static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n", "n_k", "packed_k_n8",
+                                                               "packed_k_n8_awq"};
   return layout >= 0 && layout < W4A16_WEIGHT_LAYOUT_COUNT ? names[layout] : NULL;
 }
 static inline const char *w4a16_scales_layout_name(int layout) {
