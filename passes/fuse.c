@@ -165,6 +165,8 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
     attrs[numAttrs++] = named(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
   }
+  if (dq->signedCodes)
+    attrs[numAttrs++] = named(ctx, "signed_codes", mlirUnitAttrGet(ctx));
   /* (M, N); y's own shape may add unit dims or, in a matvec, lack M (reshaped back below) */
   const int64_t shape[2] = {mm->resultRowPos < 0 ? 1 : dimOf(ep->end, mm->resultRowPos) < 0 ? mlirShapedTypeGetDynamicSize()
                                                                                               : dimOf(ep->end, mm->resultRowPos),
@@ -201,6 +203,8 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
              dq->zpOffset ? " + 1" : "");
   } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
     snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
+  } else if (dq->signedCodes) {
+    snprintf(group + used, sizeof group - (size_t)used, ", signed codes");
   }
   snprintf(out, size, "dequant(%s, scales %s%s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
            w4a16_scales_layout_name(dq->scalesLayout), group, ep->hasBias ? " -> bias" : "", act ? " -> " : "",

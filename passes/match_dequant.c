@@ -365,9 +365,12 @@ static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sampl
     dq->zeroPoint = zero;
     return true;
   }
-  if (signedCodes)
-    setReason(why, mm->view.op, "signed i4 codes (two's complement) without the -8 offset; expected unsigned codes - 8");
-  else if (msbFirst)
+  /* Two's-complement i4 values s: s * scale is (code XOR 8 - 8) * scale, the symmetric form. */
+  if (signedCodes) {
+    dq->signedCodes = true;
+    return true;
+  }
+  if (msbFirst)
     setReason(why, mm->view.op, "nibbles unpacked most-significant first; expected least-significant first");
   else if (sameZero)
     setReason(why, mm->view.op, "zero point %g: a constant zero point must be a multiple of 1/8 within [-64, 64]", zero);

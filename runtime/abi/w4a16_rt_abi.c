@@ -95,7 +95,8 @@ void w4a16_rt_release_plans(void) {
 
 /* --- weight preparation: any accepted layout -> docs/contract.md §1's packed (K/8, N) words, (K/128, N) scales - */
 
-static int32_t *packCodes(const void *weight, int layout, int64_t K, int64_t N) {
+/* The codes in the (K/8, N) packed format; flip (8 or 0) XORs every code (two's-complement values to codes). */
+static int32_t *packCodes(const void *weight, int layout, uint32_t flip, int64_t K, int64_t N) {
   int32_t *packed = calloc((size_t)(K / 8 * N), sizeof *packed);
   if (!packed)
     return NULL;
@@ -105,8 +106,10 @@ static int32_t *packCodes(const void *weight, int layout, int64_t K, int64_t N) 
     for (int64_t n = 0; n < N; ++n) {
       const bool alongN = layout == W4A16_WEIGHT_PACKED_K_N8 || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ;
       const int nibble = w4a16_nibble_of_column(layout == W4A16_WEIGHT_PACKED_K_N8_AWQ, (int)(n % 8));
-      uint32_t code = alongN ? (words[k * (N / 8) + n / 8] >> (4 * nibble)) & 15u
-                             : codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
+      uint32_t code = layout == W4A16_WEIGHT_PACKED_K8_N ? (words[(k / 8) * N + n] >> (4 * (k % 8))) & 15u
+                      : alongN ? (words[k * (N / 8) + n / 8] >> (4 * nibble)) & 15u
+                               : codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
+      code ^= flip;
       packed[(k / 8) * N + n] = (int32_t)((uint32_t)packed[(k / 8) * N + n] | code << (4 * (k % 8)));
     }
   return packed;
@@ -199,15 +202,17 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8) {
  * points other than 8): compiled code holds host memory, so such a weight runs on the CPU reference --
  * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
-  int32_t *packed = key->weightLayout == W4A16_WEIGHT_PACKED_K8_N ? NULL
-                                                                  : packCodes(key->weight, key->weightLayout, key->K, key->N);
+  const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
+  const uint32_t flip = key->weightLayout & W4A16_WEIGHT_SIGNED_CODES ? 8u : 0u;
+  int32_t *packed = layout == W4A16_WEIGHT_PACKED_K8_N && !flip ? NULL
+                                                                : packCodes(key->weight, layout, flip, key->K, key->N);
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
                                                              : transposeScales(key->scales, key->K / key->groupSize, key->N);
   bool all8 = true;
   uint16_t *zeroPoints = normalizeZeroPoints(key, &all8);
   *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 ? key->backend : W4A16_BACKEND_CPU;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
-  if ((key->weightLayout == W4A16_WEIGHT_PACKED_K8_N || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
+  if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)
     status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
                         all8 ? NULL : zeroPoints, key->K, key->N, key->groupSize, plan, why);
@@ -427,7 +432,8 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   char why[WHY_SIZE] = "";
   const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
   const int64_t G = groups > 0 ? K / groups : 0;
-  w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out, weightLayout, scalesLayout,
+  w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out,
+                                      weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, scalesLayout,
                                       hasBias, hasResidual, why);
   if (status == W4A16_OK)
     status = checkZeroPoints(zp, K, N, G, why);

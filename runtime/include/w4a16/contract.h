@@ -42,6 +42,9 @@ typedef enum w4a16_weight_layout {
   W4A16_WEIGHT_PACKED_K_N8_AWQ = 4 /* likewise in AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
 } w4a16_weight_layout;
 #define W4A16_WEIGHT_LAYOUT_COUNT 5
+/* Or-ed into the weight layout code the runtime entry points take: the stored 4-bit values are two's-
+ * complement signed s, W = s * scale, i.e. code = s XOR 8 with zero point 8 (the op's signed_codes). */
+#define W4A16_WEIGHT_SIGNED_CODES 8
 
 /* How the scales operand stores scale(g, n), g = k / group_size. */
 typedef enum w4a16_scales_layout {
