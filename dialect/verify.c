@@ -115,13 +115,13 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   if (!mlirAttributeIsNull(offset) && (!mlirAttributeIsAInteger(offset) || mlirIntegerAttrGetValueInt(offset) < 0 ||
                                         mlirIntegerAttrGetValueInt(offset) > 1))
     fail(v, "zero_point_offset must be 0 or 1 : i64");
+  MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
+  if (!mlirAttributeIsNull(z)) {
+    double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;
+    if (!(value >= -64 && value <= 64 && value * 8 == (double)(int64_t)(value * 8)))
+      fail(v, "zero_point must be a float exact in f16 (a multiple of 1/8 within [-64, 64])");
+  }
   if (mlirValueIsNull(zeroPoints)) {
-    MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
-    if (!mlirAttributeIsNull(z)) {
-      double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;
-      if (!(value >= -64 && value <= 64 && value * 8 == (double)(int64_t)(value * 8)))
-        fail(v, "zero_point must be a float exact in f16 (a multiple of 1/8 within [-64, 64])");
-    }
     if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_layout"))))
       fail(v, "zero_point_layout without a zero_points operand");
     return;

@@ -43,7 +43,9 @@ static int weightLayoutCode(MlirOperation op) {
 }
 static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
 static int zeroPointLayoutCode(MlirOperation op) {
-  return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name);
+  bool offsets =
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_are_offsets")));
+  return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name) | (offsets ? W4A16_ZP_OFFSETS : 0);
 }
 
 /* --- the template ------------------------------------------------------------------------------- */

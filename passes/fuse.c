@@ -162,7 +162,10 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     attrs[numAttrs++] = named(ctx, "zero_point_layout", namedString(ctx, w4a16_zero_point_layout_name(dq->zpLayout)));
     if (dq->zpOffset)
       attrs[numAttrs++] = named(ctx, "zero_point_offset", mlirIntegerAttrGet(i64, dq->zpOffset));
-  } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
+    if (dq->offsets)
+      attrs[numAttrs++] = named(ctx, "zero_points_are_offsets", mlirUnitAttrGet(ctx));
+  }
+  if ((!hasZeroPoints || dq->offsets) && dq->zeroPoint != W4A16_ZERO_POINT) {
     attrs[numAttrs++] = named(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
   }
   if (dq->signedCodes)
@@ -198,9 +201,12 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
     used = snprintf(group, sizeof group, ", group %lld", (long long)dq->groupSize);
   if (!mlirValueIsNull(dq->zeroPoints)) {
     char type[48];
-    snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s",
-             w4a16_zero_point_layout_name(dq->zpLayout), typeName(mlirValueGetType(dq->zeroPoints), type, sizeof type),
-             dq->zpOffset ? " + 1" : "");
+    const char *layout = w4a16_zero_point_layout_name(dq->zpLayout);
+    typeName(mlirValueGetType(dq->zeroPoints), type, sizeof type);
+    if (dq->offsets)
+      snprintf(group + used, sizeof group - (size_t)used, ", offsets %s %s, zero point %g", layout, type, dq->zeroPoint);
+    else
+      snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s", layout, type, dq->zpOffset ? " + 1" : "");
   } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
     snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
   } else if (dq->signedCodes) {

@@ -54,6 +54,7 @@ typedef struct DequantMatch {
   double zeroPoint;
   int zpSplit; /* leading dims of zeroPoints forming its dim 0 */
   bool signedCodes; /* the stored values are two's-complement i4: W = s * scale, s = code XOR 8 minus 8 */
+  bool offsets;     /* zeroPoints holds additive offsets m: W = (code - zeroPoint) * scale + m */
   int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
   OpSet producers;
 } DequantMatch;

@@ -254,8 +254,26 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   return false;
 }
 
-/* The zero point the arithmetic implies at sample s: code - value / scale. */
-static double zeroAt(const DequantMatch *dq, const Sample *s) { return (double)codeAt(dq, s) - s->value / s->scale; }
+/* What the zero-point tensor's element must be at sample s: the zero point code - value / scale, or in the
+ * offset form the offset value - (code - zeroPoint) * scale. */
+static double zeroAt(const DequantMatch *dq, const Sample *s) {
+  if (dq->offsets)
+    return s->value - ((double)codeAt(dq, s) - dq->zeroPoint) * s->scale;
+  return (double)codeAt(dq, s) - s->value / s->scale;
+}
+
+/* The two float tensors trade roles: the scale becomes the zero-point (or offset) tensor and back. */
+static void swapFloatRoles(DequantMatch *dq, Sample *samples, int count) {
+  for (int i = 0; i < count; ++i) {
+    Sample *s = &samples[i];
+    const LeafRead t = s->reads[1];
+    const double scale = s->zpRaw.f;
+    s->reads[1] = s->reads[2], s->reads[2] = t;
+    s->zpRaw = floatScalar(s->scale), s->scale = scale;
+  }
+  const MlirValue t = dq->scales;
+  dq->scales = dq->zeroPoints, dq->zeroPoints = t;
+}
 
 /* With two float tensors read, which is the scale: with the right choice, code - value / scale equals the
  * other tensor's element (the zero point) at every sample. */
@@ -273,19 +291,30 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
     if (!ok)
       continue;
     if (swap) {
-      for (int i = 0; i < count; ++i) {
-        Sample *s = &samples[i];
-        const LeafRead t = s->reads[1];
-        const double scale = s->zpRaw.f;
-        s->reads[1] = s->reads[2], s->reads[2] = t;
-        s->zpRaw = floatScalar(s->scale), s->scale = scale;
-      }
-      const MlirValue t = dq->scales;
-      dq->scales = dq->zeroPoints, dq->zeroPoints = t;
+      swapFloatRoles(dq, samples, count);
     }
     return true;
   }
-  setReason(why, mm->view.op, "reads two float tensors, neither of them a zero point subtracted from the codes");
+  /* The offset form: value = (code - z) * scale + m, z = 0 (GGUF Q4_1's d * q + m) or 8 (torchao). */
+  for (int swap = 0; swap < 2; ++swap)
+    for (int z = 0; z <= 8; z += 8) {
+      bool ok = true;
+      for (int i = 0; i < count && ok; ++i) {
+        const Sample *s = &samples[i];
+        const double scale = swap ? s->zpRaw.f : s->scale, m = swap ? s->scale : s->zpRaw.f;
+        const double want = ((double)codeAt(dq, s) - z) * scale + m;
+        ok = fabs(s->value - want) <= 1e-9 * (1 + fabs(want));
+      }
+      if (!ok)
+        continue;
+      if (swap) {
+        swapFloatRoles(dq, samples, count);
+      }
+      dq->offsets = true, dq->zeroPoint = z;
+      return true;
+    }
+  setReason(why, mm->view.op,
+            "reads two float tensors, neither of them a zero point subtracted from the codes or an offset added");
   return false;
 }
 

@@ -129,8 +129,8 @@ static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t
 enum { WHY_SIZE = 320 };
 
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
-                               const uint16_t *zeroPoints, int64_t K, int64_t N, int64_t G, w4a16_plan **plan,
-                               char *why) {
+                               const uint16_t *zeroPoints, const uint16_t *offsets, int64_t K, int64_t N, int64_t G,
+                               w4a16_plan **plan, char *why) {
   if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
     snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
                             "build has no CUDA backend or there is no usable GPU");
@@ -138,7 +138,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   }
   w4a16_status status = W4A16_ERR_CUDA;
   if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create_zp(backend, packed, scales, zeroPoints, K, N, G, plan);
+    status = w4a16_plan_create_offsets(backend, packed, scales, zeroPoints, offsets, K, N, G, plan);
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
@@ -166,19 +166,27 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 }
 
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
- * constant; NULL when out of memory. *all8: every zero point is 8 (the symmetric form). */
-static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8) {
+ * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
+ * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
+ * there are no offsets (the symmetric form). */
+static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets) {
   const int64_t groups = key->K / key->groupSize, N = key->N;
+  const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
+  const int zpLayout = key->zpLayout & ~W4A16_ZP_OFFSETS;
   uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
-  if (!z)
+  *offsets = toOffsets ? malloc((size_t)(groups * N) * sizeof **offsets) : NULL;
+  if (!z || (toOffsets && !*offsets)) {
+    free(z), free(*offsets);
+    *offsets = NULL;
     return NULL;
-  *all8 = true;
+  }
+  *all8 = !toOffsets;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t n = 0; n < N; ++n) {
       double v = key->zeroPoint;
       if (key->zpKind != ZP_NONE) {
-        const bool packed = key->zpLayout == W4A16_ZP_PACKED_G_N8 || key->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
-        const int64_t i = packed ? g * (N / 8) + n / 8 : key->zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
+        const bool packed = zpLayout == W4A16_ZP_PACKED_G_N8 || zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
+        const int64_t i = packed ? g * (N / 8) + n / 8 : zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
         switch (key->zpKind) {
         case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
         case ZP_I8: v = ((const uint8_t *)key->zeroPoints)[i]; break;
@@ -186,10 +194,14 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8) {
         case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
         default: {
           const uint32_t word = (uint32_t)((const int32_t *)key->zeroPoints)[i];
-          v = packed ? (double)((word >> (4 * w4a16_zp_nibble(key->zpLayout, (int)(n % 8)))) & 15u) : (double)(int32_t)word;
+          v = packed ? (double)((word >> (4 * w4a16_zp_nibble(zpLayout, (int)(n % 8)))) & 15u) : (double)(int32_t)word;
         }
         }
         v += key->zpOffset;
+      }
+      if (toOffsets) {
+        (*offsets)[g * N + n] = w4a16_f2h((float)v);
+        v = key->zeroPoint;
       }
       z[g * N + n] = w4a16_f2h((float)v);
       *all8 &= v == W4A16_ZERO_POINT;
@@ -209,18 +221,20 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
                                                              : transposeScales(key->scales, key->K / key->groupSize, key->N);
   bool all8 = true;
-  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8);
+  uint16_t *offsets = NULL;
+  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &offsets);
   *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 ? key->backend : W4A16_BACKEND_CPU;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)
     status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
-                        all8 ? NULL : zeroPoints, key->K, key->N, key->groupSize, plan, why);
+                        all8 ? NULL : zeroPoints, offsets, key->K, key->N, key->groupSize, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
   free(packed);
   free(gnScales);
   free(zeroPoints);
+  free(offsets);
   return status;
 }
 
@@ -409,13 +423,14 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
   if (!zp->data)
     return W4A16_OK;
   const int64_t groups = G > 0 ? K / G : 0;
-  const bool packed = zp->layout == W4A16_ZP_PACKED_G_N8 || zp->layout == W4A16_ZP_PACKED_G_N8_AWQ;
-  const int64_t rows = zp->layout == W4A16_ZP_N_G ? N : groups, cols = zp->layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
-  if (zp->layout < 0 || zp->layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
+  const int layout = zp->layout & ~W4A16_ZP_OFFSETS;
+  const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
+  const int64_t rows = layout == W4A16_ZP_N_G ? N : groups, cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
+  if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
       zp->sizes[0] != rows || zp->sizes[1] != cols || !rowMajor2d(zp->sizes, zp->strides)) {
     snprintf(why, WHY_SIZE, "zero points are %lldx%lld, expected a contiguous %lldx%lld %s tensor",
              (long long)zp->sizes[0], (long long)zp->sizes[1], (long long)rows, (long long)cols,
-             w4a16_zero_point_layout_name(zp->layout) ? w4a16_zero_point_layout_name(zp->layout) : "?");
+             w4a16_zero_point_layout_name(layout) ? w4a16_zero_point_layout_name(layout) : "?");
     return W4A16_ERR_BAD_SHAPE;
   }
   return W4A16_OK;

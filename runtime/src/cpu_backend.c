@@ -20,10 +20,12 @@ struct w4a16_cpu_plan {
   int32_t *qweight;  /* private copy: the caller may free its buffers after plan_create */
   uint16_t *scales;
   float *zero_points; /* (K/G, N), NULL: every zero point is 8 */
+  float *offsets;     /* (K/G, N) added per group (the offset form), NULL: none */
 };
 
 w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
-                                   int64_t K, int64_t N, int64_t group_size, w4a16_cpu_plan **out) {
+                                   const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
+                                   w4a16_cpu_plan **out) {
   w4a16_cpu_plan *p = (w4a16_cpu_plan *)calloc(1, sizeof *p);
   size_t qbytes = (size_t)(K / 8) * (size_t)N * 4, sbytes = (size_t)(K / group_size) * (size_t)N * 2;
   const size_t groupsN = (size_t)(K / group_size) * (size_t)N;
@@ -31,14 +33,16 @@ w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scale
     p->qweight = (int32_t *)malloc(qbytes);
     p->scales = (uint16_t *)malloc(sbytes);
     if (zero_points) p->zero_points = (float *)malloc(groupsN * sizeof(float));
+    if (offsets) p->offsets = (float *)malloc(groupsN * sizeof(float));
   }
-  if (!p || !p->qweight || !p->scales || (zero_points && !p->zero_points)) {
+  if (!p || !p->qweight || !p->scales || (zero_points && !p->zero_points) || (offsets && !p->offsets)) {
     w4a16_cpu_plan_destroy(p);
     return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cpu): cannot allocate %zu bytes", qbytes + sbytes);
   }
   memcpy(p->qweight, qweight, qbytes);
   memcpy(p->scales, scales, sbytes);
   for (size_t i = 0; zero_points && i < groupsN; ++i) p->zero_points[i] = w4a16_h2f(zero_points[i]);
+  for (size_t i = 0; offsets && i < groupsN; ++i) p->offsets[i] = w4a16_h2f(offsets[i]);
   p->K = K;
   p->N = N;
   p->group_size = group_size;
@@ -51,12 +55,14 @@ void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p) {
   free(p->qweight);
   free(p->scales);
   free(p->zero_points);
+  free(p->offsets);
   free(p);
 }
 
 uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p) {
   const uint64_t groupsN = (uint64_t)(p->K / p->group_size) * (uint64_t)p->N;
-  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + groupsN * 2 + (p->zero_points ? groupsN * 4 : 0);
+  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + groupsN * 2 + (p->zero_points ? groupsN * 4 : 0) +
+         (p->offsets ? groupsN * 4 : 0);
 }
 
 static float act_f32(float v, w4a16_activation act) {
@@ -95,6 +101,11 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
       }
       const uint16_t *sr = p->scales + g * N;
       for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(part[n], w4a16_h2f(sr[n]), acc[n]);
+      if (p->offsets) { /* + offset * sum of the group's x */
+        float xsum = 0;
+        for (int64_t k = g * GS; k < (g + 1) * GS; ++k) xsum += w4a16_h2f(xr[k]);
+        for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(xsum, p->offsets[g * N + n], acc[n]);
+      }
     }
     for (int64_t n = 0; n < N; ++n) {
       float v = acc[n];

@@ -54,6 +54,12 @@ w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, co
 w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                   const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
                                   w4a16_plan **plan) {
+  return w4a16_plan_create_offsets(backend, qweight, scales, zero_points, NULL, K, N, group_size, plan);
+}
+
+w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                       const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
+                                       int64_t group_size, w4a16_plan **plan) {
   w4a16_clear_error();
   if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: plan (output pointer) is NULL");
   *plan = NULL;
@@ -73,12 +79,14 @@ w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight,
     return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (f16)",
                       (const void *)scales);
 
+  if (offsets && backend == W4A16_BACKEND_CUDA)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take no offsets (q * s + m)");
   w4a16_plan *p = (w4a16_plan *)calloc(1, sizeof *p);
   if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
   p->backend = backend;
   p->K = K;
   p->N = N;
-  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cpu)
+  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, &p->cpu)
                                                  : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cuda);
   if (st != W4A16_OK) {
     free(p);

@@ -63,6 +63,34 @@ static void run_group(int64_t G) {
   snprintf(what, sizeof what, "zero points 0..15 against the formula in double (rel L2 %.2e)", sqrt(err2 / ref2));
   check(sqrt(err2 / ref2) <= 2e-3 && elementsOk, what, G);
 
+  /* The offset form: W = code * scale + m (zero points 0, GGUF Q4_1's d * q + m). */
+  uint16_t *z0 = malloc((size_t)(groups * N) * 2), *m = malloc((size_t)(groups * N) * 2);
+  for (int64_t i = 0; i < groups * N; ++i) {
+    z0[i] = w4a16_f2h(0.0f);
+    m[i] = w4a16_f2h((float)w4t_uniform(&seed, -0.4, 0.4));
+  }
+  w4a16_plan *po = NULL;
+  check(w4a16_plan_create_offsets(W4A16_BACKEND_CPU, qw, sc, z0, m, K, N, G, &po) == W4A16_OK, "plan with offsets", G);
+  if (po) {
+    w4a16_plan_run(po, x, M, NULL, NULL, W4A16_ACT_NONE, out, NULL);
+    double oerr2 = 0, oref2 = 0;
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t n = 0; n < N; ++n) {
+        double ref = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const int code = (int)(((uint32_t)qw[(k / 8) * N + n] >> (4 * (k % 8))) & 15u);
+          const double w = code * (double)w4a16_h2f(sc[(k / G) * N + n]) + w4a16_h2f(m[(k / G) * N + n]);
+          ref += (double)w4a16_h2f(x[r * K + k]) * w;
+        }
+        const double got = w4a16_h2f(out[r * N + n]);
+        oerr2 += (got - ref) * (got - ref), oref2 += ref * ref;
+      }
+    snprintf(what, sizeof what, "offsets (code * s + m) against the formula in double (rel L2 %.2e)",
+             sqrt(oerr2 / oref2));
+    check(sqrt(oerr2 / oref2) <= 2e-3, what, G);
+    w4a16_plan_destroy(po);
+  }
+  free(z0), free(m);
   w4a16_plan_destroy(sym), w4a16_plan_destroy(p8), w4a16_plan_destroy(pz);
   free(qw), free(sc), free(z8), free(zr), free(x), free(out), free(want);
 }

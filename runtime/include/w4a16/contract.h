@@ -63,6 +63,9 @@ typedef enum w4a16_zero_point_layout {
   W4A16_ZP_PACKED_G_N8_AWQ = 3 /* likewise, AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
 } w4a16_zero_point_layout;
 #define W4A16_ZP_LAYOUT_COUNT 4
+/* Or-ed into the zero-point layout code the runtime entry points take: the tensor holds additive offsets
+ * m, W = (code - zero_point) * scale + m (the op's zero_points_are_offsets; GGUF Q4_1, torchao). */
+#define W4A16_ZP_OFFSETS 16
 /* Nibble of a word packed along N that holds column n (c = n % 8): sequential, or in AWQ's order. */
 static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */

@@ -61,6 +61,13 @@ w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight,
                                   const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
                                   w4a16_plan **plan);
 
+/* The offset form (GGUF Q4_1, torchao's float zero point): W[k, n] = (code - zero_points[g, n]) * scale +
+ * offsets[g, n], offsets (K/group_size, N) f16 (zero_points may be NULL: 8; pass zeros for d * q + m).
+ * The CPU reference only: a CUDA plan with offsets fails with W4A16_ERR_BAD_ARGUMENT. */
+w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                       const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
+                                       int64_t group_size, w4a16_plan **plan);
+
 /* Human-readable message for the last failure on the calling thread ("" if none). */
 const char *w4a16_last_error(void);
 const char *w4a16_status_name(w4a16_status status);
