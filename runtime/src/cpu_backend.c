@@ -5,7 +5,7 @@
  *           (group g: k in [g*G, (g+1)*G), G = the plan's group size)
  *   acc   = fmaf(p_g, f32(scale[g,n]), acc) over g = 0, 1, ...                     (f32)
  *   v     = acc + f32(bias[n]);  a = act(v) in f32;  y = a + f32(residual[m,n])   (f32)
- *   out   = f16(y), round to nearest even                                          (the only f16 rounding)
+ *   out   = f16(y) (or bf16(y) for a bf16 plan), round to nearest even              (the only rounding to 16 bits)
  * The GPU differs only in the order of the additions (tensor-core partial sums, split-K partials
  * added in split order), never in where values are rounded to f16. */
 #include "half.h"
@@ -18,20 +18,22 @@
 struct w4a16_cpu_plan {
   int64_t K, N, group_size;
   int32_t *qweight;  /* private copy: the caller may free its buffers after plan_create */
-  uint16_t *scales;
+  float *scales;      /* (K/G, N), converted from f16 or bf16 once */
+  w4a16_element_type io_type; /* of x, bias, residual and out */
   float *zero_points; /* (K/G, N), NULL: every zero point is 8 */
   float *offsets;     /* (K/G, N) added per group (the offset form), NULL: none */
 };
 
 w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
                                    const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
+                                   w4a16_element_type io_type, w4a16_element_type scales_type,
                                    w4a16_cpu_plan **out) {
   w4a16_cpu_plan *p = (w4a16_cpu_plan *)calloc(1, sizeof *p);
   size_t qbytes = (size_t)(K / 8) * (size_t)N * 4, sbytes = (size_t)(K / group_size) * (size_t)N * 2;
   const size_t groupsN = (size_t)(K / group_size) * (size_t)N;
   if (p) {
     p->qweight = (int32_t *)malloc(qbytes);
-    p->scales = (uint16_t *)malloc(sbytes);
+    p->scales = (float *)malloc(sbytes * 2);
     if (zero_points) p->zero_points = (float *)malloc(groupsN * sizeof(float));
     if (offsets) p->offsets = (float *)malloc(groupsN * sizeof(float));
   }
@@ -40,7 +42,9 @@ w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scale
     return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cpu): cannot allocate %zu bytes", qbytes + sbytes);
   }
   memcpy(p->qweight, qweight, qbytes);
-  memcpy(p->scales, scales, sbytes);
+  for (size_t i = 0; i < groupsN; ++i)
+    p->scales[i] = scales_type == W4A16_ELEM_BF16 ? w4a16_bf2f(scales[i]) : w4a16_h2f(scales[i]);
+  p->io_type = io_type;
   for (size_t i = 0; zero_points && i < groupsN; ++i) p->zero_points[i] = w4a16_h2f(zero_points[i]);
   for (size_t i = 0; offsets && i < groupsN; ++i) p->offsets[i] = w4a16_h2f(offsets[i]);
   p->K = K;
@@ -61,9 +65,13 @@ void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p) {
 
 uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p) {
   const uint64_t groupsN = (uint64_t)(p->K / p->group_size) * (uint64_t)p->N;
-  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + groupsN * 2 + (p->zero_points ? groupsN * 4 : 0) +
+  return (uint64_t)(p->K / 8) * (uint64_t)p->N * 4 + groupsN * 4 + (p->zero_points ? groupsN * 4 : 0) +
          (p->offsets ? groupsN * 4 : 0);
 }
+
+/* x, bias, residual in, out out: f16 or bf16, as the plan says. */
+static float load16(w4a16_element_type t, uint16_t v) { return t == W4A16_ELEM_BF16 ? w4a16_bf2f(v) : w4a16_h2f(v); }
+static uint16_t store16(w4a16_element_type t, float v) { return t == W4A16_ELEM_BF16 ? w4a16_f2bf(v) : w4a16_f2h(v); }
 
 static float act_f32(float v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0f + expf(-v));
@@ -90,7 +98,7 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
       memset(part, 0, (size_t)N * sizeof(float));
       const float *zg = p->zero_points ? p->zero_points + g * N : NULL;
       for (int64_t k = g * GS; k < (g + 1) * GS; ++k) {
-        const float xv = w4a16_h2f(xr[k]);
+        const float xv = load16(p->io_type, xr[k]);
         const int32_t *row = p->qweight + (k / 8) * N;
         const int shift = (int)(k % 8) * 4; /* least-significant nibble holds the lowest k */
         if (zg)
@@ -99,20 +107,20 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
           for (int64_t n = 0; n < N; ++n)
             part[n] += xv * (float)((int)(((uint32_t)row[n] >> shift) & 15u) - W4A16_ZERO_POINT);
       }
-      const uint16_t *sr = p->scales + g * N;
-      for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(part[n], w4a16_h2f(sr[n]), acc[n]);
+      const float *sr = p->scales + g * N;
+      for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(part[n], sr[n], acc[n]);
       if (p->offsets) { /* + offset * sum of the group's x */
         float xsum = 0;
-        for (int64_t k = g * GS; k < (g + 1) * GS; ++k) xsum += w4a16_h2f(xr[k]);
+        for (int64_t k = g * GS; k < (g + 1) * GS; ++k) xsum += load16(p->io_type, xr[k]);
         for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(xsum, p->offsets[g * N + n], acc[n]);
       }
     }
     for (int64_t n = 0; n < N; ++n) {
       float v = acc[n];
-      if (bias) v += w4a16_h2f(bias[n]);
+      if (bias) v += load16(p->io_type, bias[n]);
       float y = act_f32(v, act);
-      if (residual) y += w4a16_h2f(residual[m * N + n]);
-      out[m * N + n] = w4a16_f2h(y);
+      if (residual) y += load16(p->io_type, residual[m * N + n]);
+      out[m * N + n] = store16(p->io_type, y);
     }
   }
   free(part);

@@ -49,4 +49,21 @@ static inline uint16_t w4a16_f2h(float f) {
   return (uint16_t)(sign | r);
 }
 
+/* bfloat16: the top half of an f32. bf16 -> f32 is exact; f32 -> bf16 rounds to nearest, ties to even
+ * (NaN stays a quiet NaN), as CUDA's __float2bfloat16_rn. */
+static inline float w4a16_bf2f(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float out;
+  memcpy(&out, &bits, 4);
+  return out;
+}
+static inline uint16_t w4a16_f2bf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
 #endif

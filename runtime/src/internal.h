@@ -24,6 +24,7 @@ void w4a16_clear_error(void);
 typedef struct w4a16_cpu_plan w4a16_cpu_plan;
 w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
                                    const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
+                                   w4a16_element_type io_type, w4a16_element_type scales_type,
                                    w4a16_cpu_plan **out);
 w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                 const uint16_t *residual, w4a16_activation act, uint16_t *out);

@@ -60,6 +60,14 @@ w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight,
 w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                        const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
                                        int64_t group_size, w4a16_plan **plan) {
+  return w4a16_plan_create_typed(backend, qweight, scales, zero_points, offsets, K, N, group_size, W4A16_ELEM_F16,
+                                 W4A16_ELEM_F16, plan);
+}
+
+w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                     const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
+                                     int64_t group_size, w4a16_element_type io_type,
+                                     w4a16_element_type scales_type, w4a16_plan **plan) {
   w4a16_clear_error();
   if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: plan (output pointer) is NULL");
   *plan = NULL;
@@ -81,12 +89,17 @@ w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qwe
 
   if (offsets && backend == W4A16_BACKEND_CUDA)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take no offsets (q * s + m)");
+  if ((io_type != W4A16_ELEM_F16 && io_type != W4A16_ELEM_BF16) ||
+      (scales_type != W4A16_ELEM_F16 && scales_type != W4A16_ELEM_BF16))
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown element type");
+  if ((io_type != W4A16_ELEM_F16 || scales_type != W4A16_ELEM_F16) && backend == W4A16_BACKEND_CUDA)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take f16 only (bf16: the CPU reference)");
   w4a16_plan *p = (w4a16_plan *)calloc(1, sizeof *p);
   if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
   p->backend = backend;
   p->K = K;
   p->N = N;
-  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, &p->cpu)
+  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, io_type, scales_type, &p->cpu)
                                                  : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cuda);
   if (st != W4A16_OK) {
     free(p);

@@ -1,4 +1,5 @@
-/* Per-group zero points and group sizes on the CPU reference (issue #17): for G = 32, 64, 128,
+/* Per-group zero points, offsets, group sizes and bf16 on the CPU reference (issues #17, #18): for G = 32,
+ * 64, 128,
  *   - zero points all 8 give the bits of the symmetric plan (w4a16_plan_create);
  *   - zero points 0..15 (0 and 15 included) match the formula out = sum_k x (code - z[k/G, n]) s[k/G, n]
  *     computed in double, within docs/contract.md §1's tolerance (relative L2 2e-3, every element within
@@ -95,7 +96,62 @@ static void run_group(int64_t G) {
   free(qw), free(sc), free(z8), free(zr), free(x), free(out), free(want);
 }
 
+/* bf16 x, bias, residual and out, with f16 and with bf16 scales (issue #18), against the formula in double
+ * within the bf16 tolerance: relative L2 <= 1.6e-2, every element within 2^-8 (|ref| + S) + 1e-3 with
+ * S = sum_k |x W| + |residual|. */
+static void run_bf16(int scalesBf16) {
+  const int64_t K = 512, N = 32, M = 3, G = 128, groups = K / G;
+  uint64_t seed = 99 + (uint64_t)scalesBf16;
+  int32_t *qw = malloc((size_t)(K / 8 * N) * 4);
+  uint16_t *sc = malloc((size_t)(groups * N) * 2), *x = malloc((size_t)(M * K) * 2), *b = malloc((size_t)N * 2);
+  uint16_t *r = malloc((size_t)(M * N) * 2), *out = malloc((size_t)(M * N) * 2);
+  for (int64_t i = 0; i < K / 8 * N; ++i) qw[i] = (int32_t)w4t_rand(&seed);
+  for (int64_t i = 0; i < groups * N; ++i) {
+    const float v = (float)w4t_uniform(&seed, -0.05, 0.05);
+    sc[i] = scalesBf16 ? w4a16_f2bf(v) : w4a16_f2h(v);
+  }
+  for (int64_t i = 0; i < M * K; ++i) x[i] = w4a16_f2bf((float)w4t_uniform(&seed, -8, 8));
+  for (int64_t i = 0; i < N; ++i) b[i] = w4a16_f2bf((float)w4t_uniform(&seed, -1, 1));
+  for (int64_t i = 0; i < M * N; ++i) r[i] = w4a16_f2bf((float)w4t_uniform(&seed, -2, 2));
+  w4a16_plan *p = NULL;
+  check(w4a16_plan_create_typed(W4A16_BACKEND_CPU, qw, sc, NULL, NULL, K, N, G, W4A16_ELEM_BF16,
+                                scalesBf16 ? W4A16_ELEM_BF16 : W4A16_ELEM_F16, &p) == W4A16_OK,
+        scalesBf16 ? "bf16 plan, bf16 scales" : "bf16 plan, f16 scales", G);
+  if (!p) return;
+  check(w4a16_plan_run(p, x, M, b, r, W4A16_ACT_SILU, out, NULL) == W4A16_OK, "bf16 run", G);
+  double err2 = 0, ref2 = 0;
+  int elementsOk = 1;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0, S = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int code = (int)(((uint32_t)qw[(k / 8) * N + n] >> (4 * (k % 8))) & 15u);
+        const uint16_t sv = sc[(k / G) * N + n];
+        const double w = (code - 8) * (double)(scalesBf16 ? w4a16_bf2f(sv) : w4a16_h2f(sv));
+        acc += (double)w4a16_bf2f(x[m * K + k]) * w;
+        S += fabs((double)w4a16_bf2f(x[m * K + k]) * w);
+      }
+      const double v = acc + w4a16_bf2f(b[n]), res = w4a16_bf2f(r[m * N + n]);
+      const double ref = v / (1 + exp(-v)) + res;
+      const double got = w4a16_bf2f(out[m * N + n]);
+      err2 += (got - ref) * (got - ref), ref2 += ref * ref;
+      elementsOk &= isfinite(got) && fabs(got - ref) <= (fabs(ref) + S + fabs(res)) / 256 + 1e-3;
+    }
+  char what[96];
+  snprintf(what, sizeof what, "bf16 (%s scales) against the formula in double (rel L2 %.2e)",
+           scalesBf16 ? "bf16" : "f16", sqrt(err2 / ref2));
+  check(sqrt(err2 / ref2) <= 1.6e-2 && elementsOk, what, G);
+  w4a16_plan *gpu = NULL;
+  check(w4a16_plan_create_typed(W4A16_BACKEND_CUDA, qw, sc, NULL, NULL, K, N, G, W4A16_ELEM_BF16, W4A16_ELEM_F16,
+                                &gpu) != W4A16_OK && !gpu,
+        "a CUDA plan with bf16 is refused", G);
+  w4a16_plan_destroy(p);
+  free(qw), free(sc), free(x), free(b), free(r), free(out);
+}
+
 int main(void) {
+  run_bf16(0);
+  run_bf16(1);
   const int64_t groups[] = {32, 64, 128};
   for (int i = 0; i < 3; ++i) run_group(groups[i]);
   printf("%d failed\n", failures);

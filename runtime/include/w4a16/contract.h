@@ -75,8 +75,9 @@ static inline int w4a16_zp_nibble(int layout, int c) {
   return w4a16_nibble_of_column(layout == W4A16_ZP_PACKED_G_N8_AWQ, c);
 }
 
-/* Element type of x, bias, residual, out and scales; the kernels accumulate in f32. */
-typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0 } w4a16_element_type;
+/* Element type of x, bias, residual and out (one type per op), and independently of the scales; the
+ * kernels accumulate in f32. bf16 runs on the CPU reference (the CUDA kernels take f16). */
+typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0, W4A16_ELEM_BF16 = 1 } w4a16_element_type;
 
 /* --- group size ------------------------------------------------------------------------------------ */
 /* K per scale group: 32, 64 or 128 (GGUF blocks are 32, GPTQ checkpoints use 32, 64 and 128). The CUDA
