@@ -2,8 +2,9 @@
  * element types, all from contract.h (the runtime's rules, so that a verified op always runs).
  *
  *   activation, weight_layout, scales_layout: names from contract.h's table;
- *   x (M, K) f16, out (M, N) f16, K and N static and passing w4a16_check_shape(K, N, group_size);
- *   weight per weight_layout, scales per scales_layout, bias (N) f16, residual (M, N) f16. */
+ *   x (M, K) and out (M, N) in one 16-bit float type T (f16 or bf16), K and N static and passing
+ *   w4a16_check_shape(K, N, group_size); weight per weight_layout, scales per scales_layout in f16 or bf16
+ *   (independently of T), bias (N) T, residual (M, N) T. */
 #include "w4a16/contract.h"
 #include "w4a16/dialect.h"
 
@@ -56,6 +57,8 @@ static int enumAttr(Verifier *v, const char *attr, const char *(*name)(int)) {
 }
 
 static bool isF16(MlirType t) { return mlirTypeIsAF16(t); }
+static bool is16BitFloat(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
+static bool isBF16(MlirType t) { return mlirTypeIsABF16(t); }
 static bool isCodeContainer(MlirType t) {
   return mlirTypeIsAInteger(t) && (mlirIntegerTypeGetWidth(t) == 4 || mlirIntegerTypeGetWidth(t) == 8);
 }
@@ -106,7 +109,12 @@ static void optionalOperands(MlirOperation op, MlirValue *bias, MlirValue *resid
     *zeroPoints = mlirOperationGetOperand(op, next);
 }
 
-static bool isZeroPointElement(MlirType t) { return mlirTypeIsAInteger(t) || mlirTypeIsAFloat(t); }
+/* The element types the runtime reads zero points in. */
+static bool isZeroPointElement(MlirType t) {
+  if (mlirTypeIsAInteger(t))
+    return mlirIntegerTypeGetWidth(t) == 4 || mlirIntegerTypeGetWidth(t) == 8 || mlirIntegerTypeGetWidth(t) == 32;
+  return mlirTypeIsAF16(t) || mlirTypeIsABF16(t) || mlirTypeIsAF32(t);
+}
 
 /* zero_points per zero_point_layout, or (without them) the constant zero_point exact in f16. */
 static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64_t N, int64_t groupSize) {
@@ -129,9 +137,9 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   const int layout = enumAttr(v, "zero_point_layout", w4a16_zero_point_layout_name);
   const int64_t groups = K / groupSize;
   if (layout == W4A16_ZP_G_N)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, isZeroPointElement, "integer or float");
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, isZeroPointElement, "i4, i8, i32, f16, bf16 or f32");
   else if (layout == W4A16_ZP_N_G)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, isZeroPointElement, "integer or float");
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, isZeroPointElement, "i4, i8, i32, f16, bf16 or f32");
   else if (layout >= 0)
     expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N / 8}, isI32, "i32");
 }
@@ -154,8 +162,14 @@ static void verifyFusedMatmul(Verifier *v) {
       !w4a16_group_size_supported(groupSize = mlirIntegerAttrGetValueInt(group)))
     fail(v, "group_size must be 32, 64 or 128 : i64");
 
-  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, isF16, "f16");
-  expectTensor(v, out, "result", 2, (int64_t[]){M, -1}, isF16, "f16");
+  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, is16BitFloat, "f16 or bf16");
+  if (!v->ok)
+    return;
+  /* x's element type is the op's: out, bias and residual must have it too. */
+  const bool bf16 = isBF16(mlirShapedTypeGetElementType(mlirValueGetType(x)));
+  bool (*const ioType)(MlirType) = bf16 ? isBF16 : isF16;
+  const char *const ioName = bf16 ? "bf16 (x's type)" : "f16 (x's type)";
+  expectTensor(v, out, "result", 2, (int64_t[]){M, -1}, ioType, ioName);
   if (!v->ok)
     return;
   if (K < 0 || N < 0) {
@@ -181,17 +195,17 @@ static void verifyFusedMatmul(Verifier *v) {
 
   const int64_t groups = K / groupSize;
   if (scalesLayout == W4A16_SCALES_G_N)
-    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, isF16, "f16");
+    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, is16BitFloat, "f16 or bf16");
   else
-    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, isF16, "f16");
+    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, is16BitFloat, "f16 or bf16");
 
   MlirValue bias, residual;
   MlirValue zeroPoints;
   optionalOperands(op, &bias, &residual, &zeroPoints);
   if (!mlirValueIsNull(bias))
-    expectTensor(v, bias, "bias", 1, (int64_t[]){N}, isF16, "f16");
+    expectTensor(v, bias, "bias", 1, (int64_t[]){N}, ioType, ioName);
   if (!mlirValueIsNull(residual))
-    expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, isF16, "f16");
+    expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, ioType, ioName);
   verifyZeroPoints(v, zeroPoints, K, N, groupSize);
 }
 

@@ -73,6 +73,8 @@ static const char *elementSuffix(MlirType tensor) {
   MlirType e = mlirShapedTypeGetElementType(tensor);
   if (mlirTypeIsAF16(e))
     return "f16";
+  if (mlirTypeIsABF16(e))
+    return "bf16";
   if (mlirTypeIsAF32(e))
     return "f32";
   unsigned width = mlirIntegerTypeGetWidth(e);
@@ -90,12 +92,14 @@ static int64_t zeroPointOffset(MlirOperation op) {
 }
 
 /* The runtime entry point: w4a16_rt_matmul_<w> for the symmetric form, w4a16_rt_matmul_zp_<w>_<z> with
- * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor). */
-static void appendRuntimeSignature(Text *t, const char *w, const char *z) {
-  append(t, "(memref<?x?xf16>, memref<?x?x%s>, memref<?x?xf16>, memref<?xf16>, memref<?x?xf16>, ", w);
+ * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor),
+ * and w4a16_rt_matmul_typed_<io>_<s>_<w>_<z> when x/bias/residual/out (io) or the scales (s) are bf16:
+ * the zero-point signature with those element types (z = f16, empty, when there is no tensor). */
+static void appendRuntimeSignature(Text *t, const char *io, const char *s, const char *w, const char *z) {
+  append(t, "(memref<?x?x%s>, memref<?x?x%s>, memref<?x?x%s>, memref<?x%s>, memref<?x?x%s>, ", io, w, s, io, io);
   if (z)
     append(t, "memref<?x?x%s>, ", z);
-  append(t, "memref<?x?xf16>, i32, i32, i32, i32, i32%s) -> i32", z ? ", i32, i32, i32, f64" : "");
+  append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64" : "");
 }
 
 /* The runtime declaration and one private function performing the call for `op`. */
@@ -104,16 +108,20 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   static const char *const names[] = {"x", "weight", "scales", "bias", "residual", "zero_points"};
   MlirType outType = mlirValueGetType(mlirOperationGetResult(op, 0));
   const char *w = elementSuffix(mlirValueGetType(f.value[kWeight]));
-  const bool zeroPoints = f.present[kZeroPoints] || constantZeroPoint(op) != W4A16_ZERO_POINT;
+  const char *io = elementSuffix(mlirValueGetType(f.value[kX])), *s = elementSuffix(mlirValueGetType(f.value[kScales]));
+  const bool typed = strcmp(io, "f16") != 0 || strcmp(s, "f16") != 0;
+  const bool zeroPoints = typed || f.present[kZeroPoints] || constantZeroPoint(op) != W4A16_ZERO_POINT;
   const char *z = !zeroPoints ? NULL : f.present[kZeroPoints] ? elementSuffix(mlirValueGetType(f.value[kZeroPoints])) : "f16";
-  char callee[64];
-  if (z)
+  char callee[80];
+  if (typed)
+    snprintf(callee, sizeof callee, "w4a16_rt_matmul_typed_%s_%s_%s_%s", io, s, w, z);
+  else if (z)
     snprintf(callee, sizeof callee, "w4a16_rt_matmul_zp_%s_%s", w, z);
   else
     snprintf(callee, sizeof callee, "w4a16_rt_matmul_%s", w);
 
   append(t, "func.func private @%s", callee);
-  appendRuntimeSignature(t, w, z);
+  appendRuntimeSignature(t, io, s, w, z);
   append(t, " attributes {llvm.emit_c_interface}\n");
 
   append(t, "func.func private @%s(", name);
@@ -132,7 +140,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   for (int i = 0; i < (z ? kNumOperands : kZeroPoints); ++i) {
     MlirType type = f.present[i] ? mlirValueGetType(f.value[i]) : (MlirType){NULL};
     Text dynamic = {NULL, 0, 0};
-    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : "f16";
+    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : io;
     append(&dynamic, i == kBias ? "memref<?x%s>" : "memref<?x?x%s>", elem);
     if (f.present[i]) {
       append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
@@ -163,7 +171,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   appendMemrefOf(t, outType);
   append(t, "\n  %%out_arg = memref.cast %%out_buf : ");
   appendMemrefOf(t, outType);
-  append(t, " to memref<?x?xf16>\n");
+  append(t, " to memref<?x?x%s>\n", io);
 
   int flags[] = {activationCode(op), weightLayoutCode(op), scalesLayoutCode(op), f.present[kBias], f.present[kResidual],
                  f.present[kZeroPoints], f.present[kZeroPoints] ? zeroPointLayoutCode(op) : 0, (int)zeroPointOffset(op)};
@@ -181,7 +189,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   if (z)
     append(t, ", %%has_zero_points, %%zero_point_layout, %%zero_point_offset, %%zero_point");
   append(t, ") : ");
-  appendRuntimeSignature(t, w, z);
+  appendRuntimeSignature(t, io, s, w, z);
   append(t, "\n  %%out = bufferization.to_tensor %%out_buf restrict writable : ");
   appendMemrefOf(t, outType);
   append(t, " to ");

@@ -81,6 +81,8 @@ MlirType elementTypeOf(MlirValue v) {
 }
 
 bool isF16(MlirType t) { return mlirTypeIsAF16(t); }
+bool isBF16(MlirType t) { return mlirTypeIsABF16(t); }
+bool is16BitFloat(MlirType t) { return isF16(t) || isBF16(t); }
 bool isF32(MlirType t) { return mlirTypeIsAF32(t); }
 bool isFloat(MlirType t) { return mlirTypeIsAFloat(t); }
 int intWidth(MlirType t) {

@@ -37,6 +37,8 @@ int64_t numElements(MlirValue v);
 MlirType elementTypeOf(MlirValue v); /* the value's own type when it is not shaped */
 bool isF16(MlirType t);
 bool isF32(MlirType t);
+bool isBF16(MlirType t);
+bool is16BitFloat(MlirType t); /* f16 or bf16: the op's element types */
 bool isFloat(MlirType t);
 int intWidth(MlirType t); /* integer or index (64) width, 0 for other types */
 const char *typeName(MlirType t, char *buf, size_t size);

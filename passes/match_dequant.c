@@ -228,8 +228,8 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   }
   if (numElements(scales) >= 0 && (gn || ng)) {
     char name[32];
-    if (!isF16(elementTypeOf(scales))) {
-      setReason(why, mm->view.op, "scales are %s, expected f16", typeName(elementTypeOf(scales), name, sizeof name));
+    if (!is16BitFloat(elementTypeOf(scales))) {
+      setReason(why, mm->view.op, "scales are %s, expected f16 or bf16", typeName(elementTypeOf(scales), name, sizeof name));
       return false;
     }
     dq->scalesLayout = gn ? W4A16_SCALES_G_N : W4A16_SCALES_N_G;
@@ -328,6 +328,13 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   const int width = intWidth(elementTypeOf(zp));
   if (numElements(zp) < 0) {
     setReason(why, mm->view.op, "zero points have a dynamic shape");
+    return false;
+  }
+  const MlirType zpType = elementTypeOf(zp);
+  if (!(width == 4 || width == 8 || width == 32 || is16BitFloat(zpType) || isF32(zpType))) {
+    char name[32];
+    setReason(why, mm->view.op, "zero points are %s, expected i4, i8, i32, f16, bf16 or f32 (what the runtime reads)",
+              typeName(zpType, name, sizeof name));
     return false;
   }
   bool anyIndexRule = false;

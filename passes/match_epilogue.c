@@ -184,15 +184,16 @@ static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, R
   return true;
 }
 
-/* The runtime takes bias and residual in f16; checked after the arithmetic, whose mismatch is the more
- * useful reason (a product with an f32 tensor is not "an f32 residual"). */
-static bool sidesAreF16(const EpilogueEval *p, MlirOperation endOp, Reason *why) {
+/* The runtime takes bias and residual in x's type (f16 or bf16); checked after the arithmetic, whose
+ * mismatch is the more useful reason (a product with an f32 tensor is not "an f32 residual"). */
+static bool sidesHaveXType(const EpilogueEval *p, MlirOperation endOp, Reason *why) {
   MlirValue sides[2] = {p->biasLeaf, p->residualLeaf};
+  const MlirType io = elementTypeOf(p->mm->x);
   for (int i = 0; i < 2; ++i)
-    if (!mlirValueIsNull(sides[i]) && !isF16(elementTypeOf(sides[i]))) {
-      char type[48];
-      setReason(why, endOp, "%s is %s, expected f16", i == 0 ? "bias" : "residual",
-                typeName(elementTypeOf(sides[i]), type, sizeof type));
+    if (!mlirValueIsNull(sides[i]) && !mlirTypeEqual(elementTypeOf(sides[i]), io)) {
+      char type[48], want[48];
+      setReason(why, endOp, "%s is %s, expected %s (x's type)", i == 0 ? "bias" : "residual",
+                typeName(elementTypeOf(sides[i]), type, sizeof type), typeName(io, want, sizeof want));
       return false;
     }
   return true;
@@ -255,7 +256,7 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   }
   if (act < 0 && !why->text[0])
     setReason(why, endOp, "cannot tell the bias from the residual");
-  if (act < 0 || !sidesAreF16(&p, endOp, why))
+  if (act < 0 || !sidesHaveXType(&p, endOp, why))
     return false;
   ep->end = end;
   ep->activation = (w4a16_activation)act;
@@ -296,8 +297,8 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
         forward.ops[i] = forward.ops[j], forward.ops[j] = t;
       }
   for (int i = 0; i < forward.count; ++i) {
-    if (!isF16(elementTypeOf(mlirOperationGetResult(forward.ops[i], 0))))
-      continue;
+    if (!mlirTypeEqual(elementTypeOf(mlirOperationGetResult(forward.ops[i], 0)), elementTypeOf(mm->x)))
+      continue; /* the chain ends in x's type */
     Reason candidateWhy = {0};
     if (tryEnd(mm, forward.ops[i], &forward, ep, &candidateWhy))
       return true;
@@ -305,8 +306,11 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
       ep->stop = candidateWhy;
   }
   ep->ops.count = 0;
-  if (!isF16(elementTypeOf(mm->result))) {
-    setReason(why, mm->view.op, "matmul result is f32 and never truncated to f16");
+  if (!mlirTypeEqual(elementTypeOf(mm->result), elementTypeOf(mm->x))) {
+    char type[48], want[48];
+    setReason(why, mm->view.op, "matmul result is %s and never truncated to %s (x's type)",
+              typeName(elementTypeOf(mm->result), type, sizeof type),
+              typeName(elementTypeOf(mm->x), want, sizeof want));
     return false;
   }
   ep->end = mm->result;

@@ -222,9 +222,9 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       MlirType t = elementTypeOf(r->tensor);
-      if (!isF16(t)) {
+      if (!is16BitFloat(t)) {
         char name[32];
-        setReason(why, mm->view.op, "x is %s, expected f16", typeName(t, name, sizeof name));
+        setReason(why, mm->view.op, "x is %s, expected f16 or bf16", typeName(t, name, sizeof name));
         return false;
       }
       int rowDims = rowDimsOf(mm, r->tensor);
@@ -285,9 +285,9 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   mm->xInput = 1 - mm->weightInput;
   mm->result = mlirOperationGetResult(op, 0);
   MlirType resultType = elementTypeOf(mm->result);
-  if (!isF16(resultType) && !isF32(resultType)) {
+  if (!is16BitFloat(resultType) && !isF32(resultType)) {
     char name[32];
-    setReason(why, op, "matmul result is %s, expected f16 or f32", typeName(resultType, name, sizeof name));
+    setReason(why, op, "matmul result is %s, expected f16, bf16 or f32", typeName(resultType, name, sizeof name));
     return false;
   }
   return matchDims(mm, why) && matchX(mm, why) && matchZeroInit(mm, why);

@@ -31,9 +31,11 @@ typedef struct PlanKey {
   const void *zeroPoints;
   int zpKind, zpLayout, zpOffset;
   double zeroPoint;
+  /* Element types of x/bias/residual/out and of the scales (w4a16_element_type). */
+  int ioType, scalesType;
 } PlanKey;
 
-enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_F32 };
+enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_BF16, ZP_F32 };
 
 typedef struct PlanEntry {
   PlanKey key;
@@ -130,7 +132,8 @@ enum { WHY_SIZE = 320 };
 
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
                                const uint16_t *zeroPoints, const uint16_t *offsets, int64_t K, int64_t N, int64_t G,
-                               w4a16_plan **plan, char *why) {
+                               w4a16_element_type ioType, w4a16_element_type scalesType, w4a16_plan **plan,
+                               char *why) {
   if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
     snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
                             "build has no CUDA backend or there is no usable GPU");
@@ -138,7 +141,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   }
   w4a16_status status = W4A16_ERR_CUDA;
   if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create_offsets(backend, packed, scales, zeroPoints, offsets, K, N, G, plan);
+    status = w4a16_plan_create_typed(backend, packed, scales, zeroPoints, offsets, K, N, G, ioType, scalesType, plan);
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
@@ -191,6 +194,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
         case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
         case ZP_I8: v = ((const uint8_t *)key->zeroPoints)[i]; break;
         case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
+        case ZP_BF16: v = w4a16_bf2f(((const uint16_t *)key->zeroPoints)[i]); break;
         case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
         default: {
           const uint32_t word = (uint32_t)((const int32_t *)key->zeroPoints)[i];
@@ -211,7 +215,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
 
 /* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
  * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, zero
- * points other than 8): compiled code holds host memory, so such a weight runs on the CPU reference --
+ * points other than 8, bf16): compiled code holds host memory, so such a weight runs on the CPU reference --
  * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
@@ -223,12 +227,14 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   bool all8 = true;
   uint16_t *offsets = NULL;
   uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &offsets);
-  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 ? key->backend : W4A16_BACKEND_CPU;
+  const bool f16 = key->ioType == W4A16_ELEM_F16 && key->scalesType == W4A16_ELEM_F16;
+  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 && f16 ? key->backend : W4A16_BACKEND_CPU;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)
     status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
-                        all8 ? NULL : zeroPoints, offsets, key->K, key->N, key->groupSize, plan, why);
+                        all8 ? NULL : zeroPoints, offsets, key->K, key->N, key->groupSize,
+                        (w4a16_element_type)key->ioType, (w4a16_element_type)key->scalesType, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
   free(packed);
@@ -243,7 +249,7 @@ static bool sameKey(const PlanKey *a, const PlanKey *b) {
          a->groupSize == b->groupSize && a->zeroPoints == b->zeroPoints && a->zpKind == b->zpKind &&
          a->zpLayout == b->zpLayout && a->zpOffset == b->zpOffset && a->zeroPoint == b->zeroPoint &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
-         a->backend == b->backend;
+         a->backend == b->backend && a->ioType == b->ioType && a->scalesType == b->scalesType;
 }
 
 /* g_lock held. */
@@ -441,7 +447,7 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
                       int codeBytes, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
                       w4a16_memref2d_f16 *residual, const ZeroPoints *zp, w4a16_memref2d_f16 *out,
                       int32_t activation, int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
-                      int32_t hasResidual) {
+                      int32_t hasResidual, w4a16_element_type ioType, w4a16_element_type scalesType) {
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
   uint64_t prepareId = w4a16_rt_prepare_id();
   char why[WHY_SIZE] = "";
@@ -455,7 +461,7 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   w4a16_plan *plan = NULL;
   w4a16_backend runsOn = w4a16_rt_backend();
   PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
-                 zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant};
+                 zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType};
   if (status == W4A16_OK && prepareId)
     status = preparePlan(&key, prepareId, &plan, &runsOn, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
@@ -480,7 +486,8 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i
                                          int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                          int32_t hasResidual) {
   return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 4, scales, bias, residual,
-                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);
+                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
+                W4A16_ELEM_F16);
 }
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i8(w4a16_memref2d_f16 *x, w4a16_memref2d_i8 *weight,
@@ -489,7 +496,8 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i8(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                         int32_t hasResidual) {
   return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 1, scales, bias, residual,
-                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);
+                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
+                W4A16_ELEM_F16);
 }
 
 /* LLVM stores an i4 in one byte, so an i4 memref is laid out like the i8 container. */
@@ -503,25 +511,33 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
 }
 
 /* With zero points: _mlir_ciface_w4a16_rt_matmul_zp_<w>_<z>, w the weight's and z the zero points' element
- * type (f16 with an empty tensor when the zero point is the constant zero_point). Every such memref has
- * the same descriptor layout, so one body serves them all. */
-#define W4A16_ZP_ENTRY(W, WTYPE, WBYTES, Z, ZTYPE, ZKIND)                                                       \
-  int32_t _mlir_ciface_w4a16_rt_matmul_zp_##W##_##Z(                                                          \
-      w4a16_memref2d_f16 *x, WTYPE *weight, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,              \
-      w4a16_memref2d_f16 *residual, ZTYPE *zeroPoints, w4a16_memref2d_f16 *out, int32_t activation,            \
-      int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual, int32_t hasZeroPoints,  \
-      int32_t zeroPointLayout, int32_t zeroPointOffset, double zeroPoint) {                                      \
+ * type (f16 with an empty tensor when the zero point is the constant zero_point); with bf16 activations or
+ * scales: _mlir_ciface_w4a16_rt_matmul_typed_<io>_<s>_<w>_<z>, io the element type of x, bias, residual and
+ * out and s that of the scales. Every such memref has the same descriptor layout as its f16 or i8
+ * counterpart (bf16 is 16 raw bits), so one body serves them all. */
+#define W4A16_ENTRY(NAME, IOTYPE, STYPE, WTYPE, WBYTES, ZTYPE, ZKIND)                                           \
+  int32_t NAME(w4a16_memref2d_f16 *x, WTYPE *weight, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,     \
+               w4a16_memref2d_f16 *residual, ZTYPE *zeroPoints, w4a16_memref2d_f16 *out, int32_t activation,   \
+               int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual,               \
+               int32_t hasZeroPoints, int32_t zeroPointLayout, int32_t zeroPointOffset, double zeroPoint) {    \
     ZeroPoints zp = {hasZeroPoints ? (const void *)(zeroPoints->aligned + zeroPoints->offset) : NULL,           \
                      zeroPoints->sizes, zeroPoints->strides, ZKIND, zeroPointLayout, zeroPointOffset, zeroPoint}; \
     return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, WBYTES, scales, bias,     \
-                  residual, &zp, out, activation, weightLayout, scalesLayout, hasBias, hasResidual);            \
+                  residual, &zp, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, IOTYPE, STYPE); \
   }
-#define W4A16_ZP_ENTRIES(W, WTYPE, WBYTES)                                                                       \
-  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i32, w4a16_memref2d_i32, ZP_I32)                                            \
-  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i8, w4a16_memref2d_i8, ZP_I8)                                               \
-  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, i4, w4a16_memref2d_i8, ZP_I4)                                               \
-  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, f16, w4a16_memref2d_f16, ZP_F16)                                            \
-  W4A16_ZP_ENTRY(W, WTYPE, WBYTES, f32, w4a16_memref2d_f32, ZP_F32)
-W4A16_ZP_ENTRIES(i32, w4a16_memref2d_i32, 4)
-W4A16_ZP_ENTRIES(i8, w4a16_memref2d_i8, 1)
-W4A16_ZP_ENTRIES(i4, w4a16_memref2d_i8, 1)
+/* Every zero-point element type for one (io, scales, weight) combination; PREFIX names the family. */
+#define W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, W, WTYPE, WBYTES)                                                 \
+  W4A16_ENTRY(PREFIX##W##_i32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i32, ZP_I32)                         \
+  W4A16_ENTRY(PREFIX##W##_i8, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I8)                            \
+  W4A16_ENTRY(PREFIX##W##_i4, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I4)                            \
+  W4A16_ENTRY(PREFIX##W##_f16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_F16)                         \
+  W4A16_ENTRY(PREFIX##W##_bf16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_BF16)                       \
+  W4A16_ENTRY(PREFIX##W##_f32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f32, ZP_F32)
+#define W4A16_WEIGHT_ENTRIES(PREFIX, IOTYPE, STYPE)                                                              \
+  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i32, w4a16_memref2d_i32, 4)                                          \
+  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i8, w4a16_memref2d_i8, 1)                                            \
+  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i4, w4a16_memref2d_i8, 1)
+W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_zp_, W4A16_ELEM_F16, W4A16_ELEM_F16)
+W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_bf16_f16_, W4A16_ELEM_BF16, W4A16_ELEM_F16)
+W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_bf16_bf16_, W4A16_ELEM_BF16, W4A16_ELEM_BF16)
+W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_f16_bf16_, W4A16_ELEM_F16, W4A16_ELEM_BF16)

@@ -36,6 +36,19 @@ static inline uint16_t double_to_f16(double x) {
   return sign | (uint16_t)(exp << 10) | (uint16_t)((int)q - 1024);
 }
 
+/* bf16 is the top half of an f32: exact to double; from double, round to nearest even through f32 (the
+ * double rounding is harmless for test data). */
+static inline double bf16_to_double(uint16_t b) {
+  union { uint32_t u; float f; } v = {(uint32_t)b << 16};
+  return v.f;
+}
+static inline uint16_t double_to_bf16(double x) {
+  union { float f; uint32_t u; } v = {(float)x};
+  if (isnan(v.f))
+    return (uint16_t)((v.u >> 16) | 0x40);
+  return (uint16_t)((v.u + 0x7fff + ((v.u >> 16) & 1)) >> 16);
+}
+
 /* splitmix64: deterministic, well mixed, one 64-bit state. */
 static inline uint64_t splitmix64(uint64_t *state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

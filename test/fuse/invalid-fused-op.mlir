@@ -1,13 +1,13 @@
 // Bad input for the pass: malformed w4a16.fused_matmul ops are rejected with an error located at the op,
 // from the IRDL definition or the C verifier, whether or not a pass runs; every chunk is diagnosed (the
-// tool goes on after a failing chunk) and the exit status is non-zero. The last chunk is valid and prints.
+// tool goes on after a failing chunk) and the exit status is non-zero. The chunks named valid* print.
 //
 // RUN: w4a16-opt --verify-diagnostics --w4a16-fuse --split-input-file %s > /dev/null
 // RUN: w4a16-opt --verify-diagnostics --split-input-file %s > /dev/null
 // RUN: not w4a16-opt --split-input-file %s > /dev/null 2>&1
 // RUN: not w4a16-opt --w4a16-fuse --split-input-file %s 2>/dev/null | FileCheck %s --check-prefix=VALID
 
-// x must be f16 (here f32).
+// x must be f16 or bf16 (here f32).
 func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}x{{.*}}f16}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf32>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
@@ -103,6 +103,53 @@ func.func @k_mismatch(%x: tensor<4x512xf16>, %w: tensor<32x64xi32>, %s: tensor<2
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x512xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
+
+// -----
+
+// x is bf16, the result f16: x, bias, residual and out share one type.
+func.func @bf16_x_f16_out(%x: tensor<4x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op result must have bf16 (x's type) elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xbf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// a bf16 op with an f16 bias.
+func.func @bf16_f16_bias(%x: tensor<4x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xbf16>, %b: tensor<64xf16>) -> tensor<4x64xbf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op bias must have bf16 (x's type) elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xbf16>, tensor<32x64xi32>, tensor<2x64xbf16>, tensor<64xf16>) -> tensor<4x64xbf16>
+  return %0 : tensor<4x64xbf16>
+}
+
+// -----
+
+// f32 scales: the scales are f16 or bf16.
+func.func @f32_scales(%x: tensor<4x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf32>) -> tensor<4x64xbf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op scales must have f16 or bf16 elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xbf16>, tensor<32x64xi32>, tensor<2x64xf32>) -> tensor<4x64xbf16>
+  return %0 : tensor<4x64xbf16>
+}
+
+// -----
+
+// f64 zero points: not an element type the runtime reads.
+func.func @f64_zero_points(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %z: tensor<2x64xf64>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op zero_points must have i4, i8, i32, f16, bf16 or f32 elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n", zero_point_layout = "g_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x64xf64>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// a valid bf16 op with f16 scales (GPTQ keeps f16 scales for bf16 models): printed, no error.
+func.func @valid_bf16(%x: tensor<?x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xbf16>) -> tensor<?x64xbf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xbf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xbf16>) -> tensor<?x64xbf16>
+  return %0 : tensor<?x64xbf16>
+}
+
+// VALID-LABEL: func.func @valid_bf16(
+// VALID:         "w4a16.fused_matmul"
 
 // -----
 

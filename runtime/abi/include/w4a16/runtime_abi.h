@@ -6,7 +6,14 @@
  *                                             activation, weight_layout, scales_layout, has_bias, has_residual)
  * with <w> = i32 (packed (K/8, N) words), i8 or i4 (one code per byte, as LLVM stores i4).
  * Layout and activation codes are contract.h's enums (w4a16_weight_layout, w4a16_scales_layout,
- * w4a16_activation).
+ * w4a16_activation). Two more families, defined in w4a16_rt_abi.c and declared by the code that calls them:
+ *   _mlir_ciface_w4a16_rt_matmul_zp_<w>_<z>(x, weight, scales, bias, residual, zero_points, out, activation,
+ *       weight_layout, scales_layout, has_bias, has_residual, has_zero_points, zero_point_layout,
+ *       zero_point_offset, double zero_point)
+ * with zero points of element type <z> (i32, i8, i4, f16, bf16, f32), and
+ *   _mlir_ciface_w4a16_rt_matmul_typed_<io>_<s>_<w>_<z>(the same arguments)
+ * where x/bias/residual/out are <io> and the scales <s> (f16 or bf16, not both f16). bf16 memrefs have the
+ * f16 descriptors' layout (16 raw bits per element).
  *
  * Errors. Nothing here prints or aborts. A failing entry point records its status and message on the
  * calling thread's compiled-code status (the first failure since the status was cleared is kept: it is
