@@ -14,6 +14,7 @@ const char *w4a16UpstreamLoweringPipeline(void) {
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref," /* bufferization.clone of a returned in-place argument */
          "convert-math-to-funcs," /* math.fpowi / ipowi (RMSNorm's pow(x, 2)): no libm call, no LLVM lowering */
+         "math-expand-ops{ops=rsqrt}," /* RMSNorm's rsqrt: convert-math-to-libm would call rsqrtf, not in libm */
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "lower-affine,"
