@@ -45,7 +45,8 @@ typedef enum ArgKind {
   ARG_CODES_PACKED, /* i32 words of 8 unsigned 4-bit codes (GPTQ (K/8, N)) */
   ARG_CODES_BYTES,  /* one unsigned 4-bit code per byte (i8 container or i4 as LLVM stores it) */
   ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
-  ARG_BIAS          /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
+  ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
+  ARG_FLOAT_ZEROS   /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
 } ArgKind;
 
 enum { kMaxRank = 3, kMaxArgs = 10, kMaxLayers = 4 };
@@ -199,6 +200,18 @@ static const Example kExamples[] = {
      2048,
      1,
      {{2048, 0.289}}, /* RMSNorm's output: unit RMS times weights uniform in [-0.5, 0.5] */
+     2,
+     false,
+     false},
+    {"hqq_group64",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"weight", ARG_CODES_BYTES, 2, {2048, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 32}, 0},
+      {"zeros", ARG_FLOAT_ZEROS, 2, {2048, 32}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
      2,
      false,
      false},
@@ -370,6 +383,12 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
     uint16_t *p = xmalloc((size_t)n * 2);
     for (int64_t i = 0; i < n; ++i)
       p[i] = to_io(rng_uniform(-0.5, 0.5));
+    return p;
+  }
+  case ARG_FLOAT_ZEROS: {
+    uint16_t *p = xmalloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)(rng_uniform(6.0, 9.0));
     return p;
   }
   }
