@@ -525,19 +525,40 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
     return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, WBYTES, scales, bias,     \
                   residual, &zp, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, IOTYPE, STYPE); \
   }
-/* Every zero-point element type for one (io, scales, weight) combination; PREFIX names the family. */
-#define W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, W, WTYPE, WBYTES)                                                 \
-  W4A16_ENTRY(PREFIX##W##_i32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i32, ZP_I32)                         \
-  W4A16_ENTRY(PREFIX##W##_i8, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I8)                            \
-  W4A16_ENTRY(PREFIX##W##_i4, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I4)                            \
-  W4A16_ENTRY(PREFIX##W##_f16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_F16)                         \
-  W4A16_ENTRY(PREFIX##W##_bf16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_BF16)                       \
-  W4A16_ENTRY(PREFIX##W##_f32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f32, ZP_F32)
-#define W4A16_WEIGHT_ENTRIES(PREFIX, IOTYPE, STYPE)                                                              \
-  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i32, w4a16_memref2d_i32, 4)                                          \
-  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i8, w4a16_memref2d_i8, 1)                                            \
-  W4A16_ZP_ENTRIES(PREFIX, IOTYPE, STYPE, i4, w4a16_memref2d_i8, 1)
-W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_zp_, W4A16_ELEM_F16, W4A16_ELEM_F16)
-W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_bf16_f16_, W4A16_ELEM_BF16, W4A16_ELEM_F16)
-W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_bf16_bf16_, W4A16_ELEM_BF16, W4A16_ELEM_BF16)
-W4A16_WEIGHT_ENTRIES(_mlir_ciface_w4a16_rt_matmul_typed_f16_bf16_, W4A16_ELEM_F16, W4A16_ELEM_BF16)
+/* X(name, io type, scales type, weight memref, weight bytes, zero-point memref, zero-point kind) for every
+ * entry of the two families: each zero-point element type of each weight type of each (io, scales) pair. */
+#define W4A16_ZP_ENTRIES(X, PREFIX, IOTYPE, STYPE, W, WTYPE, WBYTES)                                              \
+  X(PREFIX##W##_i32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i32, ZP_I32)                                   \
+  X(PREFIX##W##_i8, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I8)                                      \
+  X(PREFIX##W##_i4, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_i8, ZP_I4)                                      \
+  X(PREFIX##W##_f16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_F16)                                   \
+  X(PREFIX##W##_bf16, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f16, ZP_BF16)                                 \
+  X(PREFIX##W##_f32, IOTYPE, STYPE, WTYPE, WBYTES, w4a16_memref2d_f32, ZP_F32)
+#define W4A16_WEIGHT_ENTRIES(X, PREFIX, IOTYPE, STYPE)                                                           \
+  W4A16_ZP_ENTRIES(X, PREFIX, IOTYPE, STYPE, i32, w4a16_memref2d_i32, 4)                                       \
+  W4A16_ZP_ENTRIES(X, PREFIX, IOTYPE, STYPE, i8, w4a16_memref2d_i8, 1)                                         \
+  W4A16_ZP_ENTRIES(X, PREFIX, IOTYPE, STYPE, i4, w4a16_memref2d_i8, 1)
+#define W4A16_ALL_ENTRIES(X)                                                                                     \
+  W4A16_WEIGHT_ENTRIES(X, _mlir_ciface_w4a16_rt_matmul_zp_, W4A16_ELEM_F16, W4A16_ELEM_F16)                     \
+  W4A16_WEIGHT_ENTRIES(X, _mlir_ciface_w4a16_rt_matmul_typed_bf16_f16_, W4A16_ELEM_BF16, W4A16_ELEM_F16)        \
+  W4A16_WEIGHT_ENTRIES(X, _mlir_ciface_w4a16_rt_matmul_typed_bf16_bf16_, W4A16_ELEM_BF16, W4A16_ELEM_BF16)      \
+  W4A16_WEIGHT_ENTRIES(X, _mlir_ciface_w4a16_rt_matmul_typed_f16_bf16_, W4A16_ELEM_F16, W4A16_ELEM_BF16)
+
+W4A16_ALL_ENTRIES(W4A16_ENTRY)
+
+/* --- every symbol compiled code may call, for JIT embedders ------------------------------------------ */
+
+#define W4A16_SYMBOL(NAME, ...) {#NAME, (void *)NAME},
+static const w4a16_rt_symbol kSymbols[] = {
+    {"_mlir_ciface_w4a16_rt_matmul_i32", (void *)_mlir_ciface_w4a16_rt_matmul_i32},
+    {"_mlir_ciface_w4a16_rt_matmul_i8", (void *)_mlir_ciface_w4a16_rt_matmul_i8},
+    {"_mlir_ciface_w4a16_rt_matmul_i4", (void *)_mlir_ciface_w4a16_rt_matmul_i4},
+    W4A16_ALL_ENTRIES(W4A16_SYMBOL)
+    {"w4a16_rt_enter", (void *)w4a16_rt_enter},
+    {"w4a16_rt_leave", (void *)w4a16_rt_leave},
+};
+
+const w4a16_rt_symbol *w4a16_rt_symbols(int *count) {
+  *count = (int)(sizeof kSymbols / sizeof kSymbols[0]);
+  return kSymbols;
+}

@@ -258,6 +258,25 @@ void *const w4a16_compiled_abi_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i3
                                          (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter,
                                          (void *)w4a16_rt_leave};
 
+/* w4a16_rt_symbols lists each entry point once, under the name the executable exports it by: the three
+ * symmetric entries, 4 (io, scales) pairs x 3 weight types x 6 zero-point types, enter and leave. */
+static void symbol_table_tests(void) {
+  printf("w4a16_rt_symbols\n");
+  int n = 0;
+  const w4a16_rt_symbol *symbols = w4a16_rt_symbols(&n);
+  check(n == 3 + 4 * 3 * 6 + 2, "77 symbols");
+  bool resolved = true, unique = true, typedBf16 = false;
+  for (int i = 0; i < n; ++i) {
+    resolved &= symbols[i].address && dlsym(RTLD_DEFAULT, symbols[i].name) == symbols[i].address;
+    typedBf16 |= strcmp(symbols[i].name, "_mlir_ciface_w4a16_rt_matmul_typed_bf16_f16_i32_f16") == 0;
+    for (int j = 0; j < i; ++j)
+      unique &= strcmp(symbols[i].name, symbols[j].name) != 0;
+  }
+  check(resolved, "every name resolves (dlsym) to the address listed");
+  check(unique, "no name twice");
+  check(typedBf16, "the typed family is listed (_mlir_ciface_w4a16_rt_matmul_typed_bf16_f16_i32_f16)");
+}
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so\n", argv[0]);
@@ -266,6 +285,7 @@ int main(int argc, char **argv) {
   w4a16_rt_set_backend(W4A16_BACKEND_CPU);
   iree_tests(argv[1], argv[2]);
   llama_tests(argv[3]);
+  symbol_table_tests();
   printf("compiled-code ABI: %s\n", g_failures ? "FAIL" : "PASS");
   return g_failures ? 1 : 0;
 }

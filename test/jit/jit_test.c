@@ -2,7 +2,7 @@
  *
  * Parses the example, runs w4a16AddPipeline (fuse -> verify -> lower-to-runtime -> upstream lowering to the
  * LLVM dialect -> entry points), creates an ExecutionEngine, registers the runtime symbols the compiled code
- * calls (mlirExecutionEngineRegisterSymbol), calls w4a16c_prepare_gpt_mlp once on an empty batch (M = 0: it
+ * calls (every one w4a16_rt_symbols lists, with mlirExecutionEngineRegisterSymbol), calls w4a16c_prepare_gpt_mlp once on an empty batch (M = 0: it
  * only makes the two plans), then w4a16c_run_gpt_mlp at M = 1, 3, 5, each returning status 0. The result
  * is checked against the CPU reference runtime called directly through its plan API (w4a16_plan_*: the
  * weights repacked by hand to docs/contract.md §1's (K/8, N) words and (K/128, N) scales):
@@ -113,14 +113,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "jit: cannot create the ExecutionEngine\n");
     return 1;
   }
-  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("_mlir_ciface_w4a16_rt_matmul_i32"),
-                                    (void *)_mlir_ciface_w4a16_rt_matmul_i32);
-  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("_mlir_ciface_w4a16_rt_matmul_i8"),
-                                    (void *)_mlir_ciface_w4a16_rt_matmul_i8);
-  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("_mlir_ciface_w4a16_rt_matmul_i4"),
-                                    (void *)_mlir_ciface_w4a16_rt_matmul_i4);
-  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_enter"), (void *)w4a16_rt_enter);
-  mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString("w4a16_rt_leave"), (void *)w4a16_rt_leave);
+  int numSymbols = 0;
+  const w4a16_rt_symbol *symbols = w4a16_rt_symbols(&numSymbols);
+  for (int i = 0; i < numSymbols; ++i)
+    mlirExecutionEngineRegisterSymbol(jit, mlirStringRefCreateFromCString(symbols[i].name), symbols[i].address);
   mlirExecutionEngineInitialize(jit);
   GptMlpFn fn = (GptMlpFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("w4a16c_run_gpt_mlp"));
   GptMlpFn prepare = (GptMlpFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("w4a16c_prepare_gpt_mlp"));

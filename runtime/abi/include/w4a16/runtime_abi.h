@@ -77,6 +77,16 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         int32_t activation, int32_t weight_layout, int32_t scales_layout,
                                         int32_t has_bias, int32_t has_residual);
 
+/* Every symbol above and below that compiled code calls (the matmul entry points of all three families,
+ * w4a16_rt_enter, w4a16_rt_leave), with its address: a JIT embedder registers them all with
+ *   for (int i = 0; i < n; ++i) mlirExecutionEngineRegisterSymbol(jit, name_i, address_i);
+ * instead of naming each. (w4a16.int8_prep's entry point lives in w4a16_int8prep: int8prep.h.) */
+typedef struct w4a16_rt_symbol {
+  const char *name;
+  void *address;
+} w4a16_rt_symbol;
+const w4a16_rt_symbol *w4a16_rt_symbols(int *count);
+
 /* --- the compiled-code status (per thread) --------------------------------------------------------- */
 
 /* 0, or the w4a16_status of the first failure on this thread since the status was last cleared. */
