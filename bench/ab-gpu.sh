@@ -8,11 +8,12 @@
 #    ROUNDS rounds, the trees interleaved in each round so drift hits every tree alike;
 # 4. gpu_test --small on CANDIDATE (last: the call's time limit may cut it).
 # Output in $OUT (default bench/out/ab-TIME, git-ignored): summary.txt (the lines a ledger row quotes) and
-# the logs. SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
+# raw.tgz (logs and CSVs). SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${OUT:-$ROOT/bench/out/ab-$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$O"
+R=$O/raw # the logs and CSVs, packed into raw.tgz at the end (one file to fetch)
+mkdir -p "$R"
 cand=$1; shift
 names=(); for spec in "$@"; do names+=("${spec%%=*}"); done
 S=$O/summary.txt
@@ -20,24 +21,24 @@ echo "== $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader | tee -a "$S"
 
 t0=$(date +%s)
-OUT=$O bash "$ROOT/bench/compare-trees.sh" build "$@" | tee -a "$S"
+OUT=$R bash "$ROOT/bench/compare-trees.sh" build "$@" | tee -a "$S"
 echo "build: $(( $(date +%s) - t0 )) s" | tee -a "$S"
 
 B=$ROOT/build-$cand
 t0=$(date +%s)
-timeout 150 "$B/bin/w4a16_graph_test" >"$O/graph_test-$cand.log" 2>&1
-echo "graph_test ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$O/graph_test-$cand.log")" | tee -a "$S"
+timeout 150 "$B/bin/w4a16_graph_test" >"$R/graph_test-$cand.log" 2>&1
+echo "graph_test ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$R/graph_test-$cand.log")" | tee -a "$S"
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for shape in ${SHAPES:-8192x8192 14336x4096 8192x28672 28672x8192}; do
     for n in "${names[@]}"; do
       timeout 120 "$ROOT/build-$n/bin/w4a16_bench" --ours-only --shape "$shape" --ms 1,16,32,64 \
-        --csv "$O/bench-$n-$shape-r$r.csv" >"$O/bench-$n-$shape-r$r.log" 2>&1
-      echo "bench $n $shape round $r: exit $?" >>"$O/bench-runs.txt"
+        --csv "$R/bench-$n-$shape-r$r.csv" >"$R/bench-$n-$shape-r$r.log" 2>&1
+      echo "bench $n $shape round $r: exit $?" >>"$R/bench-runs.txt"
     done
   done
 done
-echo "bench: $(grep -c 'exit 0' "$O/bench-runs.txt") of $(wc -l <"$O/bench-runs.txt") runs ok" | tee -a "$S"
+echo "bench: $(grep -c 'exit 0' "$R/bench-runs.txt") of $(wc -l <"$R/bench-runs.txt") runs ok" | tee -a "$S"
 t0=$(date +%s)
-timeout 100 "$B/bin/w4a16_gpu_test" --small >"$O/gpu_test-$cand.log" 2>&1
-echo "gpu_test --small ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$O/gpu_test-$cand.log")" | tee -a "$S"
-
+timeout 100 "$B/bin/w4a16_gpu_test" --small >"$R/gpu_test-$cand.log" 2>&1
+echo "gpu_test --small ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$R/gpu_test-$cand.log")" | tee -a "$S"
+tar czf "$O/raw.tgz" -C "$O" raw && rm -rf "$R"
