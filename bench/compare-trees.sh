@@ -25,16 +25,20 @@ build)
   done
   wait ;;
 sass)
+  CUOBJDUMP=$(command -v cuobjdump || echo "$(dirname "$NVCC")/cuobjdump")
+  [ -x "$CUOBJDUMP" ] || { echo "compare-trees.sh: no cuobjdump (PATH or next to nvcc): cannot compare SASS" >&2; exit 2; }
   for side in "$1" "$2"; do
     : >"$O/sass-$side.txt"
     for obj in $(find "$ROOT/build-$side/runtime" -name 'gemm_v*.cu.o' | sort); do
-      cuobjdump -sass -arch sm_90a "$obj" >>"$O/sass-$side.txt" 2>&1
+      "$CUOBJDUMP" -sass -arch sm_90a "$obj" >>"$O/sass-$side.txt" 2>&1 || exit 2
     done
     # keep instructions only: drop addresses, encodings, symbol names and labels
     grep -E '^\s+/\*[0-9a-f]{4}\*/' "$O/sass-$side.txt" | sed -E 's#/\*[0-9a-f]+\*/##; s#;.*##; s#`\([^)]*\)#SYM#g' \
       >"$O/sass-$side.norm"
   done
   a=$(wc -l <"$O/sass-$1.norm") b=$(wc -l <"$O/sass-$2.norm")
+  # no instructions on a side means no objects or no sm_90a code: never report that as "identical"
+  [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || { echo "compare-trees.sh: no sm_90a SASS found ($a / $b instructions)" >&2; exit 2; }
   if diff -q "$O/sass-$1.norm" "$O/sass-$2.norm" >/dev/null; then
     echo "SASS sm_90a: identical ($a instructions, symbol names ignored)"
   else
