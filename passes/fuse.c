@@ -193,6 +193,16 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   return fused;
 }
 
+/* " [x bf16, scales f16]" when the op is not all f16 (the kernels it runs on depend on it), else "". */
+static void describeTypes(const MatmulMatch *mm, const DequantMatch *dq, char *out, size_t size) {
+  const MlirType x = elementTypeOf(mm->x), scales = elementTypeOf(dq->scales);
+  out[0] = 0;
+  if (isF16(x) && isF16(scales))
+    return;
+  char xName[16], scalesName[16];
+  snprintf(out, size, " [x %s, scales %s]", typeName(x, xName, sizeof xName), typeName(scales, scalesName, sizeof scalesName));
+}
+
 static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char *out, size_t size) {
   const bool act = ep->activation != W4A16_ACT_NONE;
   char group[96] = "";
@@ -234,14 +244,15 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
                   w4a16_shape_rule_text(rule));
     return;
   }
-  char chain[256], stop[640] = "";
+  char chain[256], types[48], stop[640] = "";
   describeChain(&dq, &ep, chain, sizeof chain);
+  describeTypes(&mm, &dq, types, sizeof types);
   if (ep.stop.text[0] && !mlirOperationIsNull(ep.stop.at)) {
     char where[256];
     locationText(mlirOperationGetLocation(ep.stop.at), where, sizeof where);
     snprintf(stop, sizeof stop, "; chain ends before %s: %s", where, ep.stop.text);
   }
-  explainRemark(options, "w4a16", op, "fused as %s%s", chain, stop);
+  explainRemark(options, "w4a16", op, "fused as %s%s%s", chain, types, stop);
   buildFusedOp(&mm, &dq, &ep);
 }
 

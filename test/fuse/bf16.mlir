@@ -3,6 +3,8 @@
 // takes x's element type; a chain whose end is not in x's type does not fuse (negative-types-shapes.mlir).
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// The remarks (REMARK, at the ops) name the element types when they are not all f16.
 
 // Everything bf16 (IREE's GlobalOptimization form of a bf16 model: i4 (N, K/G, G) weight, bf16 scales, bf16
 // dequant, pre-grouped x, bf16 contraction). The fused op accumulates in f32.
@@ -31,6 +33,7 @@ func.func @all_bf16(%x: tensor<?x4096xbf16>, %w: tensor<4096x32x128xi4>, %s: ten
   } -> tensor<4096x32x128xbf16>
   %2 = tensor.empty(%m) : tensor<?x4096xbf16>
   %3 = linalg.fill ins(%cst : bf16) outs(%2 : tensor<?x4096xbf16>) -> tensor<?x4096xbf16>
+  // REMARK: bf16.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(n_k, scales n_g) -> matmul [x bf16, scales bf16]
   %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%xe, %1 : tensor<?x32x128xbf16>, tensor<4096x32x128xbf16>) outs(%3 : tensor<?x4096xbf16>) {
   ^bb0(%in: bf16, %in_0: bf16, %out: bf16):
     %5 = arith.mulf %in, %in_0 : bf16
@@ -92,6 +95,7 @@ func.func @gptq_f16_scales_bf16_model(%x: tensor<?x256xbf16>, %qweight: tensor<3
   %zero = arith.constant 0.000000e+00 : f32
   %e = tensor.empty(%m) : tensor<?x64xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  // REMARK: bf16.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias -> silu [x bf16, scales f16]
   %y = linalg.matmul ins(%x32, %w : tensor<?x256xf32>, tensor<256x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
   %e2 = tensor.empty(%m) : tensor<?x64xbf16>
   %out = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
@@ -146,6 +150,7 @@ func.func @bf16_x_f16_result(%x: tensor<4x256xbf16>, %qweight: tensor<32x64xi32>
   %zero = arith.constant 0.000000e+00 : f32
   %e = tensor.empty() : tensor<4x64xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
+  // REMARK: bf16.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: matmul result is f32 and never truncated to bf16 (x{{.}}s type)
   %y = linalg.matmul ins(%x, %w : tensor<4x256xbf16>, tensor<256x64xbf16>) outs(%acc : tensor<4x64xf32>) -> tensor<4x64xf32>
   %e2 = tensor.empty() : tensor<4x64xf16>
   %out = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
