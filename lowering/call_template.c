@@ -1,5 +1,6 @@
 /* Template-based lowering shared by w4a16-lower-to-runtime and w4a16-lower-int8-prep; see call_template.h. */
 #include "call_template.h"
+#include "ir_query.h"
 
 #include "w4a16/dialect.h"
 
@@ -115,8 +116,7 @@ static void exportCInterfaces(MlirOperation module) {
   MlirContext ctx = mlirOperationGetContext(module);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-    bool isFunc = n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+    bool isFunc = opIs(op, "func.func");
     bool isPrivate = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirSymbolTableGetVisibilityAttributeName()));
     bool hasBody = isFunc && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
     if (isFunc && !isPrivate && hasBody)
@@ -170,29 +170,11 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
 
 /* --- the pass --------------------------------------------------------------------------------------- */
 
-typedef struct Collected {
-  const char *opName;
-  MlirOperation *ops;
-  int count, capacity;
-} Collected;
-
-static MlirWalkResult collect(MlirOperation op, void *userData) {
-  Collected *list = userData;
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  if (n.length != strlen(list->opName) || memcmp(n.data, list->opName, n.length) != 0)
-    return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    list->capacity = list->capacity ? 2 * list->capacity : 8;
-    list->ops = realloc(list->ops, sizeof *list->ops * (size_t)list->capacity);
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultAdvance;
-}
+static bool isOpNamed(MlirOperation op, void *name) { return opIs(op, name); }
 
 static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
   const TemplateLoweringSpec *spec = userData;
-  Collected list = {spec->opName, NULL, 0, 0};
-  mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
+  OpList list = collectOps(module, isOpNamed, (void *)spec->opName, MlirWalkPreOrder);
   for (int i = 0; i < list.count; ++i)
     if (!lowerOne(spec, module, list.ops[i], i)) {
       mlirExternalPassSignalFailure(pass);

@@ -9,20 +9,15 @@
 #include "dynamic_reshapes.h"
 
 #include "call_template.h"
+#include "ir_query.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-enum { kMaxRank = 16 };
-
-static bool isOp(MlirOperation op, const char *name) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  return n.length == strlen(name) && memcmp(n.data, name, n.length) == 0;
-}
+enum { kMaxCopyRank = 16 };
 
 /* Whether a reassociation group of this expand_shape holds two or more dynamic result dims. */
 static bool splitsIntoDynamicDims(MlirOperation op) {
@@ -76,8 +71,8 @@ static void writeExpandFunction(Text *t, MlirOperation op, const char *name) {
   append(t, "):\n");
   /* Indices of the result dims, then each source index: its group's result indices, linearised with the
    * result sizes (%sK for the K-th dynamic dim, a constant otherwise). */
-  char sizeName[kMaxRank][24];
-  for (intptr_t d = 0, dyn = 0; d < rank && d < kMaxRank; ++d) {
+  char sizeName[kMaxCopyRank][24];
+  for (intptr_t d = 0, dyn = 0; d < rank && d < kMaxCopyRank; ++d) {
     if (mlirShapedTypeIsDynamicDim(resType, d)) {
       snprintf(sizeName[d], sizeof sizeName[d], "%%s%d", (int)dyn++);
     } else {
@@ -87,7 +82,7 @@ static void writeExpandFunction(Text *t, MlirOperation op, const char *name) {
     append(t, "    %%i%ld = linalg.index %ld : index\n", (long)d, (long)d);
   }
   const intptr_t numGroups = mlirArrayAttrGetNumElements(groups);
-  char index[kMaxRank][24];
+  char index[kMaxCopyRank][24];
   for (intptr_t g = 0; g < numGroups; ++g) {
     MlirAttribute group = mlirArrayAttrGetElement(groups, g);
     const intptr_t n = mlirArrayAttrGetNumElements(group);
@@ -132,8 +127,8 @@ static bool rewrite(MlirOperation module, MlirOperation op, int n) {
   MlirType type = mlirValueGetType(result);
   MlirOperationState call = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), loc);
   const intptr_t numOperands = mlirOperationGetNumOperands(op);
-  MlirValue operands[kMaxRank + 1];
-  for (intptr_t i = 0; i < numOperands && i <= kMaxRank; ++i)
+  MlirValue operands[kMaxCopyRank + 1];
+  for (intptr_t i = 0; i < numOperands && i <= kMaxCopyRank; ++i)
     operands[i] = mlirOperationGetOperand(op, i);
   mlirOperationStateAddOperands(&call, numOperands, operands);
   mlirOperationStateAddResults(&call, 1, &type);
@@ -148,29 +143,16 @@ static bool rewrite(MlirOperation module, MlirOperation op, int n) {
   return true;
 }
 
-typedef struct Found {
-  MlirOperation *ops;
-  int count, capacity;
-} Found;
-
-static MlirWalkResult collect(MlirOperation op, void *userData) {
-  Found *found = userData;
-  if (isOp(op, "tensor.expand_shape") && splitsIntoDynamicDims(op)) {
-    if (found->count == found->capacity) {
-      found->capacity = found->capacity ? 2 * found->capacity : 8;
-      found->ops = realloc(found->ops, sizeof *found->ops * (size_t)found->capacity);
-    }
-    found->ops[found->count++] = op;
-  }
-  return MlirWalkResultAdvance;
+static bool isDynamicSplit(MlirOperation op, void *unused) {
+  (void)unused;
+  return opIs(op, "tensor.expand_shape") && splitsIntoDynamicDims(op);
 }
 
 static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
   (void)userData;
-  Found found = {NULL, 0, 0};
-  mlirOperationWalk(root, collect, &found, MlirWalkPostOrder);
+  OpList found = collectOps(root, isDynamicSplit, NULL, MlirWalkPostOrder);
   for (int i = 0; i < found.count; ++i)
-    if (mlirOperationGetNumOperands(found.ops[i]) > kMaxRank + 1 || !rewrite(root, found.ops[i], i)) {
+    if (mlirOperationGetNumOperands(found.ops[i]) > kMaxCopyRank + 1 || !rewrite(root, found.ops[i], i)) {
       mlirExternalPassSignalFailure(pass);
       break;
     }

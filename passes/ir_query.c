@@ -7,6 +7,7 @@
 #include "mlir-c/Dialect/Linalg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* --- ops and values --------------------------------------------------------------------------- */
@@ -16,6 +17,30 @@ bool opIs(MlirOperation op, const char *name) {
     return false;
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
   return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
+}
+
+typedef struct OpCollector {
+  OpList list;
+  bool (*keep)(MlirOperation, void *);
+  void *data;
+} OpCollector;
+
+static MlirWalkResult collectOne(MlirOperation op, void *userData) {
+  OpCollector *c = userData;
+  if (!c->keep(op, c->data))
+    return MlirWalkResultAdvance;
+  if (c->list.count == c->list.capacity) {
+    c->list.capacity = c->list.capacity ? 2 * c->list.capacity : 16;
+    c->list.ops = realloc(c->list.ops, sizeof *c->list.ops * (size_t)c->list.capacity);
+  }
+  c->list.ops[c->list.count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+OpList collectOps(MlirOperation root, bool (*keep)(MlirOperation op, void *data), void *data, MlirWalkOrder order) {
+  OpCollector c = {{NULL, 0, 0}, keep, data};
+  mlirOperationWalk(root, collectOne, &c, order);
+  return c.list;
 }
 
 bool opInDialect(MlirOperation op, const char *dialect) {

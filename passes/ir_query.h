@@ -26,6 +26,13 @@ MlirAttribute attr(MlirOperation op, const char *name);
 const char *opName(MlirOperation op, char *buf, size_t size);
 /* `loc("f.mlir":3:7)` -> `f.mlir:3:7` (as mlir-opt prints diagnostics), into buf; for located remarks. */
 const char *locationText(MlirLocation loc, char *buf, size_t size);
+/* The ops under root (root included) for which keep(op, data) holds, in walk order: what a pass collects
+ * before it rewrites, so that its rewrites never disturb the walk. Free list.ops. */
+typedef struct OpList {
+  MlirOperation *ops;
+  int count, capacity;
+} OpList;
+OpList collectOps(MlirOperation root, bool (*keep)(MlirOperation op, void *data), void *data, MlirWalkOrder order);
 
 /* --- types ------------------------------------------------------------------------------------ */
 bool isRankedTensor(MlirValue v);

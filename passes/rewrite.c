@@ -78,15 +78,11 @@ typedef struct PassState {
   W4a16FuseOptions options;
 } PassState;
 
-typedef struct Contractions {
-  MlirOperation *ops;
-  int count, capacity;
-} Contractions;
-
 /* Candidates: contractions, and any other linalg op that reduces (two inputs, one init, an init map
  * that drops a loop), so that a reduction over dequantised data which is not a multiply-accumulate still
  * gets its explain remark. */
-static bool isCandidate(MlirOperation op) {
+static bool isCandidate(MlirOperation op, void *unused) {
+  (void)unused;
   if (!opInDialect(op, "linalg"))
     return false;
   if (mlirLinalgIsAContractionOp(op))
@@ -95,23 +91,10 @@ static bool isCandidate(MlirOperation op) {
   return linalgView(op, &view) && view.numInputs == 2 && view.numInits == 1 && !linalgIsElementwise(&view);
 }
 
-static MlirWalkResult collectContraction(MlirOperation op, void *userData) {
-  Contractions *c = userData;
-  if (!isCandidate(op))
-    return MlirWalkResultAdvance;
-  if (c->count == c->capacity) {
-    c->capacity = c->capacity ? 2 * c->capacity : 16;
-    c->ops = realloc(c->ops, sizeof *c->ops * (size_t)c->capacity);
-  }
-  c->ops[c->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
 static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
   (void)pass;
   const PassState *state = userData;
-  Contractions c = {NULL, 0, 0};
-  mlirOperationWalk(root, collectContraction, &c, MlirWalkPreOrder);
+  OpList c = collectOps(root, isCandidate, NULL, MlirWalkPreOrder);
   for (int i = 0; i < c.count; ++i)
     state->spec->rewriteAt(c.ops[i], &state->options);
   free(c.ops);
