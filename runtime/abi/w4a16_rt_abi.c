@@ -365,6 +365,12 @@ static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const
 }
 
 /* The shapes and strides the lowered code passed agree with each other and with the contract. */
+/* G as the scales' shape states it, (K/G, N) or (N, K/G); 0 when it is no divisor of K. */
+static int64_t groupSizeOf(const w4a16_memref2d_f16 *scales, int32_t scalesLayout, int64_t K) {
+  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
+  return groups > 0 && K % groups == 0 ? K / groups : 0;
+}
+
 static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wSizes, const int64_t *wStrides,
                                   const w4a16_memref2d_f16 *scales, const w4a16_memref1d_f16 *bias,
                                   const w4a16_memref2d_f16 *residual, const w4a16_memref2d_f16 *out, int32_t weightLayout,
@@ -374,9 +380,7 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
     snprintf(why, WHY_SIZE, "out has %lld rows, x has %lld", (long long)out->sizes[0], (long long)M);
     return W4A16_ERR_BAD_SHAPE;
   }
-  /* G from the scales' shape: (K/G, N) or (N, K/G) */
-  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
-  const int64_t G = groups > 0 && K % groups == 0 ? K / groups : 0;
+  const int64_t G = groupSizeOf(scales, scalesLayout, K), groups = G > 0 ? K / G : 0;
   w4a16_shape_rule rule = w4a16_check_shape(K, N, G);
   if (rule != W4A16_SHAPE_OK) {
     snprintf(why, WHY_SIZE, "%s", w4a16_shape_rule_text(rule));
@@ -451,8 +455,7 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
   uint64_t prepareId = w4a16_rt_prepare_id();
   char why[WHY_SIZE] = "";
-  const int64_t groups = scalesLayout == W4A16_SCALES_G_N ? scales->sizes[0] : scales->sizes[1];
-  const int64_t G = groups > 0 ? K / groups : 0;
+  const int64_t G = groupSizeOf(scales, scalesLayout, K);
   w4a16_status status = checkOperands(x, wSizes, wStrides, scales, bias, residual, out,
                                       weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, scalesLayout,
                                       hasBias, hasResidual, why);
