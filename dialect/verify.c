@@ -57,8 +57,9 @@ static int enumAttr(Verifier *v, const char *attr, const char *(*name)(int)) {
 }
 
 static bool isF16(MlirType t) { return mlirTypeIsAF16(t); }
-static bool is16BitFloat(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
 static bool isBF16(MlirType t) { return mlirTypeIsABF16(t); }
+bool w4a16IsActivationType(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
+bool w4a16IsScalesType(MlirType t) { return mlirTypeIsAF16(t) || mlirTypeIsABF16(t); }
 static bool isCodeContainer(MlirType t) {
   return mlirTypeIsAInteger(t) && (mlirIntegerTypeGetWidth(t) == 4 || mlirIntegerTypeGetWidth(t) == 8);
 }
@@ -109,8 +110,7 @@ static void optionalOperands(MlirOperation op, MlirValue *bias, MlirValue *resid
     *zeroPoints = mlirOperationGetOperand(op, next);
 }
 
-/* The element types the runtime reads zero points in. */
-static bool isZeroPointElement(MlirType t) {
+bool w4a16IsZeroPointType(MlirType t) {
   if (mlirTypeIsAInteger(t))
     return mlirIntegerTypeGetWidth(t) == 4 || mlirIntegerTypeGetWidth(t) == 8 || mlirIntegerTypeGetWidth(t) == 32;
   return mlirTypeIsAF16(t) || mlirTypeIsABF16(t) || mlirTypeIsAF32(t);
@@ -137,9 +137,9 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   const int layout = enumAttr(v, "zero_point_layout", w4a16_zero_point_layout_name);
   const int64_t groups = K / groupSize;
   if (layout == W4A16_ZP_G_N)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, isZeroPointElement, "i4, i8, i32, f16, bf16 or f32");
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, w4a16IsZeroPointType, "i4, i8, i32, f16, bf16 or f32");
   else if (layout == W4A16_ZP_N_G)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, isZeroPointElement, "i4, i8, i32, f16, bf16 or f32");
+    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, w4a16IsZeroPointType, "i4, i8, i32, f16, bf16 or f32");
   else if (layout >= 0)
     expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N / 8}, isI32, "i32");
 }
@@ -162,7 +162,7 @@ static void verifyFusedMatmul(Verifier *v) {
       !w4a16_group_size_supported(groupSize = mlirIntegerAttrGetValueInt(group)))
     fail(v, "group_size must be 32, 64 or 128 : i64");
 
-  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, is16BitFloat, "f16 or bf16");
+  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, w4a16IsActivationType, "f16 or bf16");
   if (!v->ok)
     return;
   /* x's element type is the op's: out, bias and residual must have it too. */
@@ -195,9 +195,9 @@ static void verifyFusedMatmul(Verifier *v) {
 
   const int64_t groups = K / groupSize;
   if (scalesLayout == W4A16_SCALES_G_N)
-    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, is16BitFloat, "f16 or bf16");
+    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, w4a16IsScalesType, "f16 or bf16");
   else
-    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, is16BitFloat, "f16 or bf16");
+    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, w4a16IsScalesType, "f16 or bf16");
 
   MlirValue bias, residual;
   MlirValue zeroPoints;

@@ -12,6 +12,7 @@
 
 #include "eval.h"
 #include "w4a16/contract.h"
+#include "w4a16/dialect.h" /* the element types the op takes */
 
 enum { kZeroPoint = W4A16_ZERO_POINT, kMaxChainOps = 24 };
 

@@ -228,7 +228,7 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   }
   if (numElements(scales) >= 0 && (gn || ng)) {
     char name[32];
-    if (!is16BitFloat(elementTypeOf(scales))) {
+    if (!w4a16IsScalesType(elementTypeOf(scales))) {
       setReason(why, mm->view.op, "scales are %s, expected f16 or bf16", typeName(elementTypeOf(scales), name, sizeof name));
       return false;
     }
@@ -331,7 +331,7 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
     return false;
   }
   const MlirType zpType = elementTypeOf(zp);
-  if (!(width == 4 || width == 8 || width == 32 || is16BitFloat(zpType) || isF32(zpType))) {
+  if (!w4a16IsZeroPointType(zpType)) {
     char name[32];
     setReason(why, mm->view.op, "zero points are %s, expected i4, i8, i32, f16, bf16 or f32 (what the runtime reads)",
               typeName(zpType, name, sizeof name));

@@ -222,7 +222,7 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       MlirType t = elementTypeOf(r->tensor);
-      if (!is16BitFloat(t)) {
+      if (!w4a16IsActivationType(t)) {
         char name[32];
         setReason(why, mm->view.op, "x is %s, expected f16 or bf16", typeName(t, name, sizeof name));
         return false;

@@ -21,6 +21,13 @@ MlirLogicalResult w4a16VerifyOps(MlirOperation root);
 
 bool w4a16IsFusedMatmul(MlirOperation op);
 
+/* The element types w4a16.fused_matmul takes, which are what the runtime reads: x, bias, residual and the
+ * result f16 or bf16 (one type per op), scales f16 or bf16, zero points i4, i8, i32, f16, bf16 or f32.
+ * The verifier checks them; the matcher declines chains outside them. */
+bool w4a16IsActivationType(MlirType element);
+bool w4a16IsScalesType(MlirType element);
+bool w4a16IsZeroPointType(MlirType element);
+
 #ifdef __cplusplus
 }
 #endif
