@@ -9,6 +9,8 @@
 # 4. gpu_test --small on CANDIDATE (last: the call's time limit may cut it).
 # Output in $OUT (default bench/out/ab-TIME, git-ignored): summary.txt (the lines a ledger row quotes) and
 # raw.tgz (logs and CSVs). SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
+# ZP_TREES="NAME..." also times those trees with zero points (w4a16_bench --zero-points) as NAME-zp, in the
+# same rounds; FULL_TEST=1 runs the candidate's full gpu_test (before the benchmarks) instead of --small.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${OUT:-$ROOT/bench/out/ab-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -28,12 +30,23 @@ B=$ROOT/build-$cand
 t0=$(date +%s)
 timeout 150 "$B/bin/w4a16_graph_test" >"$R/graph_test-$cand.log" 2>&1
 echo "graph_test ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$R/graph_test-$cand.log")" | tee -a "$S"
+if [ "${FULL_TEST:-0}" = 1 ]; then
+  t0=$(date +%s)
+  timeout 240 "$B/bin/w4a16_gpu_test" >"$R/gpu_test-full-$cand.log" 2>&1
+  echo "gpu_test ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(grep -c '^FAIL' "$R/gpu_test-full-$cand.log") FAIL lines;" \
+    "$(grep 'oracle matrix' "$R/gpu_test-full-$cand.log"); $(tail -1 "$R/gpu_test-full-$cand.log")" | tee -a "$S"
+fi
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for shape in ${SHAPES:-8192x8192 14336x4096 8192x28672 28672x8192}; do
     for n in "${names[@]}"; do
       timeout 120 "$ROOT/build-$n/bin/w4a16_bench" --ours-only --shape "$shape" --ms 1,16,32,64 \
         --csv "$R/bench-$n-$shape-r$r.csv" >"$R/bench-$n-$shape-r$r.log" 2>&1
       echo "bench $n $shape round $r: exit $?" >>"$R/bench-runs.txt"
+      case " ${ZP_TREES:-} " in *" $n "*)
+        timeout 120 "$ROOT/build-$n/bin/w4a16_bench" --zero-points --shape "$shape" --ms 1,16,32,64 \
+          --csv "$R/bench-$n-zp-$shape-r$r.csv" >"$R/bench-$n-zp-$shape-r$r.log" 2>&1
+        echo "bench $n-zp $shape round $r: exit $?" >>"$R/bench-runs.txt" ;;
+      esac
     done
   done
 done

@@ -12,7 +12,7 @@
  * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
- *               [--sweep FILE] [--graph]
+ *               [--sweep FILE] [--graph] [--zero-points]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -20,7 +20,10 @@
  *                       graph and replayed (the baselines stay back-to-back launches)
  *     --sweep FILE      also time ours L2-cold for every M in 1..64 (11 groups of 128 calls; three passes,
  *                       the median of the pass medians) into FILE and report the worst t(M) / t(M+1)
- *                       (docs/contract.md §3: no M slower than M+1 by > 10 %) */
+ *                       (docs/contract.md §3: no M slower than M+1 by > 10 %)
+ *     --zero-points     ours with random integer zero points 0..15 per group and column (AWQ / asymmetric
+ *                       GPTQ; issue #17); implies --ours-only (the baselines are symmetric), and the floor
+ *                       counts the plan's zero-point bytes (one per group and column) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -167,13 +170,15 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
-  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
+  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, user_shape[2] = {0, 0}, user_ms[8],
+      n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
     else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
     else if (!strcmp(argv[i], "--graph")) graph = 1;
+    else if (!strcmp(argv[i], "--zero-points")) zero_points = ours_only = 1;
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -184,7 +189,8 @@ int main(int argc, char **argv) {
   const double bw = measure_read_bw(prop.multiProcessorCount);
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
-  printf("ours timed as %s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches");
+  printf("ours timed as %s%s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
+         zero_points ? ", with zero points" : "");
   FILE *csv = fopen(csv_path, "w");
   if (!csv) return 2;
   FILE *sweep = sweep_path ? fopen(sweep_path, "w") : NULL;
@@ -215,9 +221,15 @@ int main(int argc, char **argv) {
     uint64_t seed = 42 + (uint64_t)s;
     int32_t *hq = malloc(qbytes);
     uint16_t *hs = malloc(sbytes), *hx = malloc((size_t)Mmax * K * 2), *hb = malloc((size_t)N * 2);
-    uint16_t *hr = malloc((size_t)Mmax * N * 2);
+    uint16_t *hr = malloc((size_t)Mmax * N * 2), *hz = malloc(sbytes);
     for (size_t i = 0; i < qbytes / 4; ++i) hq[i] = (int32_t)w4t_rand(&seed);
     for (size_t i = 0; i < sbytes / 2; ++i) hs[i] = w4a16_f2h((float)w4t_uniform(&seed, 0.001, 0.03));
+    for (size_t i = 0; i < sbytes / 2; ++i) hz[i] = w4a16_f2h((float)(w4t_rand(&seed) & 15u));
+    uint16_t *dz = NULL;
+    if (zero_points) {
+      dz = dmalloc(sbytes);
+      CK(cudaMemcpy(dz, hz, sbytes, cudaMemcpyHostToDevice));
+    }
     w4t_make_x(hx, Mmax, K, W4T_RANDOM, seed);
     w4t_make_vec(hb, N, -1, 1, seed + 1);
     w4t_make_vec(hr, (int64_t)Mmax * N, -1, 1, seed + 2);
@@ -229,7 +241,7 @@ int main(int argc, char **argv) {
       c.qw[r] = dmalloc(qbytes), c.sc[r] = dmalloc(sbytes);
       CK(cudaMemcpy(c.qw[r], hq, qbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(c.sc[r], hs, sbytes, cudaMemcpyHostToDevice));
-      if (w4a16_plan_create(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], K, N, 128, &c.plans[r]) != W4A16_OK) {
+      if (w4a16_plan_create_zp(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, K, N, 128, &c.plans[r]) != W4A16_OK) {
         fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
         return 2;
       }
@@ -245,8 +257,9 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(c.res, hr, (size_t)Mmax * N * 2, cudaMemcpyHostToDevice));
     CK(cudaDeviceSynchronize());
 
-    /* The three implementations must agree before they are timed (M = 16, same weight copy). */
-    {
+    /* The three implementations must agree before they are timed (M = 16, same weight copy); the
+       baselines know no zero points. */
+    if (!zero_points) {
       const size_t n = (size_t)16 * N;
       uint16_t *o[3];
       for (int impl = 0; impl < 3; ++impl) {
@@ -273,8 +286,8 @@ int main(int argc, char **argv) {
     static const int quickMs[] = {1, 16, 32, 64};
     for (int mi = 0; mi < nM; ++mi) {
       const int M = quick && n_user_ms == 0 ? quickMs[mi] : Ms[mi];
-      const double floor_bytes = (double)K * N / 2 + (double)K / 128 * N * 2 + (double)M * K * 2 +
-                                 2.0 * M * N * 2 + (double)N * 2;
+      const double floor_bytes = (double)K * N / 2 + (double)K / 128 * N * (zero_points ? 3 : 2) +
+                                 (double)M * K * 2 + 2.0 * M * N * 2 + (double)N * 2;
       const double floor_us = floor_bytes / bw * 1e6;
       double med[3][2] = {{0}}, mn[3][2] = {{0}}, mx[3][2] = {{0}};
       char desc[200];
@@ -351,7 +364,8 @@ int main(int argc, char **argv) {
     for (int r = 0; r < c.Rc; ++r) CK(cudaFree(c.w16[r]));
     void *bufs[] = {c.x, c.bias, c.res, c.out, c.tmp};
     for (int i = 0; i < 5; ++i) CK(cudaFree(bufs[i]));
-    free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr);
+    free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr), free(hz);
+    if (dz) CK(cudaFree(dz));
     if (c.graph_stream) CK(cudaStreamDestroy(c.graph_stream));
   }
   printf("(ours cold/hot: median us over %d groups of %d calls; xfloor and speedups use the L2-cold medians; "

@@ -145,20 +145,25 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
-    void *dWeight = NULL, *dScales = NULL;
+    void *dWeight = NULL, *dScales = NULL, *dZeroPoints = NULL;
     cudaError_t error = cudaMalloc(&dWeight, weightBytes);
     if (error == cudaSuccess)
       error = cudaMalloc(&dScales, scaleBytes);
+    if (error == cudaSuccess && zeroPoints)
+      error = cudaMalloc(&dZeroPoints, scaleBytes);
     if (error == cudaSuccess)
       error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
       error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess && zeroPoints)
+      error = cudaMemcpy(dZeroPoints, zeroPoints, scaleBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
-      status = w4a16_plan_create(backend, dWeight, dScales, K, N, G, plan);
+      status = w4a16_plan_create_zp(backend, dWeight, dScales, dZeroPoints, K, N, G, plan);
     else
       snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
     cudaFree(dScales);
+    cudaFree(dZeroPoints);
     if (error != cudaSuccess)
       return status;
 #endif
@@ -171,8 +176,9 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
  * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
  * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
- * there are no offsets (the symmetric form). */
-static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets) {
+ * there are no offsets (the symmetric form); *nibbles: there are no offsets and every zero point is an
+ * integer 0..15 (the form the CUDA kernels take). */
+static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbles, uint16_t **offsets) {
   const int64_t groups = key->K / key->groupSize, N = key->N;
   const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
   const int zpLayout = key->zpLayout & ~W4A16_ZP_OFFSETS;
@@ -183,7 +189,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
     *offsets = NULL;
     return NULL;
   }
-  *all8 = !toOffsets;
+  *all8 = *nibbles = !toOffsets;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t n = 0; n < N; ++n) {
       double v = key->zeroPoint;
@@ -209,14 +215,15 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
       }
       z[g * N + n] = w4a16_f2h((float)v);
       *all8 &= v == W4A16_ZERO_POINT;
+      *nibbles &= v >= 0 && v <= 15 && v == (double)(int)v;
     }
   return z;
 }
 
 /* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
- * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, zero
- * points other than 8, bf16): compiled code holds host memory, so such a weight runs on the CPU reference --
- * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
+ * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, offsets or
+ * zero points that are not integers 0..15, bf16): compiled code holds host memory, so such a weight runs on
+ * the CPU reference -- slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
   const uint32_t flip = key->weightLayout & W4A16_WEIGHT_SIGNED_CODES ? 8u : 0u;
@@ -224,11 +231,11 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
                                                                 : packCodes(key->weight, layout, flip, key->K, key->N);
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
                                                              : transposeScales(key->scales, key->K / key->groupSize, key->N);
-  bool all8 = true;
+  bool all8 = true, nibbles = true;
   uint16_t *offsets = NULL;
-  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &offsets);
+  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &nibbles, &offsets);
   const bool f16 = key->ioType == W4A16_ELEM_F16 && key->scalesType == W4A16_ELEM_F16;
-  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && all8 && f16 ? key->backend : W4A16_BACKEND_CPU;
+  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && nibbles && f16 ? key->backend : W4A16_BACKEND_CPU;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)

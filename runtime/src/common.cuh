@@ -19,6 +19,19 @@ constexpr int kGroupK = 1 << kGroupShift;  // cost sign-fixing instructions
 static_assert(kGroupK == W4A16_DEFAULT_GROUP_SIZE, "kernels and contract disagree on the group size");
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 
+// One K group's metadata of one 16-column tile, as the plan stores it ([K/128][Npad/16] records) and the
+// kernels stage it: the tile's 16 scales (f16) and, in the zero-point form (ZP), its 16 zero points, one
+// byte each in pair order (byte 2c holds column c's z, byte 2c + 1 column c + 8's z times 16;
+// ZeroPoints::from_pair). One record comes in
+// one copy instruction (2 or 3 lanes x 16 bytes): fetching the zero points from an array of their own,
+// in a second instruction, cost 8 % on 8192x28672 at M = 1 (bench/RESULTS.md, session 10).
+template <bool ZP> struct TileMeta {
+  static constexpr int kBytes = ZP ? 48 : 32;
+  static constexpr int kCopies = kBytes / 16;   // 16-byte copies per record
+  static constexpr int kPerColumn = kBytes / 16;  // record bytes per column (the plan's array: Npad per group)
+  static constexpr int kZeroOffset = 32;        // where the zero points start
+};
+
 // Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
 // 0.5 * (1 + tanh(u)) is 1 / (1 + e^(-2u)). The epilogue runs once per output element on every call's
 // critical path, and with expf and an IEEE division (cpu_backend.c's expressions) silu cost 2.4 us
@@ -155,20 +168,35 @@ __device__ __forceinline__ uint32_t and_or(uint32_t a, uint32_t b, uint32_t c) {
   return d;
 }
 
-// One repacked word -> the four f16x2 A-fragment registers of one mma, holding code-8 exactly.
+// One repacked word -> the four f16x2 A-fragment registers of one mma, holding code - z exactly.
 // Magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
-// 1024 + code (one LOP3); subtracting 1032 leaves code - 8. A nibble
-// sitting 4 bits higher gives 1024 + 16*code, so fma(v, 1/16, -72) = code - 8 instead. Both halves of
-// a register are converted at once, and the results are exact. Nibble j of the word was placed by
-// repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7).
-__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4]) {
-  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u;
-  constexpr uint32_t k1032 = 0x64086408u, kSixteenth = 0x2c002c00u, kMinus72 = 0xd480d480u;
+// 1024 + code (one LOP3); subtracting 1024 + z leaves code - z. A nibble sitting 4 bits higher gives
+// 1024 + 16*code, so fma(v, 1/16, -(64 + z)) = code - z instead. Both halves of a register are
+// converted at once, and the results are exact (|code - z| <= 15). Nibble j of the word was placed by
+// repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7): the
+// low-nibble registers hold the lane's column gr, the high-nibble ones column gr + 8, so each needs
+// one zero point, given as the f16x2 constant the form subtracts (ZeroPoints). The symmetric form's
+// constants (z = 8) are compile-time, and that code is what it was before zero points existed.
+struct ZeroPoints {
+  uint32_t lo;  // (1024 + z[gr]) in both halves
+  uint32_t hi;  // -(64 + z[gr + 8]) in both halves
+  static constexpr __device__ __forceinline__ ZeroPoints symmetric() { return {0x64086408u, 0xd480d480u}; }
+  // From the lane's two zero-point bytes, pair = z[gr] | (16 z[gr + 8]) << 8 (TileMeta's pair order; the
+  // plan stores the second one shifted). 1024 + z is 0x6400 + z, and -(64 + z) is 0xd400 + 16 z (the f16
+  // ulp at 64 is 1/16), so each constant is the pair's byte under a fixed high byte, twice: one byte
+  // permute each (the zero-point form's only extra work per group besides one shared-memory load).
+  static __device__ __forceinline__ ZeroPoints from_pair(uint32_t pair) {
+    return {__byte_perm(pair, 0xd464u, 0x4040u), __byte_perm(pair, 0xd464u, 0x5151u)};
+  }
+};
+
+__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4], ZeroPoints z = ZeroPoints::symmetric()) {
+  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u, kSixteenth = 0x2c002c00u;
   const uint32_t q8 = q >> 8;
-  a[0] = hsub2_u(and_or(q, kLo, kMagic), k1032);
-  a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, kMinus72);
-  a[2] = hsub2_u(and_or(q8, kLo, kMagic), k1032);
-  a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, kMinus72);
+  a[0] = hsub2_u(and_or(q, kLo, kMagic), z.lo);
+  a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, z.hi);
+  a[2] = hsub2_u(and_or(q8, kLo, kMagic), z.lo);
+  a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, z.hi);
 }
 
 }  // namespace w4a16

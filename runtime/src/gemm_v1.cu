@@ -1,19 +1,19 @@
-// Instantiates the v1 kernels (see kernels.h): token tiles 1..8 (M rounded up to 8, at most 64 per
-// CTA) x 4 or 8 warps. Deeper pipelines where the staged x slice is small; two CTAs of ~100 KB fit
-// one SM in every configuration.
+// Instantiates the v1 kernels (see kernels.h): symmetric or zero points x 4 or 8 warps x token tiles
+// 1..8 (M rounded up to 8, at most 64 per CTA). Deeper pipelines where the staged x slice is small; two
+// CTAs of ~100 KB fit one SM in every configuration.
 #include "kernels.h"
 
 namespace w4a16 {
 namespace {
-template <int NT, int WARPS> constexpr KernelEntry entry() {
+template <int NT, int WARPS, bool ZP> constexpr KernelEntry entry() {
   constexpr int S = NT <= 4 ? 4 : 3;
-  return {w4a16_gemm_kernel<NT, WARPS, S>, Config<NT, WARPS, S>::kSmemBytes, WARPS * 32};
+  return {w4a16_gemm_kernel<NT, WARPS, S, ZP>, Config<NT, WARPS, S, ZP>::kSmemBytes, WARPS * 32};
 }
 }  // namespace
-extern const KernelEntry kV1Kernels[2][8] = {
-    {entry<1, 4>(), entry<2, 4>(), entry<3, 4>(), entry<4, 4>(), entry<5, 4>(), entry<6, 4>(), entry<7, 4>(),
-     entry<8, 4>()},
-    {entry<1, 8>(), entry<2, 8>(), entry<3, 8>(), entry<4, 8>(), entry<5, 8>(), entry<6, 8>(), entry<7, 8>(),
-     entry<8, 8>()},
-};
+#define W4A16_V1_ROW(WARPS, ZP)                                                                                      \
+  {entry<1, WARPS, ZP>(), entry<2, WARPS, ZP>(), entry<3, WARPS, ZP>(), entry<4, WARPS, ZP>(),                       \
+   entry<5, WARPS, ZP>(), entry<6, WARPS, ZP>(), entry<7, WARPS, ZP>(), entry<8, WARPS, ZP>()}
+extern const KernelEntry kV1Kernels[2][2][8] = {{W4A16_V1_ROW(4, false), W4A16_V1_ROW(8, false)},
+                                                {W4A16_V1_ROW(4, true), W4A16_V1_ROW(8, true)}};
+#undef W4A16_V1_ROW
 }  // namespace w4a16

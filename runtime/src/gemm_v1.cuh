@@ -1,6 +1,7 @@
 // W4A16 fused GEMM, kernel v1 (issue #3): mma.sync + cp.async, sm_80 and later.
 //
-// out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
+// out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
+// z = 8 (symmetric) or per-group zero points (ZP).
 //
 // Layout of the work (see runtime/README.md for the picture):
 //  * "Swap AB": mma.m16n8k16 computes C[16x8] += A[16x16] * B[16x8]. The weight is the A operand
@@ -32,7 +33,7 @@ constexpr int kXStride = 136;  // halves per staged x row: 128 + 8 pad, so the 8
 
 struct GemmArgs {
   const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (group-major, cuda_backend.cu)
-  const __half *scales;     // [K/128][Npad], padded columns hold 0
+  const __half *scales;     // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
   const __half *x;          // [M][K]
   const __half *bias;       // [N] or null
   const __half *residual;   // [M][N] or null
@@ -61,7 +62,7 @@ __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <int NT, int WARPS, int STAGES> struct Config {
+template <int NT, int WARPS, int STAGES, bool ZP = false> struct Config {
   static constexpr int kNA = 2;                        // 16-column tiles per warp
   static constexpr int kThreads = WARPS * 32;
   static constexpr int kTiles = WARPS * kNA;           // 16-column tiles per CTA
@@ -69,7 +70,7 @@ template <int NT, int WARPS, int STAGES> struct Config {
   static constexpr int kRows = NT * 8;                 // token rows held per CTA
   static constexpr int kWBytes = kTiles * 2 * 512;     // one group: 2 chunks of 64 k per tile
   static constexpr int kXBytes = kRows * kXStride * 2;
-  static constexpr int kSBytes = kCols * 2;
+  static constexpr int kSBytes = kTiles * TileMeta<ZP>::kBytes;  // the group's scales (and zero points)
   static constexpr int kStageBytes = kWBytes + kXBytes + kSBytes;
   static constexpr int kRedStride = kCols + 4;         // f32 partials row; +4 spreads tokens over banks
   static constexpr int kRedBytes = kRows * kRedStride * 4;
@@ -78,14 +79,15 @@ template <int NT, int WARPS, int STAGES> struct Config {
 };
 
 // acc += p * scale, the group's scale applied once per accumulator: rows g and g+8 of each of the warp's
-// 16-column tiles (ss: the group's staged scales of the CTA's columns).
-template <int NA, int NT>
-__device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const __half *ss, int warp, int lane,
-                                                 float (&acc)[NA][NT][4]) {
+// 16-column tiles (meta: the group's staged TileMeta records of the CTA's tiles).
+template <bool ZP, int NA, int NT>
+__device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const unsigned char *meta, int warp,
+                                                 int lane, float (&acc)[NA][NT][4]) {
 #pragma unroll
   for (int j = 0; j < NA; ++j) {
-    const float s0 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2)]);
-    const float s1 = __half2float(ss[(warp * NA + j) * 16 + (lane >> 2) + 8]);
+    const __half *ss = reinterpret_cast<const __half *>(meta + (warp * NA + j) * TileMeta<ZP>::kBytes);
+    const float s0 = __half2float(ss[lane >> 2]);
+    const float s1 = __half2float(ss[(lane >> 2) + 8]);
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
       acc[j][t][0] = fmaf(p[j][t][0], s0, acc[j][t][0]);
@@ -113,10 +115,10 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
     }
 }
 
-template <int NT, int WARPS, int STAGES>
-__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlocks)
+template <int NT, int WARPS, int STAGES, bool ZP>
+__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
-  using C = Config<NT, WARPS, STAGES>;
+  using C = Config<NT, WARPS, STAGES, ZP>;
   constexpr int NA = C::kNA;
   extern __shared__ __align__(16) unsigned char smem[];
 
@@ -154,11 +156,12 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
       const bool ok = row < rows;
       cp_async16(xs + row * kXStride + col, ok ? args.x + (size_t)(m0 + row) * K + grp * kGroupK + col : args.x, ok);
     }
-    if (tid < C::kCols / 8) {
-      const int n = tile0 * 16 + tid * 8;
-      const bool ok = n < args.Npad;
-      cp_async16(st + C::kWBytes + C::kXBytes + tid * 16, ok ? args.scales + (size_t)grp * args.Npad + n : args.scales,
-                 ok);
+    if (tid < C::kSBytes / 16) {  // the CTA's tiles' records of this group: contiguous
+      constexpr int kMeta = TileMeta<ZP>::kPerColumn;
+      const unsigned char *meta = reinterpret_cast<const unsigned char *>(args.scales);
+      const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + tid * 16;
+      const bool ok = off < (size_t)(grp + 1) * args.Npad * kMeta;
+      cp_async16(st + C::kWBytes + C::kXBytes + tid * 16, ok ? meta + off : meta, ok);
     }
   };
 
@@ -185,6 +188,17 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
 
     const unsigned char *st = smem + (i % STAGES) * C::kStageBytes;
     const unsigned xs = static_cast<unsigned>(__cvta_generic_to_shared(st + C::kWBytes));
+    const unsigned char *meta = st + C::kWBytes + C::kXBytes;
+    // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants).
+    ZeroPoints z[NA];
+#pragma unroll
+    for (int j = 0; j < NA; ++j) {
+      if constexpr (ZP)
+        z[j] = ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(
+            meta + (warp * NA + j) * TileMeta<ZP>::kBytes + TileMeta<ZP>::kZeroOffset + (lane >> 2) * 2));
+      else
+        z[j] = ZeroPoints::symmetric();
+    }
     float p[NA][NT][4];
 #pragma unroll
     for (int j = 0; j < NA; ++j)
@@ -205,8 +219,8 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
         uint32_t a[NA][2][4];
 #pragma unroll
         for (int j = 0; j < NA; ++j) {
-          dequant8(kp ? wv[j].z : wv[j].x, a[j][0]);
-          dequant8(kp ? wv[j].w : wv[j].y, a[j][1]);
+          dequant8(kp ? wv[j].z : wv[j].x, a[j][0], z[j]);
+          dequant8(kp ? wv[j].w : wv[j].y, a[j][1], z[j]);
         }
         // B fragments: lanes 0-7 address rows of matrix 0 (k 0-7 of step 2kp), 8-15 matrix 1 (k 8-15),
         // 16-31 the same for step 2kp+1. x is [token][k] row-major, which is B in "col" layout.
@@ -223,7 +237,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES>::kMinBlo
         }
       }
     }
-    scale_accumulate(p, reinterpret_cast<const __half *>(st + C::kWBytes + C::kXBytes), warp, lane, acc);
+    scale_accumulate<ZP>(p, meta, warp, lane, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums

@@ -2,7 +2,8 @@
 // operand ("swap AB": A = 64 output columns x 16 k of weight, B = x^T, N = M rounded up to 8), and
 // each warp streaming its own weights.
 //
-// out[m,n] = act(sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] + bias[n]) + residual[m,n]
+// out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
+// z = 8 (symmetric) or per-group zero points (ZP).
 //
 // Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
 // operands through one TMA pipeline refilled by thread 0. A probe timing each side alone found both
@@ -56,8 +57,8 @@ using sm90::kBlockCols;
 // host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
 // query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
-// refills, loop control) are paid once per 256 k.
-template <int NT, int W> struct Cfg {
+// refills, loop control) are paid once per 256 k. ZP: the weight carries zero points (see load_w).
+template <int NT, int W, bool ZP = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
@@ -71,7 +72,8 @@ template <int NT, int W> struct Cfg {
   static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
   static constexpr int kXS = kTok <= 32 && W == 4 ? 4 : 3;  // x stages (the main loop handles 3 or 4)
   static constexpr int kXAhead = kXS - 2;               // x steps requested ahead of the consumer
-  static constexpr int kWarpGroupBytes = 1024 + 32;     // one warp's weights + 16 scales of one group
+  static constexpr int kWarpGroupBytes = 1024 + TileMeta<ZP>::kBytes;  // one warp's weights + its 16
+                                                        // columns' TileMeta record of one group
   static constexpr int kWarpSlot = 2 * kWarpGroupBytes;
   static constexpr int kWStage = kW * 4 * kWarpSlot;
   static constexpr int kBudget = W == 4 ? 222 * 1024 : 112 * 1024;
@@ -110,11 +112,11 @@ __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc
   for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
   sm90::wgmma_commit();
 }
-__device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4]) {
-  dequant8(w.x, a[0]);
-  dequant8(w.y, a[1]);
-  dequant8(w.z, a[2]);
-  dequant8(w.w, a[3]);
+__device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4], ZeroPoints z) {
+  dequant8(w.x, a[0], z);
+  dequant8(w.y, a[1], z);
+  dequant8(w.z, a[2], z);
+  dequant8(w.w, a[3], z);
 }
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
 template <int ND>
@@ -220,11 +222,11 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <int NT, int W>
-__global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
+template <int NT, int W, bool ZP>
+__global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = Cfg<NT, W>;
+  using C = Cfg<NT, W, ZP>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar;
@@ -276,14 +278,15 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
-  // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0-1 also copy the warp's
-  // 16 scales (32 bytes) of the group. Ring slot = 2 groups per warp.
+  // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0-1 (0-2 with ZP) also copy
+  // the warp's TileMeta record of the group: its 16 scales (and zero points). Ring slot = 2 groups per warp.
   const int cb = cb0 + (active ? wg : 0);
   const size_t gstride = (size_t)nblocks * kBlockBytes;
   const unsigned char *wsrc = args.wq + ((size_t)g_begin * nblocks + cb) * kBlockBytes + warp_in_wg * 1024 + lane * 16;
-  const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(
-      args.scales + (size_t)g_begin * args.Npad + cb * kBlockCols + warp_in_wg * 16 + (lane & 1) * 8);
-  const size_t sstride = (size_t)args.Npad * 2;
+  using Meta = TileMeta<ZP>;
+  const size_t sstride = (size_t)args.Npad * Meta::kPerColumn;
+  const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(args.scales) + g_begin * sstride +
+                              (cb * 4 + warp_in_wg) * Meta::kBytes + (lane % Meta::kCopies) * 16;
   const uint32_t wring = sm90::smem_u32(smem + C::kXBytes) + warp * C::kWarpSlot;
   int load_step = 0;
   auto load_w = [&](int slot) {  // the next step's two groups into ring slot `slot` (caller commits)
@@ -296,8 +299,9 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
         cp_async16_noalloc(load_slot + C::kWarpGroupBytes + lane * 16, wsrc + gstride);
         cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 512 + lane * 16, wsrc + gstride + 512);
       }
-      if (lane < 2) cp_async16_noalloc(load_slot + 1024 + lane * 16, ssrc);
-      if (lane < 2 && two) cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 1024 + lane * 16, ssrc + sstride);
+      if (lane < Meta::kCopies) cp_async16_noalloc(load_slot + 1024 + lane * 16, ssrc);
+      if (lane < Meta::kCopies && two)
+        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 1024 + lane * 16, ssrc + sstride);
     }
     wsrc += 2 * gstride;
     ssrc += 2 * sstride;
@@ -373,7 +377,7 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
     if (!C::kProducerWarp && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
       produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
-    __syncwarp();             // ... and lanes 0-1's scales are visible to the warp
+    __syncwarp();             // ... and lanes 0-2's scales and zero points are visible to the warp
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
     cp_async_commit();
     const bool two = 2 * step + 1 < ng;
@@ -389,11 +393,18 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
       uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
       float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
       float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
+      // The zero points of the lane's columns g8 and g8 + 8 (the symmetric form's are constants).
+      auto zero_points = [&](const unsigned char *group) {
+        if constexpr (ZP)
+          return ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(group + 1024 + Meta::kZeroOffset + g8 * 2));
+        else return ZeroPoints::symmetric();
+      };
+      ZeroPoints z = zero_points(ws);
       uint32_t a[4][4], b[4][4];
-      dequant4(w0, a);
+      dequant4(w0, a, z);
       sm90::mbar_wait(full, xphase);
       mma_box<T>(a, desc_hi, xlo, true, p);
-      dequant4(w1, b);
+      dequant4(w1, b, z);
       mma_box<T>(b, desc_hi, xlo + kBox, false, p);
       if (two) {
         const unsigned char *wt = ws + C::kWarpGroupBytes;
@@ -401,10 +412,11 @@ __global__ void __launch_bounds__(Cfg<NT, W>::kThreads, Cfg<NT, W>::kCtasPerSm)
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
         const float t0 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + g8 * 2));
         const float t1 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + 16 + g8 * 2));
+        z = zero_points(wt);
         scale_add<ND>(p, s0, s1, acc);
-        dequant4(w0, a);
+        dequant4(w0, a, z);
         mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
-        dequant4(w1, b);
+        dequant4(w1, b, z);
         mma_box<T>(b, desc_hi, xlo + 3 * kBox, false, p);
         s0 = t0, s1 = t1;
       }

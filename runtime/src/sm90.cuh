@@ -15,7 +15,7 @@ constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 
 
 struct Args {
   const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
-  const __half *scales;     // [K/128][Npad], padded columns hold 0
+  const __half *scales;     // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
   const __half *bias;       // [N] or null
   const __half *residual;   // [M][N] or null
   __half *out;              // [M][N]

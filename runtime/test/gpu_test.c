@@ -1,5 +1,6 @@
 /* GPU test (run by runtime/test/run-gpu.sh on the device; not part of ctest, CI has no GPU).
  *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
+ *                       symmetric and with zero points (random, the extremes 0 and 15),
  *                       forced split counts and CTA widths (v3), the v1 kernel,
  *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
  *                       (x = the previous call's out, for programmatic dependent launch), and
@@ -52,8 +53,61 @@ static void set_kernel(const char *kernel) {
   else unsetenv("W4A16_FORCE_KERNEL");
 }
 
+/* Zero points (issue #17): both forms with every data kind, then every kernel path the symmetric
+   matrix forces -- v3 cluster split counts, both CTA widths at every token-tile count, split-K through
+   the workspace, several 64-token chunks, v1. */
+static void run_zero_point_matrix(int small, uint64_t seed, w4t_stats *st) {
+  if (small) {
+    static const int64_t Ms[] = {1, 17, 64, 65};
+    for (int i = 0; i < 4; ++i) w4t_run_case_zp(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
+    set_global(1), set_splits(2);
+    w4t_run_case_zp(&gpu_ops, 1152, 520, 17, W4T_RANDOM, W4T_ZP_EXTREME, seed++, st, 0);
+    set_global(0), set_splits(0);
+    set_kernel("v1");
+    w4t_run_case_zp(&gpu_ops, 1024, 136, 17, W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
+    set_kernel(NULL);
+    return;
+  }
+  for (int zp = W4T_ZP_RANDOM; zp < W4T_ZP_COUNT; ++zp) {
+    const w4t_zp z = (w4t_zp)zp;
+    for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+      w4t_run_case_zp(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, z, seed++, st, 0);
+      w4t_run_case_zp(&gpu_ops, 384, 40, 2, (w4t_kind)kind, z, seed++, st, 0);
+    }
+    static const int64_t Ms[] = {1, 16, 33, 64, 65, 130};
+    for (int i = 0; i < 6; ++i) w4t_run_case_zp(&gpu_ops, 2048, 520, Ms[i], W4T_RANDOM, z, seed++, st, 0);
+    for (int s = 1; s <= 8; ++s) {
+      set_splits(s);
+      w4t_run_case_zp(&gpu_ops, 2048, 520, 5, W4T_RANDOM, z, seed++, st, 0);
+    }
+    set_splits(0);
+    for (int w = 2; w <= 4; w += 2) {
+      set_wg(w);
+      for (int64_t M = 8; M <= 64; M += 8)
+        w4t_run_case_zp(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, z, seed++, st, 0);
+    }
+    set_wg(0);
+    set_global(1);
+    for (int s = 2; s <= 8; s += 3) {
+      set_splits(s);
+      w4t_run_case_zp(&gpu_ops, 1152, 520, 1 + s * 7, W4T_RANDOM, z, seed++, st, 0);
+      w4t_run_case_zp(&gpu_ops, 2048, 520, 100, W4T_ALTERNATING, z, seed++, st, 0);
+    }
+    set_splits(0);
+    set_global(0);
+    set_kernel("v1");
+    static const int64_t v1M[] = {1, 17, 64, 100};
+    for (int i = 0; i < 4; ++i) w4t_run_case_zp(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, z, seed++, st, 0);
+    set_splits(3);
+    w4t_run_case_zp(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, z, seed++, st, 0);
+    set_splits(0);
+    set_kernel(NULL);
+  }
+}
+
 static void run_matrix(int small, w4t_stats *st) {
   uint64_t seed = 1000;
+  run_zero_point_matrix(small, 5000, st);
   if (small) {
     /* default kernel (v3 on sm_90) with cluster split-K S = 1, 3, 8, both v3 CTA widths, and v1 once */
     static const int64_t Ms[] = {1, 17, 64, 65};
@@ -361,8 +415,9 @@ static void test_memory(int64_t K, int64_t N, int64_t M) {
   g_release(dq), g_release(ds), g_release(dx), g_release(db), g_release(dr), g_release(dout);
 }
 
-/* Zero points on the CUDA backend (issue #17): all 8 is the symmetric kernel, bit for bit; anything else
- * is refused with W4A16_ERR_BAD_ARGUMENT (the kernels compute (code - 8) * scale), never run wrong. */
+/* Zero points on the CUDA backend (issue #17): all 8 is the symmetric plan, bit for bit, holding no zero
+ * points; a zero point the kernels cannot take (not an integer 0..15) is refused with
+ * W4A16_ERR_BAD_ARGUMENT, never run wrong. (Integer zero points: run_zero_point_matrix.) */
 static void test_zero_points(void) {
   const int64_t K = 1024, N = 256, M = 5, groups = K / 128;
   void *dq, *ds;
@@ -371,14 +426,21 @@ static void test_zero_points(void) {
   for (int64_t i = 0; i < groups * N; ++i) z[i] = 0x4800; /* 8.0 */
   uint16_t *dz = g_alloc((size_t)(groups * N) * 2);
   g_put(dz, z, (size_t)(groups * N) * 2);
-  w4a16_plan *sym = NULL, *p8 = NULL, *p7 = NULL;
+  w4a16_plan *sym = NULL, *p8 = NULL, *bad = NULL;
   check(w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &sym) == W4A16_OK &&
             w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &p8) == W4A16_OK,
         "CUDA plans without zero points and with zero points all 8");
-  z[3] = 0x4700; /* 7.0 */
-  g_put(dz, z, (size_t)(groups * N) * 2);
-  check(w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &p7) == W4A16_ERR_BAD_ARGUMENT && !p7,
-        "CUDA plan with a zero point of 7 refused with W4A16_ERR_BAD_ARGUMENT");
+  check(sym && p8 && w4a16_plan_resident_bytes(sym) == w4a16_plan_resident_bytes(p8),
+        "zero points all 8: the plan holds no zero points");
+  static const uint16_t rejected[] = {0x4780 /* 7.5 */, 0x4c40 /* 17 */, 0xbc00 /* -1 */, 0x7e00 /* NaN */};
+  for (int i = 0; i < 4; ++i) {
+    z[3 + i] = rejected[i];
+    g_put(dz, z, (size_t)(groups * N) * 2);
+    const w4a16_status st = w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &bad);
+    check(st == W4A16_ERR_BAD_ARGUMENT && !bad && strstr(w4a16_last_error(), "integer zero points"),
+          "CUDA plan with a zero point that is not an integer 0..15 refused with W4A16_ERR_BAD_ARGUMENT");
+    z[3 + i] = 0x4800;
+  }
   if (sym && p8) {
     uint16_t *hx = malloc((size_t)(M * K) * 2), *a = malloc((size_t)(M * N) * 2), *b = malloc((size_t)(M * N) * 2);
     w4t_make_x(hx, M, K, W4T_RANDOM, 92);

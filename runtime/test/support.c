@@ -12,6 +12,11 @@ const char *w4t_kind_name(w4t_kind k) {
   return (unsigned)k < W4T_KIND_COUNT ? names[k] : "?";
 }
 
+const char *w4t_zp_name(w4t_zp z) {
+  static const char *names[] = {"symmetric", "zero_points_random", "zero_points_0_15"};
+  return (unsigned)z < W4T_ZP_COUNT ? names[z] : "?";
+}
+
 uint64_t w4t_rand(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -33,9 +38,14 @@ static void *xmalloc(size_t n) {
 }
 
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed) {
+  w4t_make_weights_zp(w, K, N, kind, W4T_ZP_NONE, seed);
+}
+
+void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed) {
   uint64_t s = seed * 7919u + 1;
   w->K = K;
   w->N = N;
+  w->zero_points = NULL;
   w->qweight = (int32_t *)xmalloc((size_t)(K / 8) * (size_t)N * 4);
   w->scales = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
   for (int64_t kw = 0; kw < K / 8; ++kw)
@@ -64,15 +74,24 @@ void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint6
     case W4T_CODES0: sc = w4t_uniform(&s, 0.001, 0.003); break;
     default: sc = w4t_uniform(&s, 0.001, 0.03); break;
     }
-    w->scales[i] = w4a16_f2h((float)sc);
+    w->scales[i] = w4a16_f2h((float)(zp == W4T_ZP_NONE ? sc : sc / 2));
+  }
+  if (zp == W4T_ZP_NONE) return;
+  w->zero_points = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
+  for (int64_t i = 0; i < (K / 128) * N; ++i) {
+    const int64_t g = i / N, n = i % N;
+    const int z = zp == W4T_ZP_EXTREME ? ((g + n) & 1 ? 15 : 0) : (int)(w4t_rand(&s) & 15u);
+    w->zero_points[i] = w4a16_f2h((float)z);
   }
 }
 
 void w4t_free_weights(w4t_weights *w) {
   free(w->qweight);
   free(w->scales);
+  free(w->zero_points);
   w->qweight = NULL;
   w->scales = NULL;
+  w->zero_points = NULL;
 }
 
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed) {
@@ -107,7 +126,8 @@ void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *
       for (int64_t n = 0; n < N; ++n) {
         const uint32_t word = (uint32_t)w->qweight[(k / 8) * N + n];
         const int code = (int)((word >> (4 * (k % 8))) & 15u);
-        wg[kk * N + n] = (double)(code - 8) * (double)w4a16_h2f(w->scales[g * N + n]);
+        const double z = w->zero_points ? (double)w4a16_h2f(w->zero_points[g * N + n]) : 8.0;
+        wg[kk * N + n] = ((double)code - z) * (double)w4a16_h2f(w->scales[g * N + n]);
       }
     }
     for (int64_t m = 0; m < M; ++m) {
@@ -201,9 +221,14 @@ static const char *act_name(w4a16_activation a) {
 
 int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, uint64_t seed,
                      w4t_stats *stats, int verbose) {
+  return w4t_run_case_zp(ops, K, N, M, kind, W4T_ZP_NONE, seed, stats, verbose);
+}
+
+int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
+                        uint64_t seed, w4t_stats *stats, int verbose) {
   int64_t fails = 0;
   w4t_weights w;
-  w4t_make_weights(&w, K, N, kind, seed);
+  w4t_make_weights_zp(&w, K, N, kind, zp, seed);
   uint16_t *x = (uint16_t *)xmalloc((size_t)(M * K) * 2), *bias = (uint16_t *)xmalloc((size_t)N * 2);
   uint16_t *res = (uint16_t *)xmalloc((size_t)(M * N) * 2), *out = (uint16_t *)xmalloc((size_t)(M * N) * 2);
   uint16_t *out2 = (uint16_t *)xmalloc((size_t)(M * N) * 2);
@@ -216,10 +241,13 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
   /* The plan must not depend on the caller's buffers after creation: free them right away. */
   void *d_qw = upload(ops, w.qweight, (size_t)(K / 8) * (size_t)N * 4);
   void *d_sc = upload(ops, w.scales, (size_t)(K / 128) * (size_t)N * 2);
+  void *d_zp = w.zero_points ? upload(ops, w.zero_points, (size_t)(K / 128) * (size_t)N * 2) : NULL;
   w4a16_plan *plan = NULL;
-  w4a16_status st = w4a16_plan_create(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc, K, N, 128, &plan);
+  w4a16_status st = w4a16_plan_create_zp(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc,
+                                         (const uint16_t *)d_zp, K, N, 128, &plan);
   ops->release(d_qw);
   ops->release(d_sc);
+  if (d_zp) ops->release(d_zp);
   if (st != W4A16_OK) {
     printf("FAIL plan_create K=%lld N=%lld: %s\n", (long long)K, (long long)N, w4a16_last_error());
     fails = 1;
@@ -276,16 +304,16 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
         if (!c.pass || !same || !inputs_ok) {
           fails++;
           const int64_t i = c.first_bad;
-          printf("FAIL K=%lld N=%lld M=%lld kind=%s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
+          printf("FAIL K=%lld N=%lld M=%lld kind=%s %s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
                  "nonfinite=%lld bitwise_same=%d inputs_unchanged=%d [%s]\n",
-                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), act_name(act), use_b, use_r,
+                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), act_name(act), use_b, use_r,
                  c.rel_norm, c.max_elem_ratio, (long long)c.bad_elems, (long long)c.nonfinite, same, inputs_ok, desc);
           if (i >= 0)
             printf("     first bad element m=%lld n=%lld: out=%.6g ref=%.6g\n", (long long)(i / N), (long long)(i % N),
                    (double)w4a16_h2f(out[i]), ref[i]);
         } else if (verbose) {
-          printf("ok   K=%lld N=%lld M=%lld kind=%s act=%s bias=%d res=%d rel=%.2e elem_ratio=%.3f\n", (long long)K,
-                 (long long)N, (long long)M, w4t_kind_name(kind), act_name(act), use_b, use_r, c.rel_norm,
+          printf("ok   K=%lld N=%lld M=%lld kind=%s %s act=%s bias=%d res=%d rel=%.2e elem_ratio=%.3f\n", (long long)K,
+                 (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), act_name(act), use_b, use_r, c.rel_norm,
                  c.max_elem_ratio);
         }
       }

@@ -22,19 +22,27 @@ const char *w4t_kind_name(w4t_kind k);
 uint64_t w4t_rand(uint64_t *state);
 double w4t_uniform(uint64_t *state, double lo, double hi);
 
+/* Zero points of the generated weight (w4a16_plan_create_zp): none (the constant 8), random integers
+ * 0..15, or the extremes 0 and 15 (alternating by group and column). With zero points the scales are
+ * halved, so that |code - z| <= 15 keeps each kind's accumulator bound (see w4t_make_weights). */
+typedef enum { W4T_ZP_NONE = 0, W4T_ZP_RANDOM, W4T_ZP_EXTREME, W4T_ZP_COUNT } w4t_zp;
+const char *w4t_zp_name(w4t_zp z);
+
 /* Host-side problem data. */
 typedef struct {
   int64_t K, N;
-  int32_t *qweight; /* (K/8, N) */
-  uint16_t *scales; /* (K/128, N) */
+  int32_t *qweight;     /* (K/8, N) */
+  uint16_t *scales;     /* (K/128, N) */
+  uint16_t *zero_points;/* (K/128, N) f16, or NULL: 8 */
 } w4t_weights;
 
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed);
+void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed);
 void w4t_free_weights(w4t_weights *w);
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed);
 void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed);
 
-/* acc[m,n] = sum_k x[m,k] * (code[k,n]-8) * scale[k/128,n] in f64. */
+/* acc[m,n] = sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] in f64 (z = 8 without zero points). */
 void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc);
 double w4t_oracle_act(double v, w4a16_activation act);
 /* ref = act(acc + bias) + residual (bias/residual may be NULL), all in f64. */
@@ -78,5 +86,8 @@ typedef struct {
  * input changed. Prints one line per failure. Returns the number of failures. */
 int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, uint64_t seed,
                      w4t_stats *stats, int verbose);
+/* The same with zero points of the given form (plan through w4a16_plan_create_zp). */
+int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
+                        uint64_t seed, w4t_stats *stats, int verbose);
 
 #endif

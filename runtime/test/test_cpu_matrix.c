@@ -1,7 +1,7 @@
 /* CPU reference backend vs the f64 oracle over the issue #3 matrix: M in {1,2,17,31,32,64}, several
  * K/N including K = 8192, docs/contract.md §1's adversarial data, all three activations, bias and residual each
  * present and absent (w4t_run_case covers the 12 epilogue combinations, bitwise repeatability and
- * unchanged inputs). */
+ * unchanged inputs); and the zero-point forms (random 0..15, the extremes 0 and 15) with every kind. */
 #include <stdio.h>
 
 #include "support.h"
@@ -18,6 +18,11 @@ int main(void) {
         if (shapes[s][0] >= 8192 && kind != W4T_RANDOM && Ms[i] != 1 && Ms[i] != 17 && Ms[i] != 64) continue;
         w4t_run_case(&w4t_cpu_ops, shapes[s][0], shapes[s][1], Ms[i], (w4t_kind)kind, seed++, &st, 0);
       }
+  for (int zp = W4T_ZP_RANDOM; zp < W4T_ZP_COUNT; ++zp)
+    for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+      w4t_run_case_zp(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, (w4t_zp)zp, seed++, &st, 0);
+      w4t_run_case_zp(&w4t_cpu_ops, 8192, 64, 1, (w4t_kind)kind, (w4t_zp)zp, seed++, &st, 0);
+    }
   printf("%s: cpu matrix, %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element "
          "error %.3f of its bound\n",
          st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,

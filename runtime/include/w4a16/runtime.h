@@ -55,8 +55,10 @@ void w4a16_plan_destroy(w4a16_plan *plan);
 
 /* w4a16_plan_create with per-group zero points: W[k, n] = (code - zero_points[k / group_size, n]) * scale,
  * zero_points (K/group_size, N) f16 (integer zero points 0..15 are exact in f16; NULL: the constant 8 of
- * w4a16_plan_create). The CPU reference takes any zero points; the CUDA kernels take the symmetric form
- * only, so a CUDA plan whose zero points are not all 8 fails with W4A16_ERR_BAD_ARGUMENT (issue #17). */
+ * w4a16_plan_create). The CPU reference takes any zero points. The CUDA kernels take integer zero points
+ * 0..15 (AWQ, GPTQ with sym=False): the plan keeps one byte per group and column besides the repacked
+ * weight and scales (none when every zero point is 8: that is the symmetric plan, bit for bit); a CUDA
+ * plan with a zero point that is not such an integer fails with W4A16_ERR_BAD_ARGUMENT. */
 w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                   const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
                                   w4a16_plan **plan);
