@@ -72,9 +72,14 @@ template <int NT, int W, bool ZP = false> struct Cfg {
   static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
   static constexpr int kXS = kTok <= 32 && W == 4 ? 4 : 3;  // x stages (the main loop handles 3 or 4)
   static constexpr int kXAhead = kXS - 2;               // x steps requested ahead of the consumer
-  static constexpr int kWarpGroupBytes = 1024 + TileMeta<ZP>::kBytes;  // one warp's weights + its 16
-                                                        // columns' TileMeta record of one group
-  static constexpr int kWarpSlot = 2 * kWarpGroupBytes;
+  // A warp's ring slot holds two groups: each 1 KB of its weights and its 16 columns' TileMeta record,
+  // laid out [weights 0][weights 1][record 0][record 1] and padded to a multiple of 128 bytes, so that
+  // every 512-byte half of a weight block is 128-byte aligned. With the records between the weight
+  // blocks (1056- or 1072-byte groups) the same kernels ran up to 12 % slower (bench/RESULTS.md, session 10).
+  static constexpr int kWeights1 = 1024;                          // group 1's weights
+  static constexpr int kMeta0 = 2048;                             // group 0's record
+  static constexpr int kMeta1 = kMeta0 + TileMeta<ZP>::kBytes;    // group 1's record
+  static constexpr int kWarpSlot = (kMeta1 + TileMeta<ZP>::kBytes + 127) / 128 * 128;
   static constexpr int kWStage = kW * 4 * kWarpSlot;
   static constexpr int kBudget = W == 4 ? 222 * 1024 : 112 * 1024;
   static constexpr int kWD = kXS;                       // weight ring depth (steps): the main loop is
@@ -296,12 +301,12 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
       cp_async16_noalloc(load_slot + lane * 16, wsrc);
       cp_async16_noalloc(load_slot + 512 + lane * 16, wsrc + 512);
       if (two) {
-        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + lane * 16, wsrc + gstride);
-        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 512 + lane * 16, wsrc + gstride + 512);
+        cp_async16_noalloc(load_slot + C::kWeights1 + lane * 16, wsrc + gstride);
+        cp_async16_noalloc(load_slot + C::kWeights1 + 512 + lane * 16, wsrc + gstride + 512);
       }
-      if (lane < Meta::kCopies) cp_async16_noalloc(load_slot + 1024 + lane * 16, ssrc);
+      if (lane < Meta::kCopies) cp_async16_noalloc(load_slot + C::kMeta0 + lane * 16, ssrc);
       if (lane < Meta::kCopies && two)
-        cp_async16_noalloc(load_slot + C::kWarpGroupBytes + 1024 + lane * 16, ssrc + sstride);
+        cp_async16_noalloc(load_slot + C::kMeta1 + lane * 16, ssrc + sstride);
     }
     wsrc += 2 * gstride;
     ssrc += 2 * sstride;
@@ -391,15 +396,15 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
       // x, so the first words are dequantised before the x wait (hiding its latency).
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
       uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
-      float s0 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + g8 * 2));
-      float s1 = __half2float(*reinterpret_cast<const __half *>(ws + 1024 + 16 + g8 * 2));
+      float s0 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta0 + g8 * 2));
+      float s1 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta0 + 16 + g8 * 2));
       // The zero points of the lane's columns g8 and g8 + 8 (the symmetric form's are constants).
-      auto zero_points = [&](const unsigned char *group) {
+      auto zero_points = [&](const unsigned char *record) {
         if constexpr (ZP)
-          return ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(group + 1024 + Meta::kZeroOffset + g8 * 2));
+          return ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
         else return ZeroPoints::symmetric();
       };
-      ZeroPoints z = zero_points(ws);
+      ZeroPoints z = zero_points(ws + C::kMeta0);
       uint32_t a[4][4], b[4][4];
       dequant4(w0, a, z);
       sm90::mbar_wait(full, xphase);
@@ -407,12 +412,12 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
       dequant4(w1, b, z);
       mma_box<T>(b, desc_hi, xlo + kBox, false, p);
       if (two) {
-        const unsigned char *wt = ws + C::kWarpGroupBytes;
+        const unsigned char *wt = ws + C::kWeights1;
         w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
-        const float t0 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + g8 * 2));
-        const float t1 = __half2float(*reinterpret_cast<const __half *>(wt + 1024 + 16 + g8 * 2));
-        z = zero_points(wt);
+        const float t0 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta1 + g8 * 2));
+        const float t1 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta1 + 16 + g8 * 2));
+        z = zero_points(ws + C::kMeta1);
         scale_add<ND>(p, s0, s1, acc);
         dequant4(w0, a, z);
         mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
