@@ -140,6 +140,17 @@ w4a16_status cuda_fail(cudaError_t e, const char *what) {
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+// cudaMalloc for plan creation: out of memory is W4A16_ERR_OUT_OF_MEMORY naming `what`, any other failure
+// W4A16_ERR_CUDA; *ptr is null after a failure.
+w4a16_status device_alloc(void **ptr, size_t bytes, const char *what) {
+  const cudaError_t e = cudaMalloc(ptr, bytes);
+  if (e == cudaSuccess) return W4A16_OK;
+  *ptr = nullptr;
+  if (e != cudaErrorMemoryAllocation) return cuda_fail(e, "plan_create(cuda): cudaMalloc");
+  cudaGetLastError();
+  return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): cannot allocate %zu bytes of %s", bytes, what);
+}
+
 // Launch attributes, appended to cfg (attrs: room for every attribute appended, outliving the
 // launch). Clusters of S CTAs along grid.x:
 void add_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs, int S) {
@@ -355,14 +366,13 @@ static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const __half *scales
   const size_t bytes = (size_t)G * p->Npad * w4a16::TileMeta<true>::kPerColumn;
   unsigned char *meta = nullptr;
   unsigned *bad = nullptr, verdict = 0;
-  cudaError_t e;
-  if ((e = cudaMalloc((void **)&meta, bytes)) != cudaSuccess || (e = cudaMalloc((void **)&bad, 4)) != cudaSuccess ||
-      (e = cudaMemset(bad, 0, 4)) != cudaSuccess) {
+  w4a16_status st = device_alloc((void **)&meta, bytes, "scales and zero points");
+  if (st == W4A16_OK) st = device_alloc((void **)&bad, 4, "the zero points' verdict");
+  cudaError_t e = cudaSuccess;
+  if (st == W4A16_OK && (e = cudaMemset(bad, 0, 4)) != cudaSuccess) st = cuda_fail(e, "plan_create(cuda): cudaMemset");
+  if (st != W4A16_OK) {
     cudaFree(meta), cudaFree(bad);
-    return e == cudaErrorMemoryAllocation
-               ? w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): cannot allocate %zu bytes of scales and zero "
-                                                     "points", bytes)
-               : cuda_fail(e, "plan_create(cuda): zero points");
+    return st;
   }
   meta_kernel<<<sms * 4, 256>>>(scales, zero_points, meta, G, p->N, p->Npad, bad);
   if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&verdict, bad, 4, cudaMemcpyDeviceToHost)) != cudaSuccess) {
@@ -430,13 +440,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   }
   {
     const size_t wbytes = (size_t)p->Npad * (size_t)K / 2, sbytes = (size_t)G * p->Npad * 2;
-    if ((e = cudaMalloc((void **)&p->wq, wbytes)) != cudaSuccess) {
-      st = e == cudaErrorMemoryAllocation
-               ? w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): cannot allocate %zu bytes", wbytes)
-               : cuda_fail(e, "plan_create(cuda): cudaMalloc");
-      cudaGetLastError();
-      goto fail;
-    }
+    if ((st = device_alloc((void **)&p->wq, wbytes, "repacked weight")) != W4A16_OK) goto fail;
     p->bytes = wbytes;
     // The prep kernels run on the legacy default stream, which orders them after work already queued on
     // blocking streams (e.g. the upload of qweight); the sync lets the caller free its buffers.
@@ -444,13 +448,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
                                                  prop.multiProcessorCount)) != W4A16_OK)
       goto fail;
     if (!p->scales) {  // the symmetric form: the scales alone, [G][Npad]
-      if ((e = cudaMalloc((void **)&p->scales, sbytes)) != cudaSuccess) {
-        st = e == cudaErrorMemoryAllocation
-                 ? w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): cannot allocate %zu bytes", sbytes)
-                 : cuda_fail(e, "plan_create(cuda): cudaMalloc");
-        cudaGetLastError();
-        goto fail;
-      }
+      if ((st = device_alloc((void **)&p->scales, sbytes, "scales")) != W4A16_OK) goto fail;
       p->bytes += sbytes;
       scales_kernel<<<prop.multiProcessorCount * 4, 256>>>((const __half *)scales, p->scales, G, (int)N, p->Npad);
     }
