@@ -48,6 +48,8 @@ typedef struct PlanEntry {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static PlanEntry *g_plans;
 static int64_t g_plansCreated;
+static int64_t g_cpuFallbacks;          /* plans on the CPU reference under the CUDA backend, and why the latest */
+static char g_cpuFallbackReason[160];
 static int g_backend = -1; /* -1: not chosen yet */
 static int g_forcedActivation = -1;
 
@@ -83,6 +85,16 @@ int64_t w4a16_rt_plans_created(void) {
   pthread_mutex_unlock(&g_lock);
   return n;
 }
+
+int64_t w4a16_rt_cpu_fallbacks(void) {
+  pthread_mutex_lock(&g_lock);
+  int64_t n = g_cpuFallbacks;
+  pthread_mutex_unlock(&g_lock);
+  return n;
+}
+
+/* The text stays valid until the next fallback overwrites it (prepare calls, under g_lock). */
+const char *w4a16_rt_cpu_fallback_reason(void) { return g_cpuFallbackReason; }
 
 void w4a16_rt_release_plans(void) {
   pthread_mutex_lock(&g_lock);
@@ -235,7 +247,18 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   uint16_t *offsets = NULL;
   uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &nibbles, &offsets);
   const bool f16 = key->ioType == W4A16_ELEM_F16 && key->scalesType == W4A16_ELEM_F16;
-  *runsOn = key->groupSize == W4A16_DEFAULT_GROUP_SIZE && nibbles && f16 ? key->backend : W4A16_BACKEND_CPU;
+  char fallback[sizeof g_cpuFallbackReason] = "";
+  if (!f16)
+    snprintf(fallback, sizeof fallback, "%s activations, %s scales (the CUDA kernels take f16)",
+             key->ioType == W4A16_ELEM_BF16 ? "bf16" : "f16", key->scalesType == W4A16_ELEM_BF16 ? "bf16" : "f16");
+  else if (key->groupSize != W4A16_DEFAULT_GROUP_SIZE)
+    snprintf(fallback, sizeof fallback, "group size %lld (the CUDA kernels take %d)", (long long)key->groupSize,
+             W4A16_DEFAULT_GROUP_SIZE);
+  else if (offsets)
+    snprintf(fallback, sizeof fallback, "offsets, W = (q - z) * s + m (the CUDA kernels take zero points only)");
+  else if (!nibbles)
+    snprintf(fallback, sizeof fallback, "zero points that are not integers 0..15 (the CUDA kernels take those)");
+  *runsOn = fallback[0] ? W4A16_BACKEND_CPU : key->backend;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)
@@ -244,6 +267,10 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
                         (w4a16_element_type)key->ioType, (w4a16_element_type)key->scalesType, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
+  if (status == W4A16_OK && key->backend == W4A16_BACKEND_CUDA && fallback[0]) { /* g_lock held (preparePlan) */
+    ++g_cpuFallbacks;
+    memcpy(g_cpuFallbackReason, fallback, sizeof fallback);
+  }
   free(packed);
   free(gnScales);
   free(zeroPoints);

@@ -11,11 +11,16 @@
  *      the new weight, docs/contract.md §1 tolerance; the old results must fail that check);
  *   4. the first failure of a call wins: in llama_mlp (three fused calls), an unprepared weight in the first
  *      or the last call makes the function's status nonzero, the message naming that call's shape, although
- *      the other calls succeed; and a weight that two calls share is prepared once per prepare call.
+ *      the other calls succeed; and a weight that two calls share is prepared once per prepare call;
+ *   5. a weight the CUDA kernels do not take (hqq_group64: group size 64, fractional zero points), prepared
+ *      with the CUDA backend selected, is prepared on the CPU reference and counted and explained by
+ *      w4a16_rt_cpu_fallbacks / w4a16_rt_cpu_fallback_reason (with or without a GPU); on the CPU backend it
+ *      is not counted.
  *
- *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so */
+ *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so */
 #define _POSIX_C_SOURCE 200809L
 
+#include "hqq_group64.h"
 #include "iree_i4.h"
 #include "llama_mlp.h"
 #include "w4a16/runtime_abi.h"
@@ -253,6 +258,42 @@ static void llama_tests(const char *fused) {
     free(q[l].allocated), free(copy[l].allocated), free(sc[l].allocated);
 }
 
+/* --- hqq_group64: a form the CUDA kernels do not take -------------------------------------------------- */
+
+static void fallback_tests(const char *fused) {
+  w4a16c_hqq_group64_status_fn *prepare = symbol(fused, "w4a16c_prepare_hqq_group64");
+  w4a16c_hqq_group64_status_fn *run = symbol(fused, "w4a16c_run_hqq_group64");
+  enum { D = 2048, GROUPS = D / 64 };
+  uint16_t *x = xmalloc(2 * D), *s = xmalloc(2 * (size_t)D * GROUPS), *z = xmalloc(2 * (size_t)D * GROUPS);
+  int8_t *w = xmalloc((size_t)D * D);
+  for (int i = 0; i < D; ++i)
+    x[i] = double_to_f16(uniform_in(&g_rng, -1, 1));
+  for (size_t i = 0; i < (size_t)D * D; ++i)
+    w[i] = (int8_t)(splitmix64(&g_rng) >> 60);
+  for (int i = 0; i < D * GROUPS; ++i)
+    s[i] = double_to_f16(1e-3), z[i] = double_to_f16(uniform_in(&g_rng, 6, 9));
+  w4a16c_memref2d_f16 xm = {x, x, 0, {1, D}, {D, 1}}, sm = {s, s, 0, {D, GROUPS}, {GROUPS, 1}};
+  w4a16c_memref2d_f16 zm = {z, z, 0, {D, GROUPS}, {GROUPS, 1}}, out = {0};
+  w4a16c_memref2d_i8 wm = {w, w, 0, {D, D}, {D, 1}};
+  printf("hqq_group64 (a form the CUDA kernels do not take):\n");
+  int64_t before = w4a16_rt_cpu_fallbacks();
+  check(prepare(&out, &xm, &wm, &sm, &zm) == 0 && w4a16_rt_cpu_fallbacks() == before,
+        "prepared on the CPU backend: not a fallback");
+  free(out.allocated);
+  w4a16_backend previous = w4a16_rt_set_backend(W4A16_BACKEND_CUDA);
+  int32_t prepared = prepare(&out, &xm, &wm, &sm, &zm);
+  free(out.allocated);
+  int32_t ran = run(&out, &xm, &wm, &sm, &zm);
+  w4a16_rt_set_backend(previous);
+  free(out.allocated);
+  check(prepared == 0 && ran == 0, "with the CUDA backend selected, prepare and run return 0 (with or without a GPU)");
+  check(w4a16_rt_cpu_fallbacks() == before + 1, "w4a16_rt_cpu_fallbacks counts the weight once");
+  check(strstr(w4a16_rt_cpu_fallback_reason(), "group size 64") != NULL, "the reason names the group size");
+  printf("    (\"%s\")\n", w4a16_rt_cpu_fallback_reason());
+  w4a16_rt_release_plans();
+  free(x), free(w), free(s), free(z);
+}
+
 /* Keeps the runtime's symbols in the executable for the dlopen'ed builds. */
 void *const w4a16_compiled_abi_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
                                          (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter,
@@ -278,13 +319,14 @@ static void symbol_table_tests(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so\n", argv[0]);
+  if (argc != 5) {
+    fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so\n", argv[0]);
     return 2;
   }
   w4a16_rt_set_backend(W4A16_BACKEND_CPU);
   iree_tests(argv[1], argv[2]);
   llama_tests(argv[3]);
+  fallback_tests(argv[4]);
   symbol_table_tests();
   printf("compiled-code ABI: %s\n", g_failures ? "FAIL" : "PASS");
   return g_failures ? 1 : 0;

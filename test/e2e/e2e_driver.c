@@ -622,9 +622,11 @@ int main(int argc, char **argv) {
     w4a16_rt_set_backend((w4a16_backend)ref_backend);
   int64_t ref_plans = prepare(ex, ref_prepare, data, "reference");
   w4a16_rt_set_backend((w4a16_backend)backend);
+  const int64_t fallbacks_before = w4a16_rt_cpu_fallbacks();
   int64_t plans_in_test = prepare(ex, test_prepare, data, "test");
   if (ref_plans < 0 || plans_in_test < 0)
     return 2;
+  const int64_t fallbacks = w4a16_rt_cpu_fallbacks() - fallbacks_before;
 
   int failures = 0, errors = 0;
   double worst_rel = 0, worst_l2 = 0;
@@ -713,6 +715,8 @@ int main(int argc, char **argv) {
     printf("  weight plans created by the test build: %lld by w4a16c_prepare_%s, 0 by its runs\n",
            (long long)plans_in_test, ex->name);
   }
+  if (fallbacks > 0) /* the CUDA backend selected, a form its kernels do not take */
+    printf("  of those on the CPU reference: %lld (%s)\n", (long long)fallbacks, w4a16_rt_cpu_fallback_reason());
 
   w4a16_rt_release_plans();
   for (int i = 0; i < ex->nargs; ++i)
