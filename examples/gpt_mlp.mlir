@@ -3,7 +3,8 @@
 //
 //   out = fc2(gelu_tanh(fc1(x) + b1)) + b2 + x
 //
-// Each weight is an i8 container holding one unsigned 4-bit code per byte, shaped [N, K/128, 128] (the
+// Each weight is an i8 container holding one unsigned 4-bit code per byte (its low nibble, masked: the IR
+// says so, or an 8-bit value would be a different computation), shaped [N, K/128, 128] (the
 // (out, in) matrix with the input dimension split into groups), with scales [N, K/128] f16:
 // W[n, k] = (code - 8) * scales[n, k / 128]. The dequantised weight is collapsed back to (N, K) and used by
 // a transposed-B linalg.matmul (x @ W^T) accumulating in f32. fc1 applies bias and gelu(approximate="tanh")
@@ -35,7 +36,9 @@ func.func @gpt_mlp(%x: tensor<?x4096xf16>,
       outs(%w1_init : tensor<16384x32x128xf16>) {
   ^bb0(%q: i8, %s: f16, %out: f16):
     %zp = arith.constant 8.000000e+00 : f16
-    %qi = arith.extui %q : i8 to i32
+    %nibble = arith.constant 15 : i8
+    %q4 = arith.andi %q, %nibble : i8
+    %qi = arith.extui %q4 : i8 to i32
     %qf = arith.uitofp %qi : i32 to f16
     %c = arith.subf %qf, %zp : f16
     %w = arith.mulf %c, %s : f16
@@ -77,7 +80,9 @@ func.func @gpt_mlp(%x: tensor<?x4096xf16>,
       outs(%w2_init : tensor<4096x128x128xf16>) {
   ^bb0(%q: i8, %s: f16, %out: f16):
     %zp = arith.constant 8.000000e+00 : f16
-    %qi = arith.extui %q : i8 to i32
+    %nibble = arith.constant 15 : i8
+    %q4 = arith.andi %q, %nibble : i8
+    %qi = arith.extui %q4 : i8 to i32
     %qf = arith.uitofp %qi : i32 to f16
     %c = arith.subf %qf, %zp : f16
     %w = arith.mulf %c, %s : f16

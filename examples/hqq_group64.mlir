@@ -1,4 +1,5 @@
-// An HQQ-style projection with group size 64: codes in an (N, K) i8 container (nn.Linear's orientation),
+// An HQQ-style projection with group size 64: codes in an (N, K) i8 container (nn.Linear's orientation), the
+// code being the element's low nibble (masked, as HQQ's unpacking masks its nibbles),
 // f16 scales and f16 float zero points (not integers: HQQ optimises them) per (column, group of 64), both
 // (N, K/64); W = (q - z) * s computed in f16, the product accumulating in f32, truncated to f16.
 // K = N = 2048, dynamic M.
@@ -20,7 +21,9 @@ func.func @hqq_group64(%x: tensor<?x2048xf16>, %weight: tensor<2048x2048xi8>, %s
     %n = linalg.index 0 : index
     %k = linalg.index 1 : index
     %q = tensor.extract %weight[%n, %k] : tensor<2048x2048xi8>
-    %qf = arith.uitofp %q : i8 to f16
+    %nibble = arith.constant 15 : i8
+    %q4 = arith.andi %q, %nibble : i8
+    %qf = arith.uitofp %q4 : i8 to f16
     %g = arith.divui %k, %c64 : index
     %s = tensor.extract %scales[%n, %g] : tensor<2048x32xf16>
     %z = tensor.extract %zeros[%n, %g] : tensor<2048x32xf16>

@@ -19,10 +19,14 @@ bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
 typedef struct Synthetic {
   MlirValue slots[kMaxLeafReads];
   int numSlots;
+  /* Probe of the codes' width (codesWiderThan4Bits): this tensor's elements keep their low nibble and get
+   * other high bits. */
+  MlirValue reroll;
 } Synthetic;
 
-/* Codes in containers of up to 8 bits are 0..15; wider integers (packed words) are random bits;
- * floats are k/1024 in [1, 2), exactly representable in f16 so products stay exact in double. */
+/* Integers are random bits of their width (an i8 container's codes too: whether the chain reads only a
+ * 4-bit code from it is for the matcher to find out, not to assume); floats are k/1024 in [1, 2),
+ * exactly representable in f16 so products stay exact in double. */
 static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   Synthetic *data = ev->user;
   int slot = 0;
@@ -34,8 +38,10 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
   for (int i = 0, r = rankOf(tensor); i < r; ++i)
     h = mix64(h ^ (uint64_t)idx[i]);
   int width = intWidth(elementTypeOf(tensor));
-  if (width > 0)
-    return intScalar(width <= 8 ? h % 16 : h, width);
+  if (width > 0) {
+    const uint64_t high = mix64(h + (!mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll) ? 1 : 0));
+    return intScalar((h & 15) | (high & ~(uint64_t)15), width); /* intScalar masks to the width */
+  }
   return floatScalar(1.0 + (double)(h % 1024) / 1024.0);
 }
 
@@ -415,6 +421,31 @@ static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   return false;
 }
 
+/* Whether the chain uses more of an unpacked code element than its low 4 bits (an i8 tensor of 8-bit
+ * codes, say): the weight's value changes when only the elements' high bits do. Packed words are read
+ * nibble by nibble (codeAt), i4 elements have nothing above their nibble. */
+static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count, Reason *why) {
+  const int width = intWidth(elementTypeOf(p->dq->codes));
+  if (width <= 4 || p->dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N || p->dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8)
+    return false;
+  p->data.reroll = p->dq->codes;
+  bool wider = false;
+  for (int i = 0; i < count && !wider; ++i) {
+    Sample again;
+    Reason ignore = {0};
+    wider = !evalSample(p, samples[i].k, samples[i].n, &again, &ignore) || again.value != samples[i].value;
+  }
+  p->data.reroll = (MlirValue){NULL};
+  if (wider) {
+    char name[32];
+    setReason(why, p->mm->view.op,
+              "codes wider than 4 bits: the %s code element is used whole (a 4-bit code is its low nibble, masked, "
+              "or an i4)",
+              typeName(elementTypeOf(p->dq->codes), name, sizeof name));
+  }
+  return wider;
+}
+
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
@@ -444,7 +475,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
         return false;
     }
-  if (!matchCodesLayout(mm, dq, samples, count, why))
+  if (!matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
     return false;
   /* Words packed along N hold their columns in sequential or AWQ order: the order whose codes make the
    * arithmetic exact is the layout (each try on a fresh copy of the samples: resolveFloatRoles edits them). */

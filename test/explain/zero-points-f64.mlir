@@ -19,7 +19,9 @@ func.func @hqq_f64_zeros(%x: tensor<4x256xf16>, %weight: tensor<64x256xi8>, %sca
     %n = linalg.index 0 : index
     %k = linalg.index 1 : index
     %q = tensor.extract %weight[%n, %k] : tensor<64x256xi8>
-    %qf = arith.uitofp %q : i8 to f64
+    %nibble = arith.constant 15 : i8
+    %q4 = arith.andi %q, %nibble : i8
+    %qf = arith.uitofp %q4 : i8 to f64
     %g = arith.divui %k, %c64 : index
     %s = tensor.extract %scales[%n, %g] : tensor<64x4xf16>
     %z = tensor.extract %zeros[%n, %g] : tensor<64x4xf64>

@@ -132,8 +132,9 @@ func.func @expand_2d_weight_nk(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xi4>,
 
 // -----
 
-// 2-D (K, N) i8-container weight, expanded to [K/128, 128, N], 3-D scales [K/128, 1, N] read with a
-// constant-0 map; small shape K = 256, N = 64. Scales are collapsed to (K/128, N) by the pass.
+// 2-D (K, N) i8-container weight (the code is the element's low nibble, masked), expanded to
+// [K/128, 128, N], 3-D scales [K/128, 1, N] read with a constant-0 map; small shape K = 256, N = 64.
+// Scales are collapsed to (K/128, N) by the pass.
 
 // CHECK-LABEL: func.func @expand_2d_weight_kn_i8_scales_3d(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x256xf16>
@@ -158,7 +159,9 @@ func.func @expand_2d_weight_kn_i8_scales_3d(%x: tensor<?x256xf16>, %w: tensor<25
   %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%wg, %s : tensor<2x128x64xi8>, tensor<2x1x64xf16>) outs(%0 : tensor<2x128x64xf16>) {
   ^bb0(%in: i8, %scale: f16, %out: f16):
     %zp = arith.constant 8.000000e+00 : f16
-    %a = arith.extui %in : i8 to i32
+    %nibble = arith.constant 15 : i8
+    %in4 = arith.andi %in, %nibble : i8
+    %a = arith.extui %in4 : i8 to i32
     %b = arith.uitofp %a : i32 to f16
     %c = arith.subf %b, %zp : f16
     %d = arith.mulf %c, %scale : f16

@@ -164,9 +164,9 @@ func.func @iree_kn_small(%x: tensor<3x256xf16>, %w: tensor<2x128x64xi4>, %s: ten
 
 // -----
 
-// i8 container for the 4-bit codes (extui i8 -> i32), zero point as a splat constant tensor input, and
-// 3-D scales [N, K/128, 1] read with a constant-0 map as IREE writes them: the pass collapses the scales
-// to [N, K/128] as well.
+// i8 container for the 4-bit codes (the low nibble, masked, then extui i8 -> i32), zero point as a splat
+// constant tensor input, and 3-D scales [N, K/128, 1] read with a constant-0 map as IREE writes them: the
+// pass collapses the scales to [N, K/128] as well.
 
 // CHECK-LABEL: func.func @iree_i8_container_splat_zp_3d_scales(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x1024xf16>
@@ -193,7 +193,9 @@ func.func @iree_i8_container_splat_zp_3d_scales(%x: tensor<?x1024xf16>, %w: tens
   %0 = tensor.empty() : tensor<512x8x128xf16>
   %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s, %zps : tensor<512x8x128xi8>, tensor<512x8x1xf16>, tensor<512x8xf16>) outs(%0 : tensor<512x8x128xf16>) {
   ^bb0(%in: i8, %in_0: f16, %in_1: f16, %out: f16):
-    %5 = arith.extui %in : i8 to i32
+    %nibble = arith.constant 15 : i8
+    %in4 = arith.andi %in, %nibble : i8
+    %5 = arith.extui %in4 : i8 to i32
     %6 = arith.uitofp %5 : i32 to f16
     %7 = arith.subf %6, %in_1 : f16
     %8 = arith.mulf %7, %in_0 : f16

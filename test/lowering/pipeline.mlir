@@ -35,7 +35,9 @@ func.func @proj(%x: tensor<?x256xf16>, %codes: tensor<256x64xi8>, %s: tensor<2x6
   %w = linalg.generic {indexing_maps = [#map, #scale, #map], iterator_types = ["parallel", "parallel"]}
       ins(%codes, %s : tensor<256x64xi8>, tensor<2x64xf16>) outs(%e : tensor<256x64xf16>) {
   ^bb0(%c: i8, %sc: f16, %o: f16):
-    %u = arith.uitofp %c : i8 to f16
+    %nibble = arith.constant 15 : i8
+    %c4 = arith.andi %c, %nibble : i8
+    %u = arith.uitofp %c4 : i8 to f16
     %eight = arith.constant 8.0 : f16
     %d = arith.subf %u, %eight : f16
     %v = arith.mulf %d, %sc : f16
