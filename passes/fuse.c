@@ -26,9 +26,9 @@ static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute
 }
 
 /* tensor.collapse_shape of `value` to shape `to` (rank toRank), or tensor.expand_shape when `to` has the
- * higher rank: dims [ends[g-1], ends[g]) of the higher-rank side form dim g of the lower-rank one. An
- * expanded dynamic dim takes its size from dynamicSize. */
-static MlirValue reshape(MlirValue value, const int64_t *to, int toRank, const int *ends, MlirValue dynamicSize,
+ * higher rank: dims [ends[g-1], ends[g]) of the higher-rank side form dim g of the lower-rank one. The
+ * expanded dynamic dims take their sizes from dynamicSizes, in order. */
+static MlirValue reshape(MlirValue value, const int64_t *to, int toRank, const int *ends, const MlirValue *dynamicSizes,
                          MlirOperation before, MlirLocation loc) {
   const bool expand = toRank > rankOf(value);
   const int numGroups = expand ? rankOf(value) : toRank;
@@ -47,11 +47,10 @@ static MlirValue reshape(MlirValue value, const int64_t *to, int toRank, const i
   mlirOperationStateAddOperands(&state, 1, &value);
   MlirNamedAttribute attrs[2] = {named(ctx, "reassociation", mlirArrayAttrGet(ctx, numGroups, groups))};
   if (expand) {
-    bool dynamic = false;
+    int numDynamic = 0;
     for (int d = 0; d < toRank; ++d)
-      dynamic |= mlirShapedTypeIsDynamicSize(to[d]);
-    if (dynamic)
-      mlirOperationStateAddOperands(&state, 1, &dynamicSize);
+      numDynamic += mlirShapedTypeIsDynamicSize(to[d]);
+    mlirOperationStateAddOperands(&state, numDynamic, dynamicSizes);
     attrs[1] = named(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, toRank, to));
   }
   mlirOperationStateAddResults(&state, 1, &type);
@@ -80,8 +79,8 @@ static MlirValue collapseTo(MlirValue value, int split, MlirOperation before, Ml
   const int ends[2] = {split, rank};
   const int64_t to[2] = {sizeOfDims(value, 0, split), sizeOfDims(value, split, rank)};
   if (numGroups == 1)
-    return reshape(value, to, 1, ends, (MlirValue){NULL}, before, loc); /* split == rank */
-  return reshape(value, to, 2, ends, (MlirValue){NULL}, before, loc);
+    return reshape(value, to, 1, ends, NULL, before, loc); /* split == rank */
+  return reshape(value, to, 2, ends, NULL, before, loc);
 }
 
 /* `value` as (rows, cols): its leading rowDims dims are the rows, the rest the columns. */
@@ -91,11 +90,33 @@ static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, Ml
   MlirValue row = collapseTo(value, rankOf(value), before, loc); /* a matvec operand: one row */
   const int64_t to[2] = {1, dimOf(row, 0)};
   const int ends[1] = {2};
-  return reshape(row, to, 2, ends, (MlirValue){NULL}, before, loc);
+  return reshape(row, to, 2, ends, NULL, before, loc);
 }
 
-/* The fused (M, N) result reshaped to y's shape (unit dims, or (N) for a matvec), after `after`. */
-static MlirValue asResultShape(MlirValue fused, MlirValue like, MlirOperation after, MlirLocation loc) {
+/* tensor.dim of `value` at dim, inserted before `before`. */
+static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirOperationState c = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"), loc);
+  MlirNamedAttribute position = named(ctx, "value", mlirIntegerAttrGet(index, dim));
+  mlirOperationStateAddAttributes(&c, 1, &position);
+  mlirOperationStateAddResults(&c, 1, &index);
+  MlirOperation constant = mlirOperationCreate(&c);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, constant);
+  MlirOperationState d = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.dim"), loc);
+  MlirValue operands[2] = {value, mlirOperationGetResult(constant, 0)};
+  mlirOperationStateAddOperands(&d, 2, operands);
+  mlirOperationStateAddResults(&d, 1, &index);
+  MlirOperation dimOp = mlirOperationCreate(&d);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, dimOp);
+  return mlirOperationGetResult(dimOp, 0);
+}
+
+/* The fused (M, N) result reshaped to y's shape (unit dims, row dims, or (N) for a matvec), after `after`.
+ * A dynamic row dim of y takes its size from x's dim that holds the same row loop (x's non-unit row dims
+ * are y's, in order: matchX); with one row loop, from M itself. */
+static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue like, MlirOperation after,
+                               MlirLocation loc) {
   const int rank = rankOf(like);
   if (rank == 2)
     return fused;
@@ -105,28 +126,21 @@ static MlirValue asResultShape(MlirValue fused, MlirValue like, MlirOperation af
     to[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
   if (rank == 1) {
     const int ends[1] = {2};
-    return reshape(fused, to, 1, ends, (MlirValue){NULL}, next, loc);
+    return reshape(fused, to, 1, ends, NULL, next, loc);
   }
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirValue rows = {NULL}; /* the one dynamic dim of y, if any, is M */
-  if (dimOf(like, 0) < 0 || sizeOfDims(like, 0, rank - 1) < 0) {
-    MlirType index = mlirIndexTypeGet(ctx);
-    MlirOperationState c = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"), loc);
-    MlirNamedAttribute zero = named(ctx, "value", mlirIntegerAttrGet(index, 0));
-    mlirOperationStateAddAttributes(&c, 1, &zero);
-    mlirOperationStateAddResults(&c, 1, &index);
-    MlirOperation c0 = mlirOperationCreate(&c);
-    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(next), next, c0);
-    MlirOperationState d = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.dim"), loc);
-    MlirValue dimOperands[2] = {fused, mlirOperationGetResult(c0, 0)};
-    mlirOperationStateAddOperands(&d, 2, dimOperands);
-    mlirOperationStateAddResults(&d, 1, &index);
-    MlirOperation dimOp = mlirOperationCreate(&d);
-    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(next), next, dimOp);
-    rows = mlirOperationGetResult(dimOp, 0);
+  MlirValue sizes[kMaxRank];
+  int numDynamic = 0, xRow = 0;
+  for (int d = 0; d < rank - 1; ++d) {
+    if (dimOf(like, d) == 1)
+      continue;
+    while (xRow < mm->xRowDims && dimOf(mm->x, xRow) == 1)
+      ++xRow; /* x's next non-unit row dim: this row loop's */
+    if (dimOf(like, d) < 0)
+      sizes[numDynamic++] = mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, xRow, next, loc);
+    ++xRow;
   }
   const int ends[2] = {rank - 1, rank};
-  return reshape(fused, to, rank, ends, rows, next, loc);
+  return reshape(fused, to, rank, ends, sizes, next, loc);
 }
 
 static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq, const EpilogueMatch *ep) {
@@ -170,10 +184,9 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   }
   if (dq->signedCodes)
     attrs[numAttrs++] = named(ctx, "signed_codes", mlirUnitAttrGet(ctx));
-  /* (M, N); y's own shape may add unit dims or, in a matvec, lack M (reshaped back below) */
-  const int64_t shape[2] = {mm->resultRowPos < 0 ? 1 : dimOf(ep->end, mm->resultRowPos) < 0 ? mlirShapedTypeGetDynamicSize()
-                                                                                              : dimOf(ep->end, mm->resultRowPos),
-                            mm->N};
+  /* (M, N), M the product of y's row dims; y's own shape may add unit dims, split M into several row dims
+     or, in a matvec, lack M (reshaped back below) */
+  const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - 1), mm->N};
   MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
   mlirOperationStateAddOperands(&state, n, operands);
@@ -181,7 +194,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   mlirOperationStateAddAttributes(&state, numAttrs, attrs);
   MlirOperation fused = mlirOperationCreate(&state);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(last), last, fused);
-  mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mlirOperationGetResult(fused, 0), ep->end, fused, loc));
+  mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mm, mlirOperationGetResult(fused, 0), ep->end, fused, loc));
 
   OpSet dead = ep->ops;
   opSetAdd(&dead, matmul);

@@ -1,7 +1,8 @@
 /* The W4A16 chain, as three matchers that each describe one part of what it computes:
  *
  *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x any row-major view of an (M, K) f16
- *             tensor, y of shape (1.., [M,] 1.., N): unit dims and a missing M (a matvec) allowed (match_matmul.c)
+ *             tensor, y of shape (rows.., N): unit dims, M split over several row dims in x's order, or
+ *             no row at all (a matvec, M = 1) allowed (match_matmul.c)
  *   dequant:  Wd[k, n] = (code(k, n) - 8) * scale(k / G, n), G = 128                   (match_dequant.c)
  *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
@@ -34,11 +35,14 @@ bool opSetHas(const OpSet *set, MlirOperation op);
 typedef struct MatmulMatch {
   LinalgView view;
   int xInput, weightInput;
-  int dimM, dimN, dimKOuter, dimKInner; /* dimM < 0: no M loop (M = 1); dimKOuter < 0: K is one loop */
-  int resultRowPos;                     /* position of the M loop among y's dims, -1 if none */
+  /* The row loops: y's loops other than N with a range other than 1, outermost first (M is the product of
+   * their ranges; none in a matvec, M = 1), and their positions among y's dims. A sample row m (the
+   * matchers evaluate at m = 0 .. numRows) has every row loop at 0, except loop m - 1 at 1 for m > 0. */
+  int numRows, rowLoops[kMaxRank], rowPos[kMaxRank];
+  int dimN, dimKOuter, dimKInner;       /* dimKOuter < 0: K is one loop */
   int64_t K, N, kInner;                 /* kInner: range of the inner K loop (K when one loop) */
   MlirValue x;                          /* f16 tensor whose row-major elements are x[m, k]; its */
-  int xRowDims;                         /*   leading xRowDims dims hold m, the rest k */
+  int xRowDims;                         /*   leading xRowDims dims hold the rows (in y's order), the rest k */
   MlirValue result;
   OpSet producers; /* x-side casts/reshapes and the zero init, evaluated through */
 } MatmulMatch;
@@ -72,7 +76,7 @@ typedef struct EpilogueMatch {
 /* Returns false with an empty reason when op is not a contraction fed by integer codes (nothing to
  * report), false with a reason when it is but cannot be fused. */
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
-/* Indices of y (and of every epilogue value, which has y's shape) holding element (m, n). */
+/* Indices of y (and of every epilogue value, which has y's shape) holding element (sample row m, n). */
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx);
 /* Element indices of the matmul's weight operand holding Wd[k, n]. */
 void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx);

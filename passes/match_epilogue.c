@@ -132,8 +132,8 @@ static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet
 /* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
 static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
   const MatmulMatch *mm = p->mm;
-  int64_t lastM = mm->dimM >= 0 ? 1 : 0;
-  const int64_t points[][2] = {{0, 0}, {0, 1}, {lastM, mm->N - 1}, {lastM, mm->N / 2 + 1}};
+  const int64_t firstRow = mm->numRows > 0 ? 1 : 0, lastRow = mm->numRows; /* sample rows (match.h) */
+  const int64_t points[][2] = {{0, 0}, {0, 1}, {firstRow, mm->N - 1}, {lastRow, mm->N / 2 + 1}};
   p->randomSides = true;
   for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
     int64_t m = points[i][0], n = points[i][1] % mm->N;

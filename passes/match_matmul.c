@@ -44,11 +44,11 @@ static Scalar leafIndexTag(Evaluator *ev, MlirValue tensor, const int64_t *idx) 
   return floatScalar(1.0);
 }
 
-/* Iteration point for (m, k, n): K splits into (outer, inner) when the contraction is grouped. */
+/* Iteration point for (sample row m, k, n): K splits into (outer, inner) when the contraction is grouped. */
 static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, int64_t *iter) {
   memset(iter, 0, sizeof(int64_t) * kMaxRank);
-  if (mm->dimM >= 0)
-    iter[mm->dimM] = m;
+  if (m > 0)
+    iter[mm->rowLoops[m - 1]] = 1;
   iter[mm->dimN] = n;
   if (mm->dimKOuter >= 0)
     iter[mm->dimKOuter] = k / mm->kInner;
@@ -58,8 +58,8 @@ static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, 
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx) {
   int rank = rankOf(mm->result);
   memset(idx, 0, sizeof(int64_t) * (size_t)rank);
-  if (mm->resultRowPos >= 0)
-    idx[mm->resultRowPos] = m;
+  if (m > 0)
+    idx[mm->rowPos[m - 1]] = 1;
   idx[rank - 1] = n;
 }
 
@@ -92,14 +92,15 @@ static bool readsIntegerCodes(const LinalgView *view, int i) {
   return false;
 }
 
-/* y's dims: N last; M (the one loop x and y share with a range other than 1) anywhere before it, or
- * absent in a matvec; any other dim of y a unit dim of x. Loops outside y are K, shared by x and W. */
+/* y's dims: N last; before it the row loops (shared by x and y, not the weight; M is their product: a
+ * [B, S, K] activation's y[b, s, n]) and unit dims, or nothing in a matvec. Loops outside y are K, shared by
+ * x and W. Whether x holds the rows in y's order, row-major, is matchX's to check. */
 static bool matchDims(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
   MlirAffineMap xMap = v->maps[mm->xInput], wMap = v->maps[mm->weightInput], outMap = v->maps[2];
   const int numOut = (int)mlirAffineMapGetNumResults(outMap);
   bool inResult[kMaxRank] = {false};
-  mm->dimM = mm->dimN = mm->resultRowPos = -1;
+  mm->dimN = -1, mm->numRows = 0;
   for (int r = 0; r < numOut; ++r) {
     MlirAffineExpr e = mlirAffineMapGetResult(outMap, r);
     if (!mlirAffineExprIsADim(e)) {
@@ -118,11 +119,7 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     } else if (inX && !inW) {
       if (v->loopRange[d] == 1)
         continue; /* a unit dim (batch of one, static M = 1) */
-      if (mm->dimM >= 0) {
-        setReason(why, v->op, "batched matmul is not supported (two result dims other than N have a size other than 1)");
-        return false;
-      }
-      mm->dimM = d, mm->resultRowPos = r;
+      mm->rowLoops[mm->numRows] = d, mm->rowPos[mm->numRows++] = r;
     } else {
       setReason(why, v->op, inX && inW ? "batched matmul is not supported" : "not a plain (M, K) x (K, N) contraction");
       return false;
@@ -179,8 +176,8 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   return true;
 }
 
-/* The split of t's dims into rows (leading) and K (the trailing dims, static, of product K), or -1. At
- * most one row dim may have a size other than 1: it holds m. */
+/* The split of t's dims into rows (leading) and K (the trailing dims, static, of product K), or -1. Its
+ * row dims other than unit dims hold the row loops, one each (or one of them all, for one row loop). */
 static int rowDimsOf(const MatmulMatch *mm, MlirValue t) {
   int split = rankOf(t);
   int64_t product = 1;
@@ -191,20 +188,30 @@ static int rowDimsOf(const MatmulMatch *mm, MlirValue t) {
   int nonUnit = 0;
   for (int i = 0; i < split; ++i)
     nonUnit += dimOf(t, i) != 1;
-  return nonUnit <= 1 ? split : -1;
+  return nonUnit <= 1 || nonUnit == mm->numRows ? split : -1;
 }
 
-/* Whether `r` reads element (m, k) of t as a row-major (M, K) matrix with rowDims leading row dims. */
-static bool readsRowMajor(const LeafRead *r, int rowDims, int64_t m, int64_t k) {
+/* Whether `r` reads element (sample row m, k) of t as a row-major (M, K) matrix with rowDims leading row
+ * dims: k in the trailing dims; the row dims other than unit dims at 0, except, for m > 0, the one that
+ * holds row loop m - 1 (the (m-1)-th of them, y's order; with one row loop, any one) at 1. */
+static bool readsRowMajor(const MatmulMatch *mm, const LeafRead *r, int rowDims, int64_t m, int64_t k) {
   int64_t linear = 0;
   for (int i = rowDims; i < r->rank; ++i)
     linear = linear * dimOf(r->tensor, i) + r->idx[i];
   if (linear != k)
     return false;
-  int64_t row = 0;
-  for (int i = 0; i < rowDims; ++i)
-    row += r->idx[i]; /* unit dims read 0; the one other row dim reads m */
-  return row == m && (m == 0 || rowDims > 0);
+  int64_t ones = 0, nonUnit = 0;
+  bool inOrder = true;
+  for (int i = 0; i < rowDims; ++i) {
+    if (r->idx[i] != 0 && r->idx[i] != 1)
+      return false;
+    ones += r->idx[i];
+    if (dimOf(r->tensor, i) == 1)
+      continue;
+    ++nonUnit;
+    inOrder &= r->idx[i] == (nonUnit == m ? 1 : 0);
+  }
+  return ones == (m > 0 ? 1 : 0) && (mm->numRows <= 1 || inOrder);
 }
 
 /* x is the f16 tensor whose row-major elements x[m, k] are: the leaf reached through reshapes and
@@ -214,7 +221,7 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
   Evaluator ev;
   evalInit(&ev, seeThrough, leafIndexTag, NULL);
   const int64_t ks[] = {0, 1, 2, 127, 128, 129, mm->K / 2 + 3, mm->K - 1};
-  for (int m = 0; m < (mm->dimM >= 0 ? 2 : 1); ++m)
+  for (int m = 0; m <= mm->numRows; ++m)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
       const LeafRead *r = readX(mm, &ev, m, ks[i]);
       if (!r) {
@@ -228,7 +235,8 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       int rowDims = rowDimsOf(mm, r->tensor);
-      if (rowDims < 0 || !readsRowMajor(r, rowDims, m, ks[i]) || ((m > 0 || i > 0) && !valueEq(r->tensor, mm->x))) {
+      if (rowDims < 0 || !readsRowMajor(mm, r, rowDims, m, ks[i]) ||
+          ((m > 0 || i > 0) && !valueEq(r->tensor, mm->x))) {
         setReason(why, mm->view.op, "x is not read as a row-major (M, K) tensor");
         return false;
       }
