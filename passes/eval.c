@@ -334,8 +334,13 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
       idx[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i + 1)).bits;
     /* An index read from a tensor that is not a constant: a gather whose positions are only known at
      * run time (act-order GPTQ's g_idx), not an index the IR computes. */
-    if (ev->indicesFromConstantsOnly && ev->numReads > readsBefore)
-      return fail(ev, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
+    if (ev->indicesFromConstantsOnly && ev->numReads > readsBefore) {
+      MlirOperation table = producer(tensor);
+      return fail(ev, !mlirOperationIsNull(table) && opIs(table, "arith.constant")
+                          ? "data index a constant table (a code book such as NF4 or FP4: its entries, not (code - z) "
+                            "* scale, are the weights)"
+                          : "an index is read from a runtime tensor (a gather such as act-order g_idx)");
+    }
     for (intptr_t i = 0; i < n; ++i)
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
         return fail(ev, "tensor.extract out of bounds");
