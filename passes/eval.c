@@ -278,31 +278,16 @@ typedef struct BodyFrame {
 
 static Scalar evalInBody(BodyFrame *f, MlirValue v);
 
-/* Whether `extract` (reading `tensor` at idx) takes an element of a constant integer table that the
- * computation uses as an index -- GPTQ's g_idx = k / G as a dense constant, say -- or of a table of at
- * most 16 elements (AWQ's nibble shifts), and if so, its value.
- * Such tables are part of the index arithmetic, not data: their values are evaluated, where a constant
- * weight (whose elements are not indices) stays a leaf. */
-static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int64_t *idx, Scalar *out) {
+/* Element idx of `tensor` if it is a dense integer constant (i8, i16, i32, i64 or index), else false. */
+static bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out) {
   MlirOperation p = producer(tensor);
   if (mlirOperationIsNull(p) || !opIs(p, "arith.constant"))
     return false;
   MlirAttribute table = attr(p, "value");
   MlirType element = elementTypeOf(tensor);
-  const int width = intWidth(element);
+  const int width = mlirTypeIsAIndex(element) ? 64 : intWidth(element);
   if (!mlirAttributeIsADenseIntElements(table) || (width != 8 && width != 16 && width != 32 && width != 64) ||
       numElements(tensor) < 0)
-    return false;
-  bool usedAsIndex = false;
-  MlirValue v = mlirOperationGetResult(extract, 0);
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation user = mlirOpOperandGetOwner(u);
-    usedAsIndex |= opIs(user, "arith.index_cast") || opIs(user, "arith.index_castui") ||
-                   (opIs(user, "tensor.extract") && mlirOpOperandGetOperandNumber(u) > 0);
-  }
-  /* A small table (nibble shifts by column, say) is index arithmetic whatever it feeds; a weight never has
-   * 16 elements or fewer. */
-  if (!usedAsIndex && numElements(tensor) > 16)
     return false;
   int64_t linear = 0;
   for (int i = 0; i < rankOf(tensor); ++i)
@@ -315,6 +300,30 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
                                       : mlirDenseElementsAttrGetInt64Value(table, pos);
   *out = intScalar((uint64_t)value, width);
   return true;
+}
+
+/* A constant integer table of at most 16 elements is index arithmetic whatever reads it (AWQ's nibble
+ * order, the per-nibble shifts torch-mlir materialises for GPTQ's `qweight >> wf`): a weight, or any data
+ * tensor, never has 16 elements or fewer. Its values are evaluated, not made up as a leaf's. */
+static bool smallIndexTable(MlirValue tensor, const int64_t *idx, Scalar *out) {
+  return numElements(tensor) >= 0 && numElements(tensor) <= 16 && constantIntElement(tensor, idx, out);
+}
+
+/* Whether `extract` (reading `tensor` at idx) takes an element of a constant integer table that the
+ * computation uses as an index -- GPTQ's g_idx = k / G as a dense constant, say -- or of a small table
+ * (smallIndexTable), and if so, its value. Such tables are part of the index arithmetic, not data: their
+ * values are evaluated, where a constant weight (whose elements are not indices) stays a leaf. */
+static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int64_t *idx, Scalar *out) {
+  if (smallIndexTable(tensor, idx, out))
+    return true;
+  bool usedAsIndex = false;
+  MlirValue v = mlirOperationGetResult(extract, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    usedAsIndex |= opIs(user, "arith.index_cast") || opIs(user, "arith.index_castui") ||
+                   (opIs(user, "tensor.extract") && mlirOpOperandGetOperandNumber(u) > 0);
+  }
+  return usedAsIndex && constantIntElement(tensor, idx, out);
 }
 
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
@@ -482,6 +491,9 @@ Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
       return out;
     }
   }
+  Scalar table;
+  if (smallIndexTable(tensor, idx, &table)) /* index arithmetic, not data (also as a linalg operand) */
+    return table;
   if (ev->numReads < kMaxLeafReads) {
     LeafRead *r = &ev->reads[ev->numReads++];
     r->tensor = tensor;
