@@ -92,8 +92,37 @@ static bool readsIntegerCodes(const LinalgView *view, int i) {
   return false;
 }
 
+/* Whether the weight operand's values do not depend on loop d (a weight broadcast along a batch dim, as
+ * torch-mlir lowers [B, S, K] x (K, N): a [B, K, N] broadcast and linalg.batch_matmul): it reads the
+ * same stored elements at d = 0 and d = 1. */
+static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
+  const LinalgView *v = &mm->view;
+  if (v->loopRange[d] == 1)
+    return true;
+  for (int point = 0; point < 2; ++point) { /* every loop at 0; then the static ones at their last value */
+    int64_t iter[kMaxRank] = {0}, idx[kMaxRank];
+    for (int l = 0; point == 1 && l < v->numLoops; ++l)
+      iter[l] = v->loopRange[l] > 1 ? v->loopRange[l] - 1 : 0;
+    Evaluator at[2];
+    for (int b = 0; b < 2; ++b) {
+      iter[d] = b;
+      evalInit(&at[b], dequantSeeThrough, leafIndexTag, NULL);
+      evalAffineMap(v->maps[mm->weightInput], iter, idx);
+      evalElement(&at[b], linalgInput(v, mm->weightInput), idx);
+    }
+    if (at[0].error || at[1].error || at[0].numReads != at[1].numReads || at[0].numReads == 0)
+      return false;
+    for (int r = 0; r < at[0].numReads; ++r)
+      if (!valueEq(at[0].reads[r].tensor, at[1].reads[r].tensor) || at[0].reads[r].rank != at[1].reads[r].rank ||
+          memcmp(at[0].reads[r].idx, at[1].reads[r].idx, sizeof(int64_t) * (size_t)at[0].reads[r].rank) != 0)
+        return false;
+  }
+  return true;
+}
+
 /* y's dims: N last; before it the row loops (shared by x and y, not the weight; M is their product: a
- * [B, S, K] activation's y[b, s, n]) and unit dims, or nothing in a matvec. Loops outside y are K, shared by
+ * [B, S, K] activation's y[b, s, n]; a weight broadcast along them counts as not indexed by them) and
+ * unit dims, or nothing in a matvec. Loops outside y are K, shared by
  * x and W. Whether x holds the rows in y's order, row-major, is matchX's to check. */
 static bool matchDims(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
@@ -109,6 +138,8 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     }
     int d = (int)mlirAffineDimExprGetPosition(e);
     bool inX = mapUsesDim(xMap, d), inW = mapUsesDim(wMap, d);
+    if (inX && inW && r != numOut - 1 && weightIgnoresLoop(mm, d))
+      inW = false; /* a batch dim the weight is only broadcast along: rows, like x's own */
     inResult[d] = true;
     if (inW && !inX) {
       if (r != numOut - 1) {
