@@ -373,9 +373,20 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       }
     }
   }
+  /* Two's-complement codes minus a zero point (IREE's signed i4 weights with signed i4 zero points): no
+   * packing is wrong there; the form is out of scope (signed codes take no zero point). */
+  bool signedMinusZero = anyIndexRule && width > 0;
+  for (int i = 0; i < count && signedMinusZero; ++i) {
+    const Sample *s = &samples[i];
+    const int64_t code = codeAt(dq, s), signedCode = code >= 8 ? code - 16 : code;
+    const int64_t z = scalarSigned(s->zpRaw);
+    signedMinusZero = fabs((double)(signedCode - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+  }
   setReason(why, mm->view.op,
-            anyIndexRule ? "zero points are read per (group, column) but their values follow no known packing"
-                         : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
+            signedMinusZero ? "signed (two's-complement) codes with a zero point subtracted (signed codes take no zero "
+                              "point)"
+            : anyIndexRule  ? "zero points are read per (group, column) but their values follow no known packing"
+                            : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
   return false;
 }
 
