@@ -123,6 +123,10 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   if (!mlirAttributeIsNull(offset) && (!mlirAttributeIsAInteger(offset) || mlirIntegerAttrGetValueInt(offset) < 0 ||
                                         mlirIntegerAttrGetValueInt(offset) > 1))
     fail(v, "zero_point_offset must be 0 or 1 : i64");
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_offset_wraps"))) &&
+      (mlirAttributeIsNull(offset) || mlirValueIsNull(zeroPoints) ||
+       !mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)))))
+    fail(v, "zero_point_offset_wraps needs integer zero_points and zero_point_offset");
   MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
   if (!mlirAttributeIsNull(z)) {
     double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;

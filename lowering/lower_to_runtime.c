@@ -42,10 +42,13 @@ static int weightLayoutCode(MlirOperation op) {
   return enumAttr(op, "weight_layout", w4a16_weight_layout_name) | (isSigned ? W4A16_WEIGHT_SIGNED_CODES : 0);
 }
 static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
+static bool hasUnitAttr(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
 static int zeroPointLayoutCode(MlirOperation op) {
-  bool offsets =
-      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_are_offsets")));
-  return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name) | (offsets ? W4A16_ZP_OFFSETS : 0);
+  return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name) |
+         (hasUnitAttr(op, "zero_points_are_offsets") ? W4A16_ZP_OFFSETS : 0) |
+         (hasUnitAttr(op, "zero_point_offset_wraps") ? W4A16_ZP_WRAPS : 0);
 }
 
 /* --- the template ------------------------------------------------------------------------------- */

@@ -176,6 +176,8 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     attrs[numAttrs++] = named(ctx, "zero_point_layout", namedString(ctx, w4a16_zero_point_layout_name(dq->zpLayout)));
     if (dq->zpOffset)
       attrs[numAttrs++] = named(ctx, "zero_point_offset", mlirIntegerAttrGet(i64, dq->zpOffset));
+    if (dq->zpWraps)
+      attrs[numAttrs++] = named(ctx, "zero_point_offset_wraps", mlirUnitAttrGet(ctx));
     if (dq->offsets)
       attrs[numAttrs++] = named(ctx, "zero_points_are_offsets", mlirUnitAttrGet(ctx));
   }
@@ -229,7 +231,8 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
     if (dq->offsets)
       snprintf(group + used, sizeof group - (size_t)used, ", offsets %s %s, zero point %g", layout, type, dq->zeroPoint);
     else
-      snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s", layout, type, dq->zpOffset ? " + 1" : "");
+      snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s", layout, type,
+               dq->zpWraps ? " + 1 mod 16" : dq->zpOffset ? " + 1" : "");
   } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
     snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
   } else if (dq->signedCodes) {

@@ -56,6 +56,7 @@ typedef struct DequantMatch {
   MlirValue zeroPoints;
   w4a16_zero_point_layout zpLayout;
   int64_t zpOffset;
+  bool zpWraps;     /* z = (stored + zpOffset) mod 16 (AutoGPTQ's v1 torch path) */
   double zeroPoint;
   int zpSplit; /* leading dims of zeroPoints forming its dim 0 */
   bool signedCodes; /* the stored values are two's-complement i4: W = s * scale, s = code XOR 8 minus 8 */

@@ -356,17 +356,22 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
                                                                                          : g * (N / 8) + s->n / 8);
     }
     anyIndexRule |= indexed;
-    for (int64_t offset = 0; indexed && offset <= (width ? 1 : 0); ++offset) {
+    /* The stored value plus 0 or 1 (GPTQ v1 stores z - 1), that plus 1 taken mod 16 (AutoGPTQ's v1 torch
+     * path masks it back to 4 bits) */
+    for (int variant = 0; indexed && variant < (width ? 3 : 1); ++variant) {
+      const int64_t offset = variant > 0;
+      const bool wraps = variant == 2;
       bool decodes = true;
       for (int i = 0; i < count && decodes; ++i) {
         const Sample *s = &samples[i];
-        const double z = !width  ? s->zpRaw.f
-                         : packed ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
-                                  : (double)s->zpRaw.bits;
-        decodes = fabs(zeroAt(dq, s) - (z + (double)offset)) <= 1e-6 * (1 + fabs(z));
+        double z = !width  ? s->zpRaw.f
+                   : packed ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
+                            : (double)s->zpRaw.bits;
+        z = wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
+        decodes = fabs(zeroAt(dq, s) - z) <= 1e-6 * (1 + fabs(z));
       }
       if (decodes) {
-        dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset;
+        dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
         dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
         if (dq->zpSplit > 0)
           return true;

@@ -193,7 +193,8 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbles, uint16_t **offsets) {
   const int64_t groups = key->K / key->groupSize, N = key->N;
   const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
-  const int zpLayout = key->zpLayout & ~W4A16_ZP_OFFSETS;
+  const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
+  const bool wraps = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_WRAPS);
   uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
   *offsets = toOffsets ? malloc((size_t)(groups * N) * sizeof **offsets) : NULL;
   if (!z || (toOffsets && !*offsets)) {
@@ -220,6 +221,8 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbl
         }
         }
         v += key->zpOffset;
+        if (wraps) /* an integer's value plus the offset, mod 16 */
+          v = (double)((((int64_t)v % 16) + 16) % 16);
       }
       if (toOffsets) {
         (*offsets)[g * N + n] = w4a16_f2h((float)v);
@@ -467,7 +470,7 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
   if (!zp->data)
     return W4A16_OK;
   const int64_t groups = G > 0 ? K / G : 0;
-  const int layout = zp->layout & ~W4A16_ZP_OFFSETS;
+  const int layout = zp->layout & ~W4A16_ZP_FLAGS;
   const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
   const int64_t rows = layout == W4A16_ZP_N_G ? N : groups, cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
   if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||

@@ -142,6 +142,15 @@ func.func @f64_zero_points(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: ten
 
 // -----
 
+// zero_point_offset_wraps without zero_point_offset
+func.func @wraps_without_offset(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %z: tensor<2x8xi32>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op zero_point_offset_wraps needs integer zero_points and zero_point_offset}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n", zero_point_layout = "packed_g_n8", zero_point_offset_wraps} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x8xi32>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+
+// -----
+
 // a valid bf16 op with f16 scales (GPTQ keeps f16 scales for bf16 models): printed, no error.
 func.func @valid_bf16(%x: tensor<?x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xbf16>) -> tensor<?x64xbf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xbf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xbf16>) -> tensor<?x64xbf16>

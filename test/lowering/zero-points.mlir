@@ -29,3 +29,17 @@ func.func @constant_7(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2
         zero_point = 7.0 : f64} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
+
+// -----
+
+// (stored + 1) mod 16 (AutoGPTQ's v1 torch path): layout code packed_g_n8 (2) | W4A16_ZP_WRAPS (32).
+// CHECK-LABEL: func.func @packed_qzeros_wrapping(
+// CHECK-DAG:   %[[LAYOUT:c34_i32[_0-9]*]] = arith.constant 34 : i32
+// CHECK:       call @w4a16_rt_matmul_zp_i32_i32({{.*}}, %c1_i32{{[_0-9]*}}, %[[LAYOUT]], %c1_i32{{[_0-9]*}}, %{{.+}})
+func.func @packed_qzeros_wrapping(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %z: tensor<2x8xi32>) -> tensor<?x64xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64,
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n",
+        zero_point_layout = "packed_g_n8", zero_point_offset = 1 : i64, zero_point_offset_wraps}
+        : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x8xi32>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}

@@ -66,6 +66,10 @@ typedef enum w4a16_zero_point_layout {
 /* Or-ed into the zero-point layout code the runtime entry points take: the tensor holds additive offsets
  * m, W = (code - zero_point) * scale + m (the op's zero_points_are_offsets; GGUF Q4_1, torchao). */
 #define W4A16_ZP_OFFSETS 16
+/* Or-ed into it too: the integer zero point is (stored + zero_point_offset) mod 16 (the op's
+ * zero_point_offset_wraps; AutoGPTQ's v1 torch path masks z - 1 + 1 to 4 bits, so a stored 15 is 0). */
+#define W4A16_ZP_WRAPS 32
+#define W4A16_ZP_FLAGS (W4A16_ZP_OFFSETS | W4A16_ZP_WRAPS)
 /* Nibble of a word packed along N that holds column n (c = n % 8): sequential, or in AWQ's order. */
 static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
