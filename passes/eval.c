@@ -302,11 +302,14 @@ static bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out
   return true;
 }
 
-/* A constant integer table of at most 16 elements is index arithmetic whatever reads it (AWQ's nibble
- * order, the per-nibble shifts torch-mlir materialises for GPTQ's `qweight >> wf`): a weight, or any data
- * tensor, never has 16 elements or fewer. Its values are evaluated, not made up as a leaf's. */
+/* A constant integer table of at most 16 elements, or a 1-D one, is index arithmetic whatever reads it
+ * (AWQ's nibble order and the per-nibble shifts torch-mlir materialises for GPTQ's `qweight >> wf`; a
+ * constant g_idx = k / G that torch-mlir's aten.index lowering passes to a linalg op as an operand): the
+ * data a chain reads -- codes, zero points -- has a K (or group) and an N dim, and more than 16 elements.
+ * Its values are evaluated, not made up as a leaf's. */
 static bool smallIndexTable(MlirValue tensor, const int64_t *idx, Scalar *out) {
-  return numElements(tensor) >= 0 && numElements(tensor) <= 16 && constantIntElement(tensor, idx, out);
+  return numElements(tensor) >= 0 && (numElements(tensor) <= 16 || rankOf(tensor) == 1) &&
+         constantIntElement(tensor, idx, out);
 }
 
 /* Whether `extract` (reading `tensor` at idx) takes an element of a constant integer table that the
@@ -446,6 +449,10 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
   }
   if (opIs(op, "arith.constant"))
     return isSplatConstant(op) && constantScalar(attr(op, "value"), elementTypeOf(mlirOperationGetResult(op, 0)), out);
+  if (opIs(op, "tensor.cast")) { /* same elements, another static/dynamic spelling of the shape */
+    *out = evalElement(ev, mlirOperationGetOperand(op, 0), idx);
+    return true;
+  }
   if (opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape")) {
     int64_t src[kMaxRank];
     if (rankOf(mlirOperationGetOperand(op, 0)) > kMaxRank || !reshapeResultToSource(op, idx, src))

@@ -7,13 +7,15 @@
  * zero point and whether codes are unsigned -- whatever IR spelled them. */
 #include "match.h"
 
+#include "mlir-c/BuiltinTypes.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
   (void)ev;
-  return isViewProducer(op) || isElementwiseProducer(op);
+  return isViewProducer(op) || isElementwiseProducer(op) || opIs(op, "tensor.cast");
 }
 
 typedef struct Synthetic {
@@ -177,7 +179,12 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
   if (!packed && width <= 8 && (kn || nk)) {
     dq->weightLayout = kn ? W4A16_WEIGHT_K_N : W4A16_WEIGHT_N_K;
     dq->codesSplit = splitFor(codes, kn ? mm->K : mm->N);
-    return dq->codesSplit > 0;
+    if (dq->codesSplit > 0)
+      return true;
+    char type[48];
+    setReason(why, mm->view.op, "codes %s hold %s in row-major order, but no leading dims of it form the %s rows",
+              typeName(mlirValueGetType(codes), type, sizeof type), kn ? "(K, N)" : "(N, K)", kn ? "K" : "N");
+    return false;
   }
   char name[32];
   setReason(why, mm->view.op,
@@ -240,7 +247,12 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
     }
     dq->scalesLayout = gn ? W4A16_SCALES_G_N : W4A16_SCALES_N_G;
     dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
-    return dq->scalesSplit > 0;
+    if (dq->scalesSplit > 0)
+      return true;
+    char type[48];
+    setReason(why, mm->view.op, "scales %s hold %s in row-major order, but no leading dims of it form the %s rows",
+              typeName(mlirValueGetType(scales), type, sizeof type), gn ? "(K/G, N)" : "(N, K/G)", gn ? "K/G" : "N");
+    return false;
   }
   if (!dependsOnK) {
     setReason(why, mm->view.op, "scale per column (one scale per output column, no K groups)");
@@ -375,6 +387,10 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
         dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
         if (dq->zpSplit > 0)
           return true;
+        char type[48];
+        setReason(why, mm->view.op, "zero points %s follow the %s layout, but no leading dims of it form its rows",
+                  typeName(mlirValueGetType(zp), type, sizeof type), w4a16_zero_point_layout_name(layout));
+        return false;
       }
     }
   }
@@ -437,6 +453,25 @@ static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   return false;
 }
 
+/* Whether `tensor` is stored data -- a function argument, a constant or a global's value (an op without
+ * tensor operands) -- rather than computed in the function by an op the evaluator does not see through
+ * (tensor.insert_slice concatenating unpacked halves, say). The runtime prepares a weight once from its
+ * stored bytes; one recomputed on every call would be a new weight each time. */
+static bool storedData(DequantEval *p, MlirValue tensor, const char *what, Reason *why) {
+  MlirOperation op = producer(tensor);
+  if (mlirOperationIsNull(op))
+    return true;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetOperand(op, i)))) {
+      char name[64];
+      setReason(why, p->mm->view.op, "%s are computed by %s, which the matcher does not see through (they must be "
+                                     "stored data: a function argument, a constant or a global)",
+                what, opName(op, name, sizeof name));
+      return false;
+    }
+  return true;
+}
+
 /* Whether the chain uses more of an unpacked code element than its low 4 bits (an i8 tensor of 8-bit
  * codes, say): the weight's value changes when only the elements' high bits do. Packed words are read
  * nibble by nibble (codeAt), i4 elements have nothing above their nibble. */
@@ -491,7 +526,9 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
         return false;
     }
-  if (!matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
+  if (!storedData(&p, dq->codes, "codes", why) || !storedData(&p, dq->scales, "scales", why) ||
+      (!mlirValueIsNull(dq->zeroPoints) && !storedData(&p, dq->zeroPoints, "zero points", why)) ||
+      !matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
     return false;
   /* Words packed along N hold their columns in sequential or AWQ order: the order whose codes make the
    * arithmetic exact is the layout (each try on a fresh copy of the samples: resolveFloatRoles edits them). */
