@@ -329,8 +329,48 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
   return usedAsIndex && constantIntElement(tensor, idx, out);
 }
 
+/* Whether comparison `cmp` in f's body, if its operands depend on the iteration point alone, gives the
+ * same result at every value of each loop (the others held at f's point; dynamic loops over 0..63).
+ * Data-dependent comparisons (`code >= 8`, say) are the formula's business and pass. Each comparison is
+ * scanned once per evaluator. */
+static bool positionInvariant(BodyFrame *f, MlirOperation cmp) {
+  Evaluator *ev = f->ev;
+  for (int i = 0; i < ev->numCheckedConditions; ++i)
+    if (opEq(ev->checkedConditions[i], cmp))
+      return true;
+  if (ev->numCheckedConditions == (int)(sizeof ev->checkedConditions / sizeof ev->checkedConditions[0]))
+    return false; /* more position tests than a dequantisation or an epilogue has: do not guess */
+  ev->checkedConditions[ev->numCheckedConditions++] = cmp;
+  const MlirValue result = mlirOperationGetResult(cmp, 0);
+  const int readsBefore = ev->numReads;
+  const long budget = ev->budget;
+  ev->budget = kEvalBudget * 64L;
+  int64_t iter[kMaxRank];
+  memcpy(iter, f->iter, sizeof iter);
+  BodyFrame g = {.ev = ev, .view = f->view, .iter = iter};
+  const uint64_t here = evalInBody(&g, result).bits;
+  bool invariant = true;
+  if (ev->numReads == readsBefore) { /* positions only */
+    for (int d = 0; d < f->view->numLoops && invariant && !ev->error; ++d) {
+      const int64_t range = f->view->loopRange[d] < 0 ? 64 : f->view->loopRange[d];
+      for (int64_t at = 0; at < range && invariant && !ev->error; ++at) {
+        iter[d] = at;
+        BodyFrame h = {.ev = ev, .view = f->view, .iter = iter};
+        invariant = evalInBody(&h, result).bits == here && ev->numReads == readsBefore;
+      }
+      iter[d] = f->iter[d];
+    }
+  }
+  ev->numReads = readsBefore; /* the probe's reads are not the chain's */
+  ev->budget = budget;
+  return invariant || ev->error;
+}
+
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
   Evaluator *ev = f->ev;
+  if (ev->positionInvariantConditions && (opIs(op, "arith.cmpi") || opIs(op, "arith.cmpf")) &&
+      !positionInvariant(f, op))
+    return fail(ev, "a comparison of positions computes another formula at some rows, columns or k");
   if (opIs(op, "linalg.index")) {
     int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));
     return intScalar((uint64_t)f->iter[dim], 64);

@@ -46,6 +46,13 @@ struct Evaluator {
    * index read from a non-constant tensor is an error -- for a dequantisation it is a runtime gather
    * (act-order g_idx), not an index the IR computes. Set it after evalInit. */
   bool indicesFromConstantsOnly;
+  /* Off (default): comparisons are evaluated like any op. On: a comparison inside a linalg body whose
+   * operands depend on the iteration point alone (no data) must give the same result at every point of
+   * each loop's range; otherwise evaluation fails. Sample points alone cannot see IR that computes another
+   * formula at one row, column or k (`select(n == 77, ...)`); the matchers of the chain set it. */
+  bool positionInvariantConditions;
+  MlirOperation checkedConditions[16]; /* comparisons already scanned */
+  int numCheckedConditions;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 

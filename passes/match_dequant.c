@@ -502,6 +502,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   DequantEval p = {.mm = mm, .dq = dq};
   evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
+  p.ev.positionInvariantConditions = true;
 
   /* Edges of nibbles, words and groups, plus scattered points. */
   int64_t ks[28], ns[8];

@@ -236,6 +236,7 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
     return false;
   EpilogueEval p = {.mm = mm, .chain = &ep->ops};
   evalInit(&p.ev, seeThroughChain, chainLeaf, &p);
+  p.ev.positionInvariantConditions = true;
   MlirValue end = mlirOperationGetResult(endOp, 0);
   if (!classifySides(&p, end, endOp, why))
     return false;
@@ -308,9 +309,14 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
   ep->ops.count = 0;
   if (!mlirTypeEqual(elementTypeOf(mm->result), elementTypeOf(mm->x))) {
     char type[48], want[48];
-    setReason(why, mm->view.op, "matmul result is %s and never truncated to %s (x's type)",
-              typeName(elementTypeOf(mm->result), type, sizeof type),
-              typeName(elementTypeOf(mm->x), want, sizeof want));
+    if (ep->stop.text[0]) /* ops after the matmul reach x's type, but not as an epilogue: say why */
+      setReason(why, ep->stop.at, "matmul result is %s, and the ops that truncate it to %s are not a fused epilogue: "
+                "%s", typeName(elementTypeOf(mm->result), type, sizeof type),
+                typeName(elementTypeOf(mm->x), want, sizeof want), ep->stop.text);
+    else
+      setReason(why, mm->view.op, "matmul result is %s and never truncated to %s (x's type)",
+                typeName(elementTypeOf(mm->result), type, sizeof type),
+                typeName(elementTypeOf(mm->x), want, sizeof want));
     return false;
   }
   ep->end = mm->result;
