@@ -62,7 +62,10 @@ static double geluErf(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
 static double relu(double t) { return t > 0 ? t : 0; }
 static double identity(double t) { return t; }
 
-static const double kSampleValues[] = {-7.5, -5, -3, -2, -1.25, -0.5, -0.1, 0.2, 0.75, 1.5, 2.5, 4, 6};
+/* y values the formula is checked at: around the activations' bends, and far out (a clamp such as
+ * min(t, 6.5) agreed with the plain formula at every value up to 6 and fused). */
+static const double kSampleValues[] = {-20000, -300, -40, -7.5, -5, -3, -2, -1.25, -0.5, -0.1,
+                                       0.2,    0.75, 1.5, 2.5,  4,  6,  40, 300,   20000};
 
 /* Frontend constants may be rounded to f16, so activations match to 2e-3 relative, which still
  * separates gelu_tanh from erf-gelu (10 % apart at -3). */

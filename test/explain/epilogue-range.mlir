@@ -1,0 +1,96 @@
+// --w4a16-explain: epilogues that agree with the formula only for small values. The formula used to be
+// checked at y in [-7.5, 6] only, and min(y + bias + res, 6.5) fused as "bias -> residual" (silently wrong
+// for larger outputs); y is now also checked at +-40, +-300 and +-20000.
+//
+// RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
+
+
+// min(y + bias + res, 6.5): a clamp after the residual.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @clamp_after_residual(%x: tensor<?x256xf16>, %q: tensor<16x256xi4>, %sc: tensor<16x2xf16>,
+                                %bias: tensor<16xf16>, %res: tensor<?x16xf16>) -> tensor<?x16xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %de = tensor.empty() : tensor<16x256xf16>
+  %w = linalg.generic {indexing_maps = [#id2, affine_map<(n, k) -> (n, k floordiv 128)>, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %sc : tensor<16x256xi4>, tensor<16x2xf16>) outs(%de : tensor<16x256xf16>) {
+  ^bb0(%c: i4, %s: f16, %out: f16):
+    %cf = arith.uitofp %c : i4 to f16
+    %z = arith.constant 8.0 : f16
+    %d = arith.subf %cf, %z : f16
+    %v = arith.mulf %d, %s : f16
+    linalg.yield %v : f16
+  } -> tensor<16x256xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  // CHECK: {{.*}}epilogue-range.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: combines the matmul result with an (M, N) tensor other than by adding it last
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<?x256xf16>, tensor<16x256xf16>) outs(%acc : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %e2 = tensor.empty(%m) : tensor<?x16xf16>
+  %o = linalg.generic {indexing_maps = [#id2, #bias, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %bias, %res : tensor<?x16xf32>, tensor<16xf16>, tensor<?x16xf16>) outs(%e2 : tensor<?x16xf16>) {
+  ^bb0(%a: f32, %b: f16, %r: f16, %oo: f16):
+    %c3 = arith.constant 3 : index
+    %row = linalg.index 0 : index
+    %b32 = arith.extf %b : f16 to f32
+    %r32 = arith.extf %r : f16 to f32
+    %t = arith.addf %a, %b32 : f32
+    %tr = arith.addf %t, %r32 : f32
+    %cap = arith.constant 6.5 : f32
+    %fin = arith.minimumf %tr, %cap : f32
+    %h = arith.truncf %fin : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<?x16xf16>
+  return %o : tensor<?x16xf16>
+}
+
+// -----
+
+
+// min(y + bias, 6.5) + res: a clamp where the activation goes.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @clamp_as_activation(%x: tensor<?x256xf16>, %q: tensor<16x256xi4>, %sc: tensor<16x2xf16>,
+                                %bias: tensor<16xf16>, %res: tensor<?x16xf16>) -> tensor<?x16xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %de = tensor.empty() : tensor<16x256xf16>
+  %w = linalg.generic {indexing_maps = [#id2, affine_map<(n, k) -> (n, k floordiv 128)>, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %sc : tensor<16x256xi4>, tensor<16x2xf16>) outs(%de : tensor<16x256xf16>) {
+  ^bb0(%c: i4, %s: f16, %out: f16):
+    %cf = arith.uitofp %c : i4 to f16
+    %z = arith.constant 8.0 : f16
+    %d = arith.subf %cf, %z : f16
+    %v = arith.mulf %d, %s : f16
+    linalg.yield %v : f16
+  } -> tensor<16x256xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  // CHECK: {{.*}}epilogue-range.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: computes something other than act(y + bias) + residual
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<?x256xf16>, tensor<16x256xf16>) outs(%acc : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %e2 = tensor.empty(%m) : tensor<?x16xf16>
+  %o = linalg.generic {indexing_maps = [#id2, #bias, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %bias, %res : tensor<?x16xf32>, tensor<16xf16>, tensor<?x16xf16>) outs(%e2 : tensor<?x16xf16>) {
+  ^bb0(%a: f32, %b: f16, %r: f16, %oo: f16):
+    %c3 = arith.constant 3 : index
+    %row = linalg.index 0 : index
+    %b32 = arith.extf %b : f16 to f32
+    %r32 = arith.extf %r : f16 to f32
+    %t = arith.addf %a, %b32 : f32
+    %cap = arith.constant 6.5 : f32
+    %tc = arith.minimumf %t, %cap : f32
+    %fin = arith.addf %tc, %r32 : f32
+    %h = arith.truncf %fin : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<?x16xf16>
+  return %o : tensor<?x16xf16>
+}
+// CHECK-NOT: remark:
