@@ -151,8 +151,13 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
 
 /* Applies a scalar arith/math op to already evaluated operands. */
 static Scalar applyOp(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
-  Scalar s = applyOpExact(ev, op, x, n, resultType);
   MlirType element = mlirTypeIsAShaped(resultType) ? mlirShapedTypeGetElementType(resultType) : resultType;
+  /* Values are exact in double and rounded (ieeeRounding) to f32, f16 or bf16 only: a computation through
+   * a narrower float (f8 say) would be taken as exact and pass for the formula. */
+  if (isFloat(element) && !mlirTypeIsAF64(element) && !mlirTypeIsAF32(element) && !mlirTypeIsAF16(element) &&
+      !mlirTypeIsABF16(element))
+    return fail(ev, "computes in a float type narrower than f16 and bf16 (f8?), which the formula does not model");
+  Scalar s = applyOpExact(ev, op, x, n, resultType);
   if (ev->ieeeRounding && s.width == 0 && isFloat(element))
     s.f = roundToType(s.f, element);
   return s;

@@ -27,8 +27,10 @@ typedef struct Synthetic {
 } Synthetic;
 
 /* Integers are random bits of their width (an i8 container's codes too: whether the chain reads only a
- * 4-bit code from it is for the matcher to find out, not to assume); floats are k/1024 in [1, 2),
- * exactly representable in f16 so products stay exact in double. */
+ * 4-bit code from it is for the matcher to find out, not to assume); floats are +-(1 + j/1024) * 2^e,
+ * e in [-8, 8]: exact in f16 (so products stay exact in double), of both signs and over a range wide
+ * enough that clamps of scales or weights (max(s, 0), min(s, 100), |W| > 1000 ? 0 : W) change some
+ * samples instead of passing for the formula. */
 static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   Synthetic *data = ev->user;
   int slot = 0;
@@ -44,7 +46,8 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
     const uint64_t high = mix64(h + (!mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll) ? 1 : 0));
     return intScalar((h & 15) | (high & ~(uint64_t)15), width); /* intScalar masks to the width */
   }
-  return floatScalar(1.0 + (double)(h % 1024) / 1024.0);
+  const double magnitude = ldexp(1.0 + (double)(h % 1024) / 1024.0, (int)((h >> 10) % 17) - 8);
+  return floatScalar((h >> 15) & 1 ? -magnitude : magnitude);
 }
 
 typedef struct Sample {

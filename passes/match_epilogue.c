@@ -218,12 +218,19 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
       return -1;
     }
   }
-  if (actIs(p, end, identity))
-    return W4A16_ACT_NONE;
-  if (actIs(p, end, silu))
-    return W4A16_ACT_SILU;
-  if (actIs(p, end, geluTanh))
-    return W4A16_ACT_GELU_TANH;
+  const int act = actIs(p, end, identity) ? W4A16_ACT_NONE
+                  : actIs(p, end, silu)   ? W4A16_ACT_SILU
+                  : actIs(p, end, geluTanh) ? W4A16_ACT_GELU_TANH
+                                          : -1;
+  if (act >= 0) {
+    /* The op propagates a NaN product (so do the activations' formulas); a select on isnan or a
+     * NaN-ignoring max or min would turn it into a number the samples above never show. */
+    if (!isnan(evalAt(p, end, 0, 0, NAN, 0, 0)) && !p->ev.error) {
+      setReason(why, endOp, "replaces a NaN result (a NaN test or a NaN-ignoring max/min): the fused op propagates NaN");
+      return -1;
+    }
+    return act;
+  }
   if (actIs(p, end, geluErf))
     setReason(why, endOp, "activation is gelu with erf; only the tanh approximation is supported");
   else if (actIs(p, end, relu))

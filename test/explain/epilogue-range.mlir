@@ -1,6 +1,8 @@
 // --w4a16-explain: epilogues that agree with the formula only for small values. The formula used to be
 // checked at y in [-7.5, 6] only, and min(y + bias + res, 6.5) fused as "bias -> residual" (silently wrong
-// for larger outputs); y is now also checked at +-40, +-300 and +-20000.
+// for larger outputs); y is now also checked at +-40, +-300 and +-20000. And at NaN: the fused op propagates
+// a NaN product, so a NaN scrub after the matmul stays outside the fused op (it was absorbed as "no
+// epilogue": one NaN in x gave a row of NaN where the IR gives 0).
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
 
@@ -92,5 +94,54 @@ func.func @clamp_as_activation(%x: tensor<?x256xf16>, %q: tensor<16x256xi4>, %sc
     linalg.yield %h : f16
   } -> tensor<?x16xf16>
   return %o : tensor<?x16xf16>
+}
+
+// -----
+
+// select(isnan(y), 0, y) after the matmul: the matmul fuses, the scrub stays in the IR after it.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @nan_scrub(%x: tensor<?x512xf16>, %qw: tensor<64x128xi32>, %sc: tensor<4x128xf16>) -> tensor<?x128xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x512xf16>
+  %de = tensor.empty() : tensor<512x128xf16>
+  %w = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<512x128xf16>) {
+  ^bb0(%out: f16):
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %c8f = arith.constant 8.0 : f16
+    %zf = arith.constant 0.0 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<64x128xi32>
+    %lane = arith.remui %k, %c8 : index
+    %l32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %l32, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %cz = arith.subf %cf, %c8f : f16
+    %g = arith.divui %k, %c128 : index
+    %s0 = tensor.extract %sc[%g, %n] : tensor<4x128xf16>
+    %s = arith.addf %s0, %zf : f16
+    %wv = arith.mulf %cz, %s : f16
+    linalg.yield %wv : f16
+  } -> tensor<512x128xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty(%m) : tensor<?x128xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<?x128xf16>) -> tensor<?x128xf16>
+  // CHECK: {{.*}}epilogue-range.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul; chain ends before {{.*}}: replaces a NaN result
+  %y = linalg.matmul ins(%x, %w : tensor<?x512xf16>, tensor<512x128xf16>) outs(%acc : tensor<?x128xf16>) -> tensor<?x128xf16>
+  %e2 = tensor.empty(%m) : tensor<?x128xf16>
+  %o = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<?x128xf16>) outs(%e2 : tensor<?x128xf16>) {
+  ^bb0(%a: f16, %b: f16):
+    %un = arith.cmpf uno, %a, %a : f16
+    %z = arith.constant 0.0 : f16
+    %r = arith.select %un, %z, %a : f16
+    linalg.yield %r : f16
+  } -> tensor<?x128xf16>
+  return %o : tensor<?x128xf16>
 }
 // CHECK-NOT: remark:
