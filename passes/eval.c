@@ -498,6 +498,20 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
     *out = evalElement(ev, mlirOperationGetOperand(op, 0), idx);
     return true;
   }
+  if (opIs(op, "tensor.extract_slice")) { /* static offsets and strides, no rank reduction */
+    MlirValue source = mlirOperationGetOperand(op, 0);
+    MlirAttribute offsets = attr(op, "static_offsets"), strides = attr(op, "static_strides");
+    const int rank = rankOf(source);
+    if (mlirOperationGetNumOperands(op) != 1 || rank != rankOf(mlirOperationGetResult(op, 0)) || rank > kMaxRank ||
+        mlirAttributeIsNull(offsets) || mlirAttributeIsNull(strides) || !mlirAttributeIsADenseI64Array(offsets) ||
+        !mlirAttributeIsADenseI64Array(strides))
+      return false;
+    int64_t src[kMaxRank];
+    for (int d = 0; d < rank; ++d)
+      src[d] = mlirDenseI64ArrayGetElement(offsets, d) + idx[d] * mlirDenseI64ArrayGetElement(strides, d);
+    *out = evalElement(ev, source, src);
+    return true;
+  }
   if (opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape")) {
     int64_t src[kMaxRank];
     if (rankOf(mlirOperationGetOperand(op, 0)) > kMaxRank || !reshapeResultToSource(op, idx, src))

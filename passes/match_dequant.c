@@ -15,7 +15,10 @@
 
 bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
   (void)ev;
-  return isViewProducer(op) || isElementwiseProducer(op) || opIs(op, "tensor.cast");
+  /* the weight side only: there a view of a bigger tensor (a slice) leaves the codes' layout to the layout
+   * rules, where a sliced bias or residual would be taken whole */
+  return isViewProducer(op) || isElementwiseProducer(op) || opIs(op, "tensor.cast") ||
+         opIs(op, "tensor.extract_slice");
 }
 
 typedef struct Synthetic {

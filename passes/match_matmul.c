@@ -304,8 +304,16 @@ static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
 
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   memset(mm, 0, sizeof *mm);
-  if (!linalgView(op, &mm->view) || mm->view.numInputs != 2 || mm->view.numInits != 1)
+  if (!linalgView(op, &mm->view) || mm->view.numInits != 1 || mm->view.numInputs < 2)
     return false;
+  if (mm->view.numInputs != 2) {
+    bool codes = false;
+    for (int i = 0; i < mm->view.numInputs; ++i)
+      codes |= readsIntegerCodes(&mm->view, i);
+    if (codes)
+      setReason(why, op, "contraction with %d inputs (expected x and the weight)", mm->view.numInputs);
+    return false;
+  }
   bool codes0 = readsIntegerCodes(&mm->view, 0), codes1 = readsIntegerCodes(&mm->view, 1);
   if (!codes0 && !codes1)
     return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */

@@ -78,7 +78,7 @@ typedef struct PassState {
   W4a16FuseOptions options;
 } PassState;
 
-/* Candidates: contractions, and any other linalg op that reduces (two inputs, one init, an init map
+/* Candidates: contractions, and any other linalg op that reduces (two inputs or more, one init, an init map
  * that drops a loop), so that a reduction over dequantised data which is not a multiply-accumulate still
  * gets its explain remark. */
 static bool isCandidate(MlirOperation op, void *unused) {
@@ -88,7 +88,7 @@ static bool isCandidate(MlirOperation op, void *unused) {
   if (mlirLinalgIsAContractionOp(op))
     return true;
   LinalgView view;
-  return linalgView(op, &view) && view.numInputs == 2 && view.numInits == 1 && !linalgIsElementwise(&view);
+  return linalgView(op, &view) && view.numInputs >= 2 && view.numInits == 1 && !linalgIsElementwise(&view);
 }
 
 static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
