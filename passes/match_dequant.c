@@ -144,6 +144,19 @@ static int splitFor(MlirValue tensor, int64_t rows) {
   return -1;
 }
 
+/* The number of leading dims of `tensor` that form its 2-D view's `rows` (splitFor), or 0 with the reason
+ * that `what` holds `layout` in row-major order but its shape splits no such rows (HQQ's [N*K/64, 64]). */
+static int rowSplit(const MatmulMatch *mm, MlirValue tensor, int64_t rows, const char *what, const char *layout,
+                    Reason *why) {
+  const int split = splitFor(tensor, rows);
+  if (split > 0)
+    return split;
+  char type[48];
+  setReason(why, mm->view.op, "%s %s hold %s in row-major order, but no leading dims of it form its %lld rows", what,
+            typeName(mlirValueGetType(tensor), type, sizeof type), layout, (long long)rows);
+  return 0;
+}
+
 static int64_t codeAt(const DequantMatch *dq, const Sample *s) {
   if (dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N)
     return (int64_t)((s->codeWord >> (4 * (s->k % 8))) & 15);
@@ -184,13 +197,8 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
   }
   if (!packed && width <= 8 && (kn || nk)) {
     dq->weightLayout = kn ? W4A16_WEIGHT_K_N : W4A16_WEIGHT_N_K;
-    dq->codesSplit = splitFor(codes, kn ? mm->K : mm->N);
-    if (dq->codesSplit > 0)
-      return true;
-    char type[48];
-    setReason(why, mm->view.op, "codes %s hold %s in row-major order, but no leading dims of it form the %s rows",
-              typeName(mlirValueGetType(codes), type, sizeof type), kn ? "(K, N)" : "(N, K)", kn ? "K" : "N");
-    return false;
+    dq->codesSplit = rowSplit(mm, codes, kn ? mm->K : mm->N, "codes", kn ? "(K, N)" : "(N, K)", why);
+    return dq->codesSplit > 0;
   }
   char name[32];
   setReason(why, mm->view.op,
@@ -252,13 +260,8 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
       return false;
     }
     dq->scalesLayout = gn ? W4A16_SCALES_G_N : W4A16_SCALES_N_G;
-    dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
-    if (dq->scalesSplit > 0)
-      return true;
-    char type[48];
-    setReason(why, mm->view.op, "scales %s hold %s in row-major order, but no leading dims of it form the %s rows",
-              typeName(mlirValueGetType(scales), type, sizeof type), gn ? "(K/G, N)" : "(N, K/G)", gn ? "K/G" : "N");
-    return false;
+    dq->scalesSplit = rowSplit(mm, scales, gn ? groups : mm->N, "scales", gn ? "(K/G, N)" : "(N, K/G)", why);
+    return dq->scalesSplit > 0;
   }
   if (!dependsOnK) {
     setReason(why, mm->view.op, "scale per column (one scale per output column, no K groups)");
@@ -390,13 +393,9 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       }
       if (decodes) {
         dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
-        dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
-        if (dq->zpSplit > 0)
-          return true;
-        char type[48];
-        setReason(why, mm->view.op, "zero points %s follow the %s layout, but no leading dims of it form its rows",
-                  typeName(mlirValueGetType(zp), type, sizeof type), w4a16_zero_point_layout_name(layout));
-        return false;
+        dq->zpSplit = rowSplit(mm, zp, layout == W4A16_ZP_N_G ? N : groups, "zero points",
+                               w4a16_zero_point_layout_name(layout), why);
+        return dq->zpSplit > 0;
       }
     }
   }

@@ -3,7 +3,7 @@
 // remark saying so (it got none).
 //
 // RUN: w4a16-opt --w4a16-explain %s -o /dev/null 2>&1 | FileCheck %s
-// CHECK: remark: w4a16: not fused: codes tensor<4096x64xi8> hold (N, K) in row-major order, but no leading dims of it form the N rows
+// CHECK: remark: w4a16: not fused: codes tensor<4096x64xi8> hold (N, K) in row-major order, but no leading dims of it form its 512 rows
 // CHECK-NOT: remark:
 //
 #id = affine_map<(d0, d1) -> (d0, d1)>
