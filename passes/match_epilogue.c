@@ -67,11 +67,22 @@ static double identity(double t) { return t; }
 static const double kSampleValues[] = {-20000, -300, -40, -7.5, -5, -3, -2, -1.25, -0.5, -0.1,
                                        0.2,    0.75, 1.5, 2.5,  4,  6,  40, 300,   20000};
 
+/* The element the i-th formula sample is taken at: a sample row (match.h) and a column spread over N, so
+ * that an epilogue computing with positions (y + n, a bias made from the row index) cannot pass for the
+ * formula by being checked at (0, 0) only. */
+static void samplePoint(const EpilogueEval *p, size_t i, int64_t *m, int64_t *n) {
+  const int64_t N = p->mm->N, columns[] = {0, N - 1, N / 2 + 1, 1, N / 3, 2 * N / 3 + 5, 7};
+  *m = (int64_t)(i % (size_t)(p->mm->numRows + 1));
+  *n = columns[i % (sizeof columns / sizeof columns[0])] % N;
+}
+
 /* Frontend constants may be rounded to f16, so activations match to 2e-3 relative, which still
  * separates gelu_tanh from erf-gelu (10 % apart at -3). */
 static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
   for (size_t i = 0; i < sizeof kSampleValues / sizeof kSampleValues[0]; ++i) {
-    double t = kSampleValues[i], got = evalAt(p, end, 0, 0, t, 0, 0), want = f(t);
+    int64_t m, n;
+    samplePoint(p, i, &m, &n);
+    double t = kSampleValues[i], got = evalAt(p, end, m, n, t, 0, 0), want = f(t);
     if (p->ev.error || !(fabs(got - want) <= 2e-3 * fabs(want) + 1e-6))
       return false;
   }
@@ -207,12 +218,14 @@ static bool sidesHaveXType(const EpilogueEval *p, MlirOperation endOp, Reason *w
 static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
   for (size_t i = 0; i < sizeof kSampleValues / sizeof kSampleValues[0]; ++i) {
     double t = kSampleValues[i], b = 0.625 - 0.125 * (double)i, r = 1.5 - 0.25 * (double)i;
-    double withResidual = evalAt(p, end, 0, 0, t, b, r), without = evalAt(p, end, 0, 0, t, b, 0);
+    int64_t m, n;
+    samplePoint(p, i, &m, &n);
+    double withResidual = evalAt(p, end, m, n, t, b, r), without = evalAt(p, end, m, n, t, b, 0);
     if (!mlirValueIsNull(p->residualLeaf) && fabs(withResidual - without - r) > 1e-9 * (1 + fabs(withResidual))) {
       setReason(why, endOp, "combines the matmul result with an (M, N) tensor other than by adding it last");
       return -1;
     }
-    double shifted = evalAt(p, end, 0, 0, t + b, 0, 0);
+    double shifted = evalAt(p, end, m, n, t + b, 0, 0);
     if (!mlirValueIsNull(p->biasLeaf) && fabs(without - shifted) > 1e-9 * (1 + fabs(without))) {
       setReason(why, endOp, "bias is not added to the matmul result before the activation");
       return -1;
