@@ -135,11 +135,10 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
 /* Number of leading dims of tensor whose sizes multiply to `rows` (-1 if none). */
 static int splitFor(MlirValue tensor, int64_t rows) {
   int64_t product = 1;
-  for (int i = 0, r = rankOf(tensor); i <= r; ++i) {
+  for (int i = 1, r = rankOf(tensor); i <= r; ++i) { /* at least one dim: one row (K = G) is a (1, N) tensor */
+    product *= dimOf(tensor, i - 1) < 0 ? -1 : dimOf(tensor, i - 1);
     if (product == rows)
       return i;
-    if (i < r)
-      product *= dimOf(tensor, i) < 0 ? -1 : dimOf(tensor, i);
   }
   return -1;
 }
