@@ -59,10 +59,16 @@ typedef struct PrepData {
   int64_t colRange; /* synthetic column indices lie in [0, colRange) */
   int64_t code;     /* the sample's CB element and SCB element */
   double scale;
+  bool aSpecial;    /* A reads aValue everywhere (NaN, infinities: what a copy must keep) */
+  double aValue;
 } PrepData;
 
-/* A column index for l, different from l itself so that A[m, cols[l]] and A[m, l] differ. */
+/* A column index for l, different from l itself so that A[m, cols[l]] and A[m, l] differ; rows 1 and 2
+ * read the last and the first column (a test of the index value, cols[l] == K - 1, must show; row 0, the
+ * first checked, keeps a column inside so that a shifted read gets its own reason, not "out of bounds"). */
 static int64_t colOf(const PrepData *d, int64_t l) {
+  if (d->colRange > 3 && (l == 1 || l == 2))
+    return l == 1 ? d->colRange - 1 : 0;
   int64_t c = (int64_t)(mix64(0xc015u + (uint64_t)l) % (uint64_t)d->colRange);
   if (d->colRange > 1 && c == l % d->colRange)
     c = (c + 1) % d->colRange;
@@ -86,7 +92,7 @@ static Scalar prepLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   if (valueEq(tensor, d->scb))
     return floatScalar(d->scale);
   if (valueEq(tensor, d->a))
-    return floatScalar(aTag(idx[0], idx[1]));
+    return floatScalar(d->aSpecial ? d->aValue : aTag(idx[0], idx[1]));
   return width ? intScalar(0, width) : floatScalar(0.0);
 }
 
@@ -349,6 +355,20 @@ static bool checkSubA(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reaso
         return false;
       }
     }
+  /* A copy keeps NaN and the infinities (a clamp or a NaN scrub on A agrees with it on finite samples). */
+  static const double specials[] = {NAN, INFINITY, -INFINITY};
+  PrepData *data = ev->user;
+  for (size_t s = 0; s < sizeof specials / sizeof specials[0]; ++s) {
+    int64_t idx[2] = {pts->m[0], pts->l[0]};
+    data->aSpecial = true, data->aValue = specials[s];
+    evalReset(ev);
+    const double value = evalElement(ev, pm->subA, idx).f;
+    data->aSpecial = false;
+    if (!ev->error && !(isnan(specials[s]) ? isnan(value) : value == specials[s])) {
+      setReason(why, pm->matmul, "subA is not a copy of A for A = %g (a clamp or a NaN test on A)", specials[s]);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -397,7 +417,7 @@ static bool checkSubBExact(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, 
   if (!evalSubB(pm, ev, pts->l[0], pts->n[0], 1, 1.0, &c, why))
     return false;
   static const int64_t codes[] = {-128, -127, -3, -1, 1, 2, 77, 127};
-  static const double scales[] = {0.5, 1.75, 3.0, 0.0078125, 1234.5};
+  static const double scales[] = {0.5, -1.75, 3.0, -0.0078125, 1234.5}; /* both signs: |SCB| is not SCB */
   int sample = 0;
   for (int i = 0; i < pts->numL; ++i)
     for (int j = 0; j < pts->numN; ++j)
@@ -414,6 +434,20 @@ static bool checkSubBExact(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, 
           setReason(why, pm->matmul, "subB[l, n] is not CB[n, cols[l]] * SCB[n] * a constant");
         return false;
       }
+  /* NaN and infinite scales give NaN and infinities (a NaN scrub or a NaN-ignoring max agrees with the
+   * formula on finite samples) */
+  static const double specialScales[] = {NAN, INFINITY, -INFINITY};
+  for (size_t s = 0; s < sizeof specialScales / sizeof specialScales[0]; ++s) {
+    double value;
+    if (!evalSubB(pm, ev, pts->l[0], pts->n[0], 3, specialScales[s], &value, why))
+      return false;
+    const double want = 3.0 * specialScales[s] * c;
+    if (!(isnan(want) ? isnan(value) : value == want)) {
+      setReason(why, pm->matmul, "subB is not CB * SCB * a constant for SCB = %g (a NaN test or a clamp on the scale)",
+                specialScales[s]);
+      return false;
+    }
+  }
   float want = scaleConstant();
   if (c == (double)want)
     return true;
@@ -541,6 +575,7 @@ bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
   PrepData data = {.discovery = true};
   Evaluator ev;
   evalInit(&ev, prepSeeThrough, prepLeaf, &data);
+  ev.positionInvariantConditions = true; /* subB[3, 5] = 0 by a select on positions must not pass */
 
   Leaves leavesA, leavesB;
   Reason quiet = {0};
