@@ -4,6 +4,7 @@
 #include "w4a16/lowering.h"
 
 #include "dynamic_reshapes.h"
+#include "read_only_args.h"
 
 #include <stdio.h>
 
@@ -38,6 +39,7 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   w4a16AddLowerToRuntimePass(pm);
   w4a16AddLowerInt8PrepPass(pm);
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDynamicReshapesPass()); /* an upstream crash, see the file */
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateReadOnlyArgsPass());     /* inputs are never written */
   MlirLogicalResult r =
       mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
   if (mlirLogicalResultIsSuccess(r))
