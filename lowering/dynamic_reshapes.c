@@ -10,6 +10,7 @@
 
 #include "call_template.h"
 #include "ir_query.h"
+#include "stateless_pass.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -148,8 +149,7 @@ static bool isDynamicSplit(MlirOperation op, void *unused) {
   return opIs(op, "tensor.expand_shape") && splitsIntoDynamicDims(op);
 }
 
-static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
-  (void)userData;
+static void run(MlirOperation root, MlirExternalPass pass) {
   OpList found = collectOps(root, isDynamicSplit, NULL, MlirWalkPostOrder);
   for (int i = 0; i < found.count; ++i)
     if (mlirOperationGetNumOperands(found.ops[i]) > kMaxCopyRank + 1 || !rewrite(root, found.ops[i], i)) {
@@ -159,20 +159,9 @@ static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
   free(found.ops);
 }
 
-static MlirLogicalResult initialize(MlirContext ctx, void *userData) {
-  (void)ctx, (void)userData;
-  return mlirLogicalResultSuccess();
-}
-static void noop(void *userData) { (void)userData; }
-static void *sameData(void *userData) { return userData; }
-
 static _Alignas(8) char passId;
+static const StatelessPassSpec kDynamicReshapesPass = {
+    &passId, "W4a16DynamicReshapes", "w4a16-dynamic-reshapes",
+    "tensor.expand_shape into several dynamic dims -> tensor.reshape", "", NULL, run, NULL};
 
-MlirPass w4a16CreateDynamicReshapesPass(void) {
-  MlirExternalPassCallbacks callbacks = {noop, noop, initialize, sameData, run};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&passId), mlirStringRefCreateFromCString("W4a16DynamicReshapes"),
-      mlirStringRefCreateFromCString("w4a16-dynamic-reshapes"),
-      mlirStringRefCreateFromCString("tensor.expand_shape into several dynamic dims -> tensor.reshape"),
-      mlirStringRefCreateFromCString(""), 0, NULL, callbacks, NULL);
-}
+MlirPass w4a16CreateDynamicReshapesPass(void) { return createStatelessPass(&kDynamicReshapesPass); }

@@ -8,6 +8,7 @@
  * calls no runtime entry point cannot fail that way: its entry points return 0 without calling the runtime,
  * so that it still links without it. Written as IR text and parsed, like the lowering templates. */
 #include "call_template.h"
+#include "stateless_pass.h"
 #include "w4a16/lowering.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -158,8 +159,7 @@ static bool isExported(MlirOperation module, MlirOperation op) {
   return hasSymbol(module, f);
 }
 
-static void entryPointsRun(MlirOperation module, MlirExternalPass pass, void *userData) {
-  (void)userData;
+static void entryPointsRun(MlirOperation module, MlirExternalPass pass) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   bool callsRuntime = false;
   int count = 0;
@@ -181,22 +181,11 @@ static void entryPointsRun(MlirOperation module, MlirExternalPass pass, void *us
   free(exported);
 }
 
-static MlirLogicalResult entryPointsInitialize(MlirContext ctx, void *userData) {
-  (void)ctx, (void)userData;
-  return mlirLogicalResultSuccess();
-}
-static void noop(void *userData) { (void)userData; }
-static void *same(void *userData) { return userData; }
-
 static _Alignas(8) char entryPointsPassId;
+static const StatelessPassSpec kEntryPointsPass = {
+    &entryPointsPassId, "W4a16EntryPoints", "w4a16-entry-points",
+    "Add status-returning w4a16c_run_<f> and w4a16c_prepare_<f> for every _mlir_ciface_<f> of an LLVM-dialect "
+    "module",
+    "builtin.module", NULL, entryPointsRun, mlirGetDialectHandle__llvm__};
 
-MlirPass w4a16CreateEntryPointsPass(void) {
-  MlirExternalPassCallbacks callbacks = {noop, noop, entryPointsInitialize, same, entryPointsRun};
-  MlirDialectHandle llvm = mlirGetDialectHandle__llvm__();
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&entryPointsPassId), mlirStringRefCreateFromCString("W4a16EntryPoints"),
-      mlirStringRefCreateFromCString("w4a16-entry-points"),
-      mlirStringRefCreateFromCString("Add status-returning w4a16c_run_<f> and w4a16c_prepare_<f> for every "
-                                     "_mlir_ciface_<f> of an LLVM-dialect module"),
-      mlirStringRefCreateFromCString("builtin.module"), 1, &llvm, callbacks, NULL);
-}
+MlirPass w4a16CreateEntryPointsPass(void) { return createStatelessPass(&kEntryPointsPass); }

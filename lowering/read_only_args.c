@@ -6,6 +6,7 @@
 #include "read_only_args.h"
 
 #include "ir_query.h"
+#include "stateless_pass.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -19,8 +20,8 @@ static bool isFunction(MlirOperation op, void *unused) {
          !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
 }
 
-static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
-  (void)pass, (void)userData;
+static void run(MlirOperation root, MlirExternalPass pass) {
+  (void)pass;
   OpList functions = collectOps(root, isFunction, NULL, MlirWalkPreOrder);
   for (int f = 0; f < functions.count; ++f) {
     MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(functions.ops[f], 0));
@@ -32,19 +33,9 @@ static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
   free(functions.ops);
 }
 
-static MlirLogicalResult initialize(MlirContext ctx, void *userData) {
-  (void)ctx, (void)userData;
-  return mlirLogicalResultSuccess();
-}
-static void noop(void *userData) { (void)userData; }
-static void *sameData(void *userData) { return userData; }
-
 static _Alignas(8) char passId;
+static const StatelessPassSpec kReadOnlyArgsPass = {&passId, "W4a16ReadOnlyArgs", "w4a16-read-only-args",
+                                                    "function tensor arguments: bufferization.writable = false", "",
+                                                    NULL, run, NULL};
 
-MlirPass w4a16CreateReadOnlyArgsPass(void) {
-  MlirExternalPassCallbacks callbacks = {noop, noop, initialize, sameData, run};
-  return mlirCreateExternalPass(mlirTypeIDCreate(&passId), mlirStringRefCreateFromCString("W4a16ReadOnlyArgs"),
-                                mlirStringRefCreateFromCString("w4a16-read-only-args"),
-                                mlirStringRefCreateFromCString("function tensor arguments: bufferization.writable = false"),
-                                mlirStringRefCreateFromCString(""), 0, NULL, callbacks, NULL);
-}
+MlirPass w4a16CreateReadOnlyArgsPass(void) { return createStatelessPass(&kReadOnlyArgsPass); }
