@@ -29,8 +29,10 @@ typedef struct Synthetic {
   MlirValue reroll;
 } Synthetic;
 
-/* Integers are random bits of their width (an i8 container's codes too: whether the chain reads only a
- * 4-bit code from it is for the matcher to find out, not to assume); floats are +-(1 + j/1024) * 2^e,
+/* Integers in containers of up to 8 bits are 0..15, so that every reading of a 4-bit value -- masked or
+ * not, signed or unsigned extension of an i8 zero point -- gives the same number; whether the chain reads
+ * only the low nibble of a code element is checked apart (codesWiderThan4Bits: the same low nibble under
+ * other high bits). Wider integers (packed words) are random bits. Floats are +-(1 + j/1024) * 2^e,
  * e in [-8, 8]: exact in f16 (so products stay exact in double), of both signs and over a range wide
  * enough that clamps of scales or weights (max(s, 0), min(s, 100), |W| > 1000 ? 0 : W) change some
  * samples instead of passing for the formula. */
@@ -45,9 +47,11 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
   for (int i = 0, r = rankOf(tensor); i < r; ++i)
     h = mix64(h ^ (uint64_t)idx[i]);
   int width = intWidth(elementTypeOf(tensor));
+  if (width > 8)
+    return intScalar(h, width);
   if (width > 0) {
-    const uint64_t high = mix64(h + (!mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll) ? 1 : 0));
-    return intScalar((h & 15) | (high & ~(uint64_t)15), width); /* intScalar masks to the width */
+    const bool reroll = !mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll);
+    return intScalar((h & 15) | (reroll ? mix64(h + 1) & ~(uint64_t)15 : 0), width); /* masked to the width */
   }
   const double magnitude = ldexp(1.0 + (double)(h % 1024) / 1024.0, (int)((h >> 10) % 17) - 8);
   return floatScalar((h >> 15) & 1 ? -magnitude : magnitude);
@@ -384,9 +388,11 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       bool decodes = true;
       for (int i = 0; i < count && decodes; ++i) {
         const Sample *s = &samples[i];
-        double z = !width  ? s->zpRaw.f
-                   : packed ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
-                            : (double)s->zpRaw.bits;
+        /* an unpacked i32 is signed, as the runtime reads it (torch-mlir's int32 zeros: sitofp) */
+        double z = !width       ? s->zpRaw.f
+                   : packed     ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
+                   : width == 32 ? (double)scalarSigned(s->zpRaw)
+                                 : (double)s->zpRaw.bits;
         z = wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
         decodes = fabs(zeroAt(dq, s) - z) <= 1e-6 * (1 + fabs(z));
       }
