@@ -402,8 +402,10 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
         return fail(ev, "tensor.extract out of bounds");
     Scalar table;
-    if (indexTableElement(op, tensor, idx, &table))
+    if (indexTableElement(op, tensor, idx, &table)) {
+      ev->readIndexTable |= numElements(tensor) > 16;
       return table;
+    }
     return evalElement(ev, tensor, idx);
   }
   if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) != 0 ||
@@ -558,8 +560,10 @@ Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
     }
   }
   Scalar table;
-  if (smallIndexTable(tensor, idx, &table)) /* index arithmetic, not data (also as a linalg operand) */
+  if (smallIndexTable(tensor, idx, &table)) { /* index arithmetic, not data (also as a linalg operand) */
+    ev->readIndexTable |= numElements(tensor) > 16;
     return table;
+  }
   if (ev->numReads < kMaxLeafReads) {
     LeafRead *r = &ev->reads[ev->numReads++];
     r->tensor = tensor;

@@ -52,6 +52,9 @@ struct Evaluator {
    * formula at one row, column or k (`select(n == 77, ...)`); the matchers of the chain set it. */
   bool positionInvariantConditions;
   MlirOperation checkedConditions[16]; /* comparisons already scanned */
+  /* Set when an element of a constant integer table of more than 16 elements was evaluated (a constant
+   * g_idx, say): samples only saw some of its entries, so a matcher checks the rest (match_dequant.c). */
+  bool readIndexTable;
   int numCheckedConditions;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };

@@ -507,6 +507,31 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
   return wider;
 }
 
+/* After a match that read a constant index table (a g_idx = k / G given as data): every k, not only the
+ * sampled ones, must read the scales (and zero points) of group k / G -- a table with one wrong entry
+ * passed the samples and fused. K evaluations, only for such chains. */
+static bool everyKInItsGroup(DequantEval *p, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  const DequantMatch *dq = p->dq;
+  const int64_t G = dq->groupSize, groups = mm->K / G, N = mm->N;
+  for (int64_t k = 0; k < mm->K; ++k) {
+    Sample s;
+    if (!evalSample(p, k, 0, &s, why))
+      return false;
+    const int64_t g = k / G;
+    const bool scaleOk = linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N : g);
+    const int64_t zpWant = dq->zpLayout == W4A16_ZP_N_G ? g : dq->zpLayout == W4A16_ZP_G_N ? g * N : g * (N / 8);
+    const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
+    if (!scaleOk || !zpOk) {
+      setReason(why, mm->view.op, "a constant index table maps k = %lld to another group than k / G = %lld (%s)",
+                (long long)k, (long long)g, scaleOk ? "zero points" : "scales");
+      return false;
+    }
+  }
+  (void)groups;
+  return true;
+}
+
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
@@ -569,7 +594,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
     }
   }
   free(attempt);
-  if (!matched)
+  if (!matched || (p.ev.readIndexTable && !everyKInItsGroup(&p, why)))
     return false;
 
   MlirValue weight = linalgInput(&mm->view, mm->weightInput);

@@ -17,11 +17,31 @@ static bool mapUsesDim(MlirAffineMap map, int dim) {
   return false;
 }
 
+/* Whether every cast between a linalg view's input and its yield widens (bf16 -> f32 -> f16 -> f32 rounds x
+ * to f16 on the way, which a widening view must not). */
+static bool castsOnlyWiden(MlirOperation op) {
+  LinalgView view;
+  if (!linalgView(op, &view))
+    return true; /* arith.extf on tensors */
+  MlirValue v = mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0);
+  for (MlirOperation cast = producer(v); !mlirOperationIsNull(cast) && mlirOperationGetNumOperands(cast) == 1;
+       cast = producer(v)) {
+    MlirType to = mlirValueGetType(v), from = mlirValueGetType(mlirOperationGetOperand(cast, 0));
+    if (isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) < mlirFloatTypeGetWidth(from))
+      return false;
+    if (isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) == mlirFloatTypeGetWidth(from) &&
+        !mlirTypeEqual(from, to))
+      return false; /* f16 <-> bf16 */
+    v = mlirOperationGetOperand(cast, 0);
+  }
+  return true;
+}
+
 static bool isWideningCast(MlirOperation op) {
   MlirValue out = mlirOperationGetResult(op, 0);
   MlirValue in = mlirOperationGetNumOperands(op) ? mlirOperationGetOperand(op, 0) : out;
   return isViewProducer(op) && isFloat(elementTypeOf(in)) && isFloat(elementTypeOf(out)) &&
-         mlirFloatTypeGetWidth(elementTypeOf(in)) < mlirFloatTypeGetWidth(elementTypeOf(out));
+         mlirFloatTypeGetWidth(elementTypeOf(in)) < mlirFloatTypeGetWidth(elementTypeOf(out)) && castsOnlyWiden(op);
 }
 
 /* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
@@ -42,6 +62,17 @@ static bool seeThroughConstants(Evaluator *ev, MlirOperation op) {
 static Scalar leafIndexTag(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   (void)ev, (void)tensor, (void)idx;
   return floatScalar(1.0);
+}
+
+/* Leaf values that depend on the element read (integers 0..15, floats in [1, 2)), so that two evaluations
+ * reading the same elements give the same value only if their arithmetic agrees. */
+static Scalar positionTag(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  (void)ev;
+  uint64_t h = 0x7a6u;
+  for (int i = 0; i < rankOf(tensor); ++i)
+    h = mix64(h ^ (uint64_t)idx[i]);
+  const int width = intWidth(elementTypeOf(tensor));
+  return width ? intScalar(h % 16, width) : floatScalar(1.0 + (double)(h % 1024) / 1024.0);
 }
 
 /* Iteration point for (sample row m, k, n): K splits into (outer, inner) when the contraction is grouped. */
@@ -99,23 +130,30 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
   const LinalgView *v = &mm->view;
   if (v->loopRange[d] == 1)
     return true;
+  /* the same stored elements and the same value at b = 0 and at every b in the loop's range (dynamic: 0..63):
+   * a weight can also differ by b through arithmetic on the position, zero point 8 + b say */
+  const int64_t range = v->loopRange[d] < 0 ? 64 : v->loopRange[d];
   for (int point = 0; point < 2; ++point) { /* every loop at 0; then the static ones at their last value */
     int64_t iter[kMaxRank] = {0}, idx[kMaxRank];
     for (int l = 0; point == 1 && l < v->numLoops; ++l)
       iter[l] = v->loopRange[l] > 1 ? v->loopRange[l] - 1 : 0;
     Evaluator at[2];
-    for (int b = 0; b < 2; ++b) {
-      iter[d] = b;
-      evalInit(&at[b], dequantSeeThrough, leafIndexTag, NULL);
-      evalAffineMap(v->maps[mm->weightInput], iter, idx);
-      evalElement(&at[b], linalgInput(v, mm->weightInput), idx);
-    }
-    if (at[0].error || at[1].error || at[0].numReads != at[1].numReads || at[0].numReads == 0)
-      return false;
-    for (int r = 0; r < at[0].numReads; ++r)
-      if (!valueEq(at[0].reads[r].tensor, at[1].reads[r].tensor) || at[0].reads[r].rank != at[1].reads[r].rank ||
-          memcmp(at[0].reads[r].idx, at[1].reads[r].idx, sizeof(int64_t) * (size_t)at[0].reads[r].rank) != 0)
+    double value[2] = {0, 0};
+    for (int64_t b = 1; b < range; ++b) {
+      for (int side = 0; side < 2; ++side) {
+        iter[d] = side ? b : 0;
+        evalInit(&at[side], dequantSeeThrough, positionTag, NULL);
+        evalAffineMap(v->maps[mm->weightInput], iter, idx);
+        value[side] = evalElement(&at[side], linalgInput(v, mm->weightInput), idx).f;
+      }
+      if (at[0].error || at[1].error || at[0].numReads != at[1].numReads || at[0].numReads == 0 ||
+          value[0] != value[1])
         return false;
+      for (int r = 0; r < at[0].numReads; ++r)
+        if (!valueEq(at[0].reads[r].tensor, at[1].reads[r].tensor) || at[0].reads[r].rank != at[1].reads[r].rank ||
+            memcmp(at[0].reads[r].idx, at[1].reads[r].idx, sizeof(int64_t) * (size_t)at[0].reads[r].rank) != 0)
+          return false;
+    }
   }
   return true;
 }
