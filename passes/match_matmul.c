@@ -299,8 +299,13 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
       }
       MlirType t = elementTypeOf(r->tensor);
       if (!w4a16IsActivationType(t)) {
-        char name[32];
-        setReason(why, mm->view.op, "x is %s, expected f16 or bf16", typeName(t, name, sizeof name));
+        char name[32], op[64];
+        MlirOperation from = producer(r->tensor);
+        if (!mlirOperationIsNull(from) && mlirOperationGetNumOperands(from) > 0) /* computed, not an argument */
+          setReason(why, mm->view.op, "x is %s, computed by %s, which is not a reshape or a widening cast of an f16 "
+                                      "or bf16 tensor", typeName(t, name, sizeof name), opName(from, op, sizeof op));
+        else
+          setReason(why, mm->view.op, "x is %s, expected f16 or bf16", typeName(t, name, sizeof name));
         return false;
       }
       int rowDims = rowDimsOf(mm, r->tensor);
