@@ -257,20 +257,24 @@ static const char *const kBadModule =
     "  }\n"
     "}\n";
 
-int main(void) {
-  /* Upstream passes the textual pipeline names (canonicalize, cse, ...). */
-  mlirRegisterTransformsPasses();
+/* A context as a downstream compiler makes one: the dialects it uses itself (func here) plus the w4a16
+ * dialect and the dialects the fuse pass creates ops of (w4a16RegisterDialects), diagnostics into log. */
+static MlirContext downstreamContext(DiagLog *log) {
   MlirContext ctx = mlirContextCreate();
-  DiagLog log = {0};
-  mlirContextAttachDiagnosticHandler(ctx, on_diagnostic, &log, NULL);
-
-  /* The downstream compiler registers what it uses itself (func here) plus the w4a16 dialect and the
-   * dialects the fuse pass creates ops of. */
+  mlirContextAttachDiagnosticHandler(ctx, on_diagnostic, log, NULL);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), registry);
   mlirContextAppendDialectRegistry(ctx, registry);
   mlirDialectRegistryDestroy(registry);
   w4a16RegisterDialects(ctx);
+  return ctx;
+}
+
+int main(void) {
+  /* Upstream passes the textual pipeline names (canonicalize, cse, ...). */
+  mlirRegisterTransformsPasses();
+  DiagLog log = {0};
+  MlirContext ctx = downstreamContext(&log);
 
   size_t num_infos = 0;
   const W4a16PassInfo *infos = w4a16PassInfos(&num_infos);
@@ -444,14 +448,8 @@ int main(void) {
   mlirContextDestroy(full);
 
   /* ---- 4. without w4a16RegisterAll the pipeline fails, located in the user's input ---- */
-  MlirContext bare = mlirContextCreate();
   DiagLog bare_log = {.located_in = "user.mlir"};
-  mlirContextAttachDiagnosticHandler(bare, on_diagnostic, &bare_log, NULL);
-  MlirDialectRegistry func_only = mlirDialectRegistryCreate();
-  mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), func_only);
-  mlirContextAppendDialectRegistry(bare, func_only);
-  mlirDialectRegistryDestroy(func_only);
-  w4a16RegisterDialects(bare);
+  MlirContext bare = downstreamContext(&bare_log);
   size_t wrapped_len = strlen(kModule) + 16;
   char *wrapped = malloc(wrapped_len);
   CHECK(wrapped != NULL, "out of memory");
