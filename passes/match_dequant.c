@@ -513,7 +513,7 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
 static bool everyKInItsGroup(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
-  const int64_t G = dq->groupSize, groups = mm->K / G, N = mm->N;
+  const int64_t G = dq->groupSize, N = mm->N;
   for (int64_t k = 0; k < mm->K; ++k) {
     Sample s;
     if (!evalSample(p, k, 0, &s, why))
@@ -528,7 +528,6 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
       return false;
     }
   }
-  (void)groups;
   return true;
 }
 
