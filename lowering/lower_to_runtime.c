@@ -36,15 +36,15 @@ static int enumAttr(MlirOperation op, const char *name, const char *(*names)(int
   MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
   return w4a16_value_of(names, s.data, s.length);
 }
-static int activationCode(MlirOperation op) { return enumAttr(op, "activation", w4a16_activation_name); }
-static int weightLayoutCode(MlirOperation op) {
-  bool isSigned = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("signed_codes")));
-  return enumAttr(op, "weight_layout", w4a16_weight_layout_name) | (isSigned ? W4A16_WEIGHT_SIGNED_CODES : 0);
-}
-static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
 static bool hasUnitAttr(MlirOperation op, const char *name) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
 }
+static int activationCode(MlirOperation op) { return enumAttr(op, "activation", w4a16_activation_name); }
+static int weightLayoutCode(MlirOperation op) {
+  return enumAttr(op, "weight_layout", w4a16_weight_layout_name) |
+         (hasUnitAttr(op, "signed_codes") ? W4A16_WEIGHT_SIGNED_CODES : 0);
+}
+static int scalesLayoutCode(MlirOperation op) { return enumAttr(op, "scales_layout", w4a16_scales_layout_name); }
 static int zeroPointLayoutCode(MlirOperation op) {
   return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name) |
          (hasUnitAttr(op, "zero_points_are_offsets") ? W4A16_ZP_OFFSETS : 0) |
