@@ -9,8 +9,9 @@
 # 4. gpu_test --small on CANDIDATE (last: the call's time limit may cut it).
 # Output in $OUT (default bench/out/ab-TIME, git-ignored): summary.txt (the lines a ledger row quotes) and
 # raw.tgz (logs and CSVs). SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
-# ZP_TREES="NAME..." also times those trees with zero points (w4a16_bench --zero-points) as NAME-zp, in the
-# same rounds; FULL_TEST=1 runs the candidate's full gpu_test (before the benchmarks) instead of --small.
+# ZP_TREES="NAME..." also times those trees with zero points (w4a16_bench --zero-points) as NAME-zp, and
+# BF16_TREES="NAME..." in bf16 (--bf16) as NAME-bf16, in the same rounds; FULL_TEST=1 runs the candidate's
+# full gpu_test (before the benchmarks) instead of --small.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${OUT:-$ROOT/bench/out/ab-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -36,17 +37,19 @@ if [ "${FULL_TEST:-0}" = 1 ]; then
   echo "gpu_test ($cand): exit $? in $(( $(date +%s) - t0 )) s; $(grep -c '^FAIL' "$R/gpu_test-full-$cand.log") FAIL lines;" \
     "$(grep 'oracle matrix' "$R/gpu_test-full-$cand.log"); $(tail -1 "$R/gpu_test-full-$cand.log")" | tee -a "$S"
 fi
+# bench_one TREE LABEL FLAGS...: one timing run of TREE's w4a16_bench as LABEL (shape and round from the loop)
+bench_one() {
+  local tree=$1 label=$2; shift 2
+  timeout 120 "$ROOT/build-$tree/bin/w4a16_bench" "$@" --shape "$shape" --ms 1,16,32,64 \
+    --csv "$R/bench-$label-$shape-r$r.csv" >"$R/bench-$label-$shape-r$r.log" 2>&1
+  echo "bench $label $shape round $r: exit $?" >>"$R/bench-runs.txt"
+}
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for shape in ${SHAPES:-8192x8192 14336x4096 8192x28672 28672x8192}; do
     for n in "${names[@]}"; do
-      timeout 120 "$ROOT/build-$n/bin/w4a16_bench" --ours-only --shape "$shape" --ms 1,16,32,64 \
-        --csv "$R/bench-$n-$shape-r$r.csv" >"$R/bench-$n-$shape-r$r.log" 2>&1
-      echo "bench $n $shape round $r: exit $?" >>"$R/bench-runs.txt"
-      case " ${ZP_TREES:-} " in *" $n "*)
-        timeout 120 "$ROOT/build-$n/bin/w4a16_bench" --zero-points --shape "$shape" --ms 1,16,32,64 \
-          --csv "$R/bench-$n-zp-$shape-r$r.csv" >"$R/bench-$n-zp-$shape-r$r.log" 2>&1
-        echo "bench $n-zp $shape round $r: exit $?" >>"$R/bench-runs.txt" ;;
-      esac
+      bench_one "$n" "$n" --ours-only
+      case " ${ZP_TREES:-} " in *" $n "*) bench_one "$n" "$n-zp" --zero-points ;; esac
+      case " ${BF16_TREES:-} " in *" $n "*) bench_one "$n" "$n-bf16" --bf16 ;; esac
     done
   done
 done

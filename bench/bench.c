@@ -12,7 +12,7 @@
  * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
- *               [--sweep FILE] [--graph] [--zero-points]
+ *               [--sweep FILE] [--graph] [--zero-points] [--bf16]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -23,7 +23,9 @@
  *                       (docs/contract.md §3: no M slower than M+1 by > 10 %)
  *     --zero-points     ours with random integer zero points 0..15 per group and column (AWQ / asymmetric
  *                       GPTQ; issue #17); implies --ours-only (the baselines are symmetric), and the floor
- *                       counts the plan's zero-point bytes (one per group and column) */
+ *                       counts the plan's zero-point bytes (one per group and column)
+ *     --bf16            ours with bf16 x, bias, residual, out and scales (issue #18; the same values rounded to
+ *                       bf16); implies --ours-only (the baselines are f16) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -170,7 +172,7 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
-  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, user_shape[2] = {0, 0}, user_ms[8],
+  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, bf16 = 0, user_shape[2] = {0, 0}, user_ms[8],
       n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
@@ -179,6 +181,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
     else if (!strcmp(argv[i], "--graph")) graph = 1;
     else if (!strcmp(argv[i], "--zero-points")) zero_points = ours_only = 1;
+    else if (!strcmp(argv[i], "--bf16")) bf16 = ours_only = 1;
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -189,8 +192,8 @@ int main(int argc, char **argv) {
   const double bw = measure_read_bw(prop.multiProcessorCount);
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
-  printf("ours timed as %s%s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
-         zero_points ? ", with zero points" : "");
+  printf("ours timed as %s%s%s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
+         zero_points ? ", with zero points" : "", bf16 ? ", bf16" : "");
   FILE *csv = fopen(csv_path, "w");
   if (!csv) return 2;
   FILE *sweep = sweep_path ? fopen(sweep_path, "w") : NULL;
@@ -223,7 +226,8 @@ int main(int argc, char **argv) {
     uint16_t *hs = malloc(sbytes), *hx = malloc((size_t)Mmax * K * 2), *hb = malloc((size_t)N * 2);
     uint16_t *hr = malloc((size_t)Mmax * N * 2);
     for (size_t i = 0; i < qbytes / 4; ++i) hq[i] = (int32_t)w4t_rand(&seed);
-    for (size_t i = 0; i < sbytes / 2; ++i) hs[i] = w4a16_f2h((float)w4t_uniform(&seed, 0.001, 0.03));
+    const w4a16_element_type type = bf16 ? W4A16_ELEM_BF16 : W4A16_ELEM_F16;
+    for (size_t i = 0; i < sbytes / 2; ++i) hs[i] = w4t_encode(w4t_uniform(&seed, 0.001, 0.03), type);
     uint16_t *dz = NULL; /* with --zero-points only, so the symmetric runs keep the data they always had */
     if (zero_points) {
       uint16_t *hz = malloc(sbytes);
@@ -232,9 +236,9 @@ int main(int argc, char **argv) {
       CK(cudaMemcpy(dz, hz, sbytes, cudaMemcpyHostToDevice));
       free(hz);
     }
-    w4t_make_x(hx, Mmax, K, W4T_RANDOM, seed);
-    w4t_make_vec(hb, N, -1, 1, seed + 1);
-    w4t_make_vec(hr, (int64_t)Mmax * N, -1, 1, seed + 2);
+    w4t_make_x_typed(hx, Mmax, K, W4T_RANDOM, type, seed);
+    w4t_make_vec_typed(hb, N, -1, 1, type, seed + 1);
+    w4t_make_vec_typed(hr, (int64_t)Mmax * N, -1, 1, type, seed + 2);
     c.plans = calloc((size_t)c.R, sizeof *c.plans);
     c.qw = calloc((size_t)c.R, sizeof *c.qw);
     c.sc = calloc((size_t)c.R, sizeof *c.sc);
@@ -243,7 +247,8 @@ int main(int argc, char **argv) {
       c.qw[r] = dmalloc(qbytes), c.sc[r] = dmalloc(sbytes);
       CK(cudaMemcpy(c.qw[r], hq, qbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(c.sc[r], hs, sbytes, cudaMemcpyHostToDevice));
-      if (w4a16_plan_create_zp(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, K, N, 128, &c.plans[r]) != W4A16_OK) {
+      if (w4a16_plan_create_typed(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, NULL, K, N, 128, type, type,
+                                  &c.plans[r]) != W4A16_OK) {
         fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
         return 2;
       }
@@ -261,7 +266,7 @@ int main(int argc, char **argv) {
 
     /* The three implementations must agree before they are timed (M = 16, same weight copy); the
        baselines know no zero points. */
-    if (!zero_points) {
+    if (!zero_points && !bf16) {
       const size_t n = (size_t)16 * N;
       uint16_t *o[3];
       for (int impl = 0; impl < 3; ++impl) {

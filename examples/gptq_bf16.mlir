@@ -4,7 +4,7 @@
 // bf16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain with bf16 x/bias/out and f16 scales (dequant packed_k8_n/g_n -> matmul -> bias
-// -> silu). The CUDA kernels take f16 only: compiled code runs this weight on the CPU reference.
+// -> silu). Under the CUDA backend compiled code runs it on the bf16 CUDA kernels.
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>

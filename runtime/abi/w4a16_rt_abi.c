@@ -237,7 +237,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbl
 
 /* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
  * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, offsets or
- * zero points that are not integers 0..15, bf16): compiled code holds host memory, so such a weight runs on
+ * zero points that are not integers 0..15): compiled code holds host memory, so such a weight runs on
  * the CPU reference -- slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
@@ -249,12 +249,8 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   bool all8 = true, nibbles = true;
   uint16_t *offsets = NULL;
   uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &nibbles, &offsets);
-  const bool f16 = key->ioType == W4A16_ELEM_F16 && key->scalesType == W4A16_ELEM_F16;
   char fallback[sizeof g_cpuFallbackReason] = "";
-  if (!f16)
-    snprintf(fallback, sizeof fallback, "%s activations, %s scales (the CUDA kernels take f16)",
-             key->ioType == W4A16_ELEM_BF16 ? "bf16" : "f16", key->scalesType == W4A16_ELEM_BF16 ? "bf16" : "f16");
-  else if (key->groupSize != W4A16_DEFAULT_GROUP_SIZE)
+  if (key->groupSize != W4A16_DEFAULT_GROUP_SIZE)
     snprintf(fallback, sizeof fallback, "group size %lld (the CUDA kernels take %d)", (long long)key->groupSize,
              W4A16_DEFAULT_GROUP_SIZE);
   else if (offsets)

@@ -1,10 +1,11 @@
 // Building blocks both fused GEMM kernels share (v1: gemm_v1.cuh, v3: gemm_v3.cuh): the fused
-// epilogue (activation, bias, residual, the one f16 rounding), the split-K partial-sum reduction, the
+// epilogue (activation, bias, residual, the one rounding to f16 or bf16), the split-K partial-sum reduction, the
 // cp.async pipeline primitives and the int4 -> f16 dequantisation. The probes in bench/probes build
 // against these too.
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -19,10 +20,33 @@ constexpr int kGroupK = 1 << kGroupShift;  // cost sign-fixing instructions
 static_assert(kGroupK == W4A16_DEFAULT_GROUP_SIZE, "kernels and contract disagree on the group size");
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 
+// The element type of x, bias, residual and out (one per plan), which is also the type the tensor cores
+// multiply in: __half or __nv_bfloat16. The kernels take those tensors as raw 16-bit words and convert
+// through these; the scales' type is independent (a run-time flag, scale_value).
+template <class T> struct Io;
+template <> struct Io<__half> {
+  static constexpr bool kBf16 = false;
+  static __device__ __forceinline__ float to_float(uint16_t bits) { return __half2float(__ushort_as_half(bits)); }
+  static __device__ __forceinline__ uint16_t round(float v) { return __half_as_ushort(__float2half_rn(v)); }
+};
+template <> struct Io<__nv_bfloat16> {
+  static constexpr bool kBf16 = true;
+  static __device__ __forceinline__ float to_float(uint16_t bits) { return __uint_as_float((uint32_t)bits << 16); }
+  static __device__ __forceinline__ uint16_t round(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+};
+
+// A scale (f16 or bf16 bits, TileMeta) as f32: the plan's scales type is a run-time flag rather than a
+// template parameter (GPTQ keeps f16 scales for bf16 models): one select per scale and group, next to
+// the dequantisation's hundreds of instructions.
+__device__ __forceinline__ float scale_value(const unsigned char *p, bool bf16) {
+  const uint16_t bits = *reinterpret_cast<const uint16_t *>(p);
+  return bf16 ? __uint_as_float((uint32_t)bits << 16) : __half2float(__ushort_as_half(bits));
+}
+
 // One K group's metadata of one 16-column tile, as the plan stores it ([K/128][Npad/16] records) and the
-// kernels stage it: the tile's 16 scales (f16) and, in the zero-point form (ZP), its 16 zero points, one
-// byte each in pair order (byte 2c holds column c's z, byte 2c + 1 column c + 8's z times 16;
-// ZeroPoints::from_pair). One record comes in
+// kernels stage it: the tile's 16 scales (f16 or bf16) and, in the zero-point form (ZP), its 16 zero
+// points, one byte each in pair order (byte 2c holds column c's z, byte 2c + 1 column c + 8's z, times 16
+// for f16 kernels; ZeroPoints::from_pair). One record comes in
 // one copy instruction (2 or 3 lanes x 16 bytes): fetching the zero points from an array of their own,
 // in a second instruction, cost 8 % on 8192x28672 at M = 1 (bench/RESULTS.md, session 10).
 template <bool ZP> struct TileMeta {
@@ -51,36 +75,38 @@ __device__ __forceinline__ float activation(float v, int act) {
 // tile's rows staged in shared memory (kernel v3). Element (token tok of the CTA's chunk, output column
 // n): bias[n - col0], residual[(tok - row0) * stride + n - col0]; null pointers: no bias / residual.
 struct EpilogueInputs {
-  const __half *bias, *residual;
+  const uint16_t *bias, *residual;  // elements of the io type (Io<T>)
   int col0, row0;
   size_t stride;
-  static __device__ __forceinline__ EpilogueInputs global(const __half *bias, const __half *residual, int m0, int N) {
+  static __device__ __forceinline__ EpilogueInputs global(const uint16_t *bias, const uint16_t *residual, int m0,
+                                                          int N) {
     return {bias, residual, 0, -m0, (size_t)N};
   }
-  __device__ __forceinline__ const __half *bias_at(int n) const { return bias ? bias + (n - col0) : nullptr; }
-  __device__ __forceinline__ const __half *residual_at(int tok, int n) const {
+  __device__ __forceinline__ const uint16_t *bias_at(int n) const { return bias ? bias + (n - col0) : nullptr; }
+  __device__ __forceinline__ const uint16_t *residual_at(int tok, int n) const {
     return residual ? residual + (size_t)(tok - row0) * stride + (n - col0) : nullptr;
   }
 };
 
 // The fused epilogue for 8 consecutive columns of one token: bias, activation and residual in f32,
-// then the one rounding to f16; 16-byte loads and store. bias8 / residual8 may be null.
-__device__ __forceinline__ void store8(const float (&v)[8], const __half *bias8, const __half *residual8, __half *out8,
-                                       int act) {
+// then the one rounding to the io type T; 16-byte loads and store. bias8 / residual8 may be null.
+template <class T>
+__device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
+                                       uint16_t *out8, int act) {
   uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
   if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
   if (residual8) res_v = *reinterpret_cast<const uint4 *>(residual8);
-  const __half *bh = reinterpret_cast<const __half *>(&bias_v);
-  const __half *rh = reinterpret_cast<const __half *>(&res_v);
+  const uint16_t *bh = reinterpret_cast<const uint16_t *>(&bias_v);
+  const uint16_t *rh = reinterpret_cast<const uint16_t *>(&res_v);
   uint4 o;
-  __half *oh = reinterpret_cast<__half *>(&o);
+  uint16_t *oh = reinterpret_cast<uint16_t *>(&o);
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     float t = v[e];
-    if (bias8) t += __half2float(bh[e]);
+    if (bias8) t += Io<T>::to_float(bh[e]);
     t = activation(t, act);
-    if (residual8) t += __half2float(rh[e]);
-    oh[e] = __float2half_rn(t);  // the one f16 rounding
+    if (residual8) t += Io<T>::to_float(rh[e]);
+    oh[e] = Io<T>::round(t);  // the one rounding
   }
   *reinterpret_cast<uint4 *>(out8) = o;
 }
@@ -116,10 +142,10 @@ __device__ __forceinline__ void split_items(int split, int splits, int items, in
 // its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
 // finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
 // 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
-// rounding to f16. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
-template <int kCols, int kRedStride, int kThreads>
+// rounding to the io type. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+template <class T, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
-                                                 int N, const EpilogueInputs &in, __half *out, int act) {
+                                                 int N, const EpilogueInputs &in, uint16_t *out, int act) {
   constexpr int kGroups8 = kCols / 8;
   int i0, i1;
   split_items(split, splits, rows * kGroups8, i0, i1);
@@ -138,7 +164,7 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
 #endif
       lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
     });
-    store8(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
+    store8<T>(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
   }
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();
@@ -168,16 +194,27 @@ __device__ __forceinline__ uint32_t and_or(uint32_t a, uint32_t b, uint32_t c) {
   return d;
 }
 
-// One repacked word -> the four f16x2 A-fragment registers of one mma, holding code - z exactly.
-// Magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
+__device__ __forceinline__ uint32_t bfma2_u(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// One repacked word -> the four A-fragment registers (two halves each) of one mma, holding code - z
+// exactly, in the io type T. Nibble j of the word was placed by repack_kernel so that registers come out
+// as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7): registers 0 and 2 hold the lane's column gr,
+// registers 1 and 3 column gr + 8, so each needs one zero point, given as the per-type constants of
+// ZeroPoints<T>. The symmetric form's constants (z = 8) are compile-time.
+//
+// f16, magic-number trick: OR-ing a nibble into the mantissa of 1024.0 (0x6400) gives the f16 value
 // 1024 + code (one LOP3); subtracting 1024 + z leaves code - z. A nibble sitting 4 bits higher gives
-// 1024 + 16*code, so fma(v, 1/16, -(64 + z)) = code - z instead. Both halves of a register are
-// converted at once, and the results are exact (|code - z| <= 15). Nibble j of the word was placed by
-// repack_kernel so that registers come out as (nib0,nib4) (nib1,nib5) (nib2,nib6) (nib3,nib7): the
-// low-nibble registers hold the lane's column gr, the high-nibble ones column gr + 8, so each needs
-// one zero point, given as the f16x2 constant the form subtracts (ZeroPoints). The symmetric form's
-// constants (z = 8) are compile-time, and that code is what it was before zero points existed.
-struct ZeroPoints {
+// 1024 + 16*code, so fma(v, 1/16, -(64 + z)) = code - z instead: 9 instructions per word.
+// bf16 has 7 mantissa bits: 128.0 (0x4300) has ulp 1, so 128 + code works for a nibble in bits 0-3, but
+// a nibble in bits 4-7 would reach the exponent. The high nibbles are shifted down first (two more
+// shifts: 11 instructions per word), and fma(v, 1, -(128 + z)) leaves code - z (exact: |code - z| <= 15
+// needs 4 significant bits). bf16x2 fma is sm_80's; bf16x2 sub only came with sm_90.
+template <class T> struct ZeroPoints;
+template <> struct ZeroPoints<__half> {
   uint32_t lo;  // (1024 + z[gr]) in both halves
   uint32_t hi;  // -(64 + z[gr + 8]) in both halves
   static constexpr __device__ __forceinline__ ZeroPoints symmetric() { return {0x64086408u, 0xd480d480u}; }
@@ -189,14 +226,33 @@ struct ZeroPoints {
     return {__byte_perm(pair, 0xd464u, 0x4040u), __byte_perm(pair, 0xd464u, 0x5151u)};
   }
 };
+template <> struct ZeroPoints<__nv_bfloat16> {
+  uint32_t lo;  // -(128 + z[gr]) in both halves
+  uint32_t hi;  // -(128 + z[gr + 8]) in both halves
+  static constexpr __device__ __forceinline__ ZeroPoints symmetric() { return {0xc308c308u, 0xc308c308u}; }
+  // pair = z[gr] | z[gr + 8] << 8 (a bf16 plan stores neither shifted); -(128 + z) is 0xc300 + z.
+  static __device__ __forceinline__ ZeroPoints from_pair(uint32_t pair) {
+    return {__byte_perm(pair, 0xc3u, 0x4040u), __byte_perm(pair, 0xc3u, 0x4141u)};
+  }
+};
 
-__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4], ZeroPoints z = ZeroPoints::symmetric()) {
-  constexpr uint32_t kLo = 0x000f000fu, kHi = 0x00f000f0u, kMagic = 0x64006400u, kSixteenth = 0x2c002c00u;
-  const uint32_t q8 = q >> 8;
-  a[0] = hsub2_u(and_or(q, kLo, kMagic), z.lo);
-  a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, z.hi);
-  a[2] = hsub2_u(and_or(q8, kLo, kMagic), z.lo);
-  a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, z.hi);
+template <class T>
+__device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4], ZeroPoints<T> z = ZeroPoints<T>::symmetric()) {
+  constexpr uint32_t kLo = 0x000f000fu;
+  if constexpr (Io<T>::kBf16) {
+    constexpr uint32_t kMagic = 0x43004300u, kOne = 0x3f803f80u;
+    a[0] = bfma2_u(and_or(q, kLo, kMagic), kOne, z.lo);
+    a[1] = bfma2_u(and_or(q >> 4, kLo, kMagic), kOne, z.hi);
+    a[2] = bfma2_u(and_or(q >> 8, kLo, kMagic), kOne, z.lo);
+    a[3] = bfma2_u(and_or(q >> 12, kLo, kMagic), kOne, z.hi);
+  } else {
+    constexpr uint32_t kHi = 0x00f000f0u, kMagic = 0x64006400u, kSixteenth = 0x2c002c00u;
+    const uint32_t q8 = q >> 8;
+    a[0] = hsub2_u(and_or(q, kLo, kMagic), z.lo);
+    a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, z.hi);
+    a[2] = hsub2_u(and_or(q8, kLo, kMagic), z.lo);
+    a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, z.hi);
+  }
 }
 
 }  // namespace w4a16

@@ -44,8 +44,10 @@ struct w4a16_cuda_plan {
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   int sms, cc_major;
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
-  __half *scales;       // [K/128][Npad/16] TileMeta records: scales (and zero points when form = 1)
+  void *scales;         // [K/128][Npad/16] TileMeta records: scales (and zero points when form = 1)
   int form;             // kernel tables' first index: 0 symmetric, 1 zero points
+  bool bf16;            // x, bias, residual and out are bf16 (the bf16 kernels), else f16
+  bool scales_bf16;     // the scales are bf16, else f16 (independent of the io type)
   uint64_t bytes;       // wq + scales
   // Workspace split-K state (see run_v3), guarded by `mu`. The partial sums are sized by
   // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M); the flags and arrival counters are
@@ -66,8 +68,8 @@ using w4a16::KernelEntry;
 
 int token_tiles(int64_t M) { return M >= 64 ? 8 : (int)((M + 7) / 8); }
 
-const KernelEntry &kernel_for(int form, int warps, int64_t M) {
-  return w4a16::kV1Kernels[form][warps == 8 ? 1 : 0][token_tiles(M) - 1];
+const KernelEntry &kernel_for(const w4a16_cuda_plan *p, int64_t M) {
+  return w4a16::v1_kernels(p->bf16)[p->form][p->warps == 8 ? 1 : 0][token_tiles(M) - 1];
 }
 
 // Word w of the repacked weight, w = (((g * NB + cb) * 4 + tt) * 2 + kc) * 128 + lane * 4 + ks (NB =
@@ -101,36 +103,38 @@ __global__ void repack_kernel(const int32_t *__restrict__ qw, uint32_t *__restri
   }
 }
 
-__global__ void scales_kernel(const __half *__restrict__ in, __half *__restrict__ out, int G, int N, int Npad) {
+// The symmetric form's records: the scales (f16 or bf16 bits, copied), padding columns 0.
+__global__ void scales_kernel(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, int G, int N, int Npad) {
   const size_t total = (size_t)G * Npad;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
     const int n = (int)(i % Npad);
     const size_t g = i / Npad;
-    out[i] = n < N ? in[g * N + n] : __float2half(0.f);
+    out[i] = n < N ? in[g * N + n] : (uint16_t)0;
   }
 }
 
-// The zero-point form's TileMeta records ([G][Npad/16] x 48 bytes, common.cuh) from the caller's f16
-// scales and zero points ([G][N], integers 0..15): per column its scale at 2c of the record and its zero
-// point at byte 32 + 2 (c % 8) + c / 8 (pair order; columns 8-15 times 16, as ZeroPoints::from_pair takes
-// them). Padding columns get scale 0 and zero point 8.
+// The zero-point form's TileMeta records ([G][Npad/16] x 48 bytes, common.cuh) from the caller's scales
+// (f16 or bf16 bits, copied) and f16 zero points ([G][N], integers 0..15): per column its scale at 2c of
+// the record and its zero point at byte 32 + 2 (c % 8) + c / 8 (pair order; columns 8-15 shifted left by
+// hi_shift: 4 for the f16 kernels, 0 for bf16, as ZeroPoints<T>::from_pair takes them). Padding columns
+// get scale 0 and zero point 8.
 // *bad |= 1 when a zero point is not an integer in 0..15, 2 when one is not 8.
-__global__ void meta_kernel(const __half *__restrict__ scales, const __half *__restrict__ zero_points,
-                            unsigned char *__restrict__ out, int G, int N, int Npad, unsigned *bad) {
+__global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *__restrict__ zero_points,
+                            unsigned char *__restrict__ out, int G, int N, int Npad, int hi_shift, unsigned *bad) {
   const size_t total = (size_t)G * Npad;
   unsigned flags = 0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
     const int n = (int)(i % Npad), c = n % 16;
     const size_t g = i / Npad;
     float z = 8.f;
-    __half s = __float2half(0.f);
+    uint16_t s = 0;
     if (n < N) z = __half2float(zero_points[g * N + n]), s = scales[g * N + n];
     const bool integer = z >= 0.f && z <= 15.f && z == truncf(z);
     flags |= (integer ? 0u : 1u) | (z != 8.f ? 2u : 0u);
     unsigned char *record = out + (g * (Npad / 16) + n / 16) * w4a16::TileMeta<true>::kBytes;
-    *reinterpret_cast<__half *>(record + 2 * c) = s;
+    *reinterpret_cast<uint16_t *>(record + 2 * c) = s;
     const unsigned zb = integer ? (unsigned)z : 8u;
-    record[w4a16::TileMeta<true>::kZeroOffset + 2 * (c % 8) + c / 8] = (unsigned char)(c < 8 ? zb : zb << 4);
+    record[w4a16::TileMeta<true>::kZeroOffset + 2 * (c % 8) + c / 8] = (unsigned char)(c < 8 ? zb : zb << hi_shift);
   }
   if (flags) atomicOr(bad, flags);
 }
@@ -190,7 +194,7 @@ int choose_splits(int ctas_n, int G, int capacity) {
 std::mutex g_mu;
 int g_attr_done_dev = -1;                 // device whose kernels got their shared-memory attribute
 int g_occ_dev = -1;
-int g_occ[2][2][8][9];                    // v3: resident CTAs per GPU for (form, W, NT, S); -1 = not asked yet
+int g_occ[2][2][2][8][9];                 // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
 PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
 
 w4a16_status prepare_device(int dev) {  // call with g_mu held
@@ -198,17 +202,18 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
   if (g_attr_done_dev != dev) {
     int major = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    for (int f = 0; f < 2; ++f)
-      for (int w = 0; w < 2; ++w)
-        for (int nt = 0; nt < 8; ++nt) {
-          const KernelEntry &k1 = w4a16::kV1Kernels[f][w][nt];
-          if ((e = cudaFuncSetAttribute(k1.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k1.smem)) != cudaSuccess)
-            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
-          const w4a16::V3Entry &k3 = w4a16::kV3Kernels[f][w][nt];
-          if (major == 9 &&
-              (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
-            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
-        }
+    for (int t = 0; t < 2; ++t)
+      for (int f = 0; f < 2; ++f)
+        for (int w = 0; w < 2; ++w)
+          for (int nt = 0; nt < 8; ++nt) {
+            const KernelEntry &k1 = w4a16::v1_kernels(t == 1)[f][w][nt];
+            if ((e = cudaFuncSetAttribute(k1.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k1.smem)) != cudaSuccess)
+              return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
+            const w4a16::V3Entry &k3 = w4a16::v3_kernels(t == 1)[f][w][nt];
+            if (major == 9 &&
+                (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
+              return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
+          }
     g_attr_done_dev = dev;
   }
   if (g_occ_dev != dev) {
@@ -251,12 +256,12 @@ int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, 
   return c;
 }
 
-// CTAs of v3 kernel (form, W index wi, NT) with cluster size S that the GPU holds at once (call with
-// g_mu held: the answers are cached per device).
-int v3_capacity(int form, int wi, int nt, int S, int sms) {
-  int &c = g_occ[form][wi][nt - 1][S];
+// CTAs of v3 kernel (io type, form, W index wi, NT) with cluster size S that the GPU holds at once (call
+// with g_mu held: the answers are cached per device).
+int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
+  int &c = g_occ[bf16][form][wi][nt - 1][S];
   if (c < 0) {
-    const w4a16::V3Entry &k = w4a16::kV3Kernels[form][wi][nt - 1];
+    const w4a16::V3Entry &k = w4a16::v3_kernels(bf16)[form][wi][nt - 1];
     c = capacity(k.fn, k.threads, k.smem, S, sms);
   }
   return c;
@@ -321,7 +326,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   V3Choice best = {4, 1, false};
   double best_cost = -1;
   for (int wi = 1; wi >= 0; --wi) {
-    const w4a16::V3Entry &k = w4a16::kV3Kernels[p->form][wi][nt - 1];
+    const w4a16::V3Entry &k = w4a16::v3_kernels(p->bf16)[p->form][wi][nt - 1];
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
     for (int S = 1; S <= 8 && S <= G; ++S) {
@@ -330,7 +335,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
         const V3Choice c = {k.W, S, global != 0};
         if (global && (tiles * S > kMaxGrid || split_bytes(p, c, M) > partials_allowance(p, M))) continue;
-        const int cap = v3_capacity(p->form, wi, nt, global ? 1 : S, sms);
+        const int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
         if (cap <= 0) continue;
         const long long ctas = tiles * S, waves = (ctas + cap - 1) / cap;
         const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
@@ -361,7 +366,7 @@ int env_int(const char *name, int dflt) {
 // memory, [G][N]) into p->scales, when some zero points are not 8; all 8 is the symmetric form, and
 // p->scales stays null for plan_create's symmetric path. One small allocation for the verdict, and a
 // synchronisation (plan creation, not the call path).
-static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const __half *scales, const __half *zero_points, int G,
+static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const uint16_t *scales, const __half *zero_points, int G,
                                         int sms) {
   const size_t bytes = (size_t)G * p->Npad * w4a16::TileMeta<true>::kPerColumn;
   unsigned char *meta = nullptr;
@@ -374,7 +379,7 @@ static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const __half *scales
     cudaFree(meta), cudaFree(bad);
     return st;
   }
-  meta_kernel<<<sms * 4, 256>>>(scales, zero_points, meta, G, p->N, p->Npad, bad);
+  meta_kernel<<<sms * 4, 256>>>(scales, zero_points, meta, G, p->N, p->Npad, p->bf16 ? 0 : 4, bad);
   if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&verdict, bad, 4, cudaMemcpyDeviceToHost)) != cudaSuccess) {
     cudaFree(meta), cudaFree(bad);
     return cuda_fail(e, "plan_create(cuda): zero-point kernel (are scales and zero points device pointers?)");
@@ -387,7 +392,7 @@ static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const __half *scales
                       "(the offset form, w4a16_plan_create_offsets, runs on the CPU reference)");
   }
   if (verdict & 2u) {
-    p->scales = reinterpret_cast<__half *>(meta);
+    p->scales = meta;
     p->form = 1;
     p->bytes += bytes;
   } else {
@@ -407,6 +412,7 @@ extern "C" int w4a16_cuda_available_impl(void) {
 
 extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales,
                                                const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
+                                               w4a16_element_type io_type, w4a16_element_type scales_type,
                                                w4a16_cuda_plan **out) {
   *out = nullptr;
   if (group_size != w4a16::kGroupK)
@@ -424,6 +430,8 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   p->K = (int)K;
   p->N = (int)N;
   p->Npad = (int)((N + 63) / 64 * 64);
+  p->bf16 = io_type == W4A16_ELEM_BF16;
+  p->scales_bf16 = scales_type == W4A16_ELEM_BF16;
   const int G = (int)(K / group_size);
   cudaDeviceProp prop;
   w4a16_status st = W4A16_OK;
@@ -444,13 +452,13 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     p->bytes = wbytes;
     // The prep kernels run on the legacy default stream, which orders them after work already queued on
     // blocking streams (e.g. the upload of qweight); the sync lets the caller free its buffers.
-    if (zero_points && (st = prepare_zero_points(p, (const __half *)scales, (const __half *)zero_points, G,
+    if (zero_points && (st = prepare_zero_points(p, scales, (const __half *)zero_points, G,
                                                  prop.multiProcessorCount)) != W4A16_OK)
       goto fail;
     if (!p->scales) {  // the symmetric form: the scales alone, [G][Npad]
       if ((st = device_alloc((void **)&p->scales, sbytes, "scales")) != W4A16_OK) goto fail;
       p->bytes += sbytes;
-      scales_kernel<<<prop.multiProcessorCount * 4, 256>>>((const __half *)scales, p->scales, G, (int)N, p->Npad);
+      scales_kernel<<<prop.multiProcessorCount * 4, 256>>>(scales, (uint16_t *)p->scales, G, (int)N, p->Npad);
     }
     repack_kernel<<<prop.multiProcessorCount * 8, 256>>>(qweight, (uint32_t *)p->wq, (int)K, (int)N, p->Npad);
     if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(0)) != cudaSuccess) {
@@ -466,7 +474,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     // CTAs to spread over the SMs: narrow matrices use 4 warps (128 columns).
     p->warps = 8;
     if ((long long)((p->Npad / 16 + 15) / 16) * (G < 8 ? G : 8) < (long long)p->sms * 3 / 2) p->warps = 4;
-    const KernelEntry &k = kernel_for(p->form, p->warps, 32);
+    const KernelEntry &k = kernel_for(p, 32);
     int per_sm = 1;
     if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, k.smem)) != cudaSuccess) {
       st = cuda_fail(e, "plan_create(cuda): occupancy query");
@@ -572,21 +580,26 @@ extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, in
   return p && p->version == 3 && M >= 1 ? split_bytes(p, v3_choice(p, M), M) : 0;
 }
 
+// The element types, when not the default f16.
+static const char *type_note(const w4a16_cuda_plan *p) {
+  return p->bf16 ? (p->scales_bf16 ? " bf16" : " bf16 (f16 scales)") : p->scales_bf16 ? " (bf16 scales)" : "";
+}
+
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
   if (p->version == 3) {
     const V3Choice c = v3_choice(p, M < 1 ? 1 : M);
     const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
-    snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%lldx%lld%s%s", p->K, p->N,
+    snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%lldx%lld%s%s%s", p->K, p->N,
              (long long)M, c.W, nt * 8, c.S, c.S, tiles_n, chunks,
              c.S == 1 ? "" : c.global ? " (split-K through the workspace)" : " (cluster split-K)",
-             p->form ? " zero points" : "");
+             p->form ? " zero points" : "", type_note(p));
     return;
   }
   const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
-  snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld warps=%d token_tiles=%d splits=%d grid=%dx%dx%lld (%s)%s", p->K,
+  snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld warps=%d token_tiles=%d splits=%d grid=%dx%dx%lld (%s)%s%s", p->K,
            p->N, (long long)M, p->warps, nt, p->splits, p->splits, ctas_n, (long long)((M + 63) / 64),
-           p->splits > 1 ? "cluster split-K" : "no split", p->form ? " zero points" : "");
+           p->splits > 1 ? "cluster split-K" : "no split", p->form ? " zero points" : "", type_note(p));
 }
 
 namespace {
@@ -597,9 +610,10 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
                    w4a16_activation act, uint16_t *out, int64_t M) {
   a.wq = reinterpret_cast<decltype(a.wq)>(p->wq);
   a.scales = p->scales;
-  a.bias = (const __half *)bias;
-  a.residual = (const __half *)residual;
-  a.out = (__half *)out;
+  a.scales_bf16 = p->scales_bf16;
+  a.bias = bias;
+  a.residual = residual;
+  a.out = out;
   a.M = (int)M;
   a.K = p->K;
   a.N = p->N;
@@ -613,15 +627,15 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
                     const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
-  const w4a16::V3Entry &k = w4a16::kV3Kernels[p->form][c.W == 4 ? 1 : 0][nt - 1];
-  // x as a 2-D tensor [M][K] of f16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
+  const w4a16::V3Entry &k = w4a16::v3_kernels(p->bf16)[p->form][c.W == 4 ? 1 : 0][nt - 1];
+  // x as a 2-D tensor [M][K] of f16 or bf16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;
   cuuint64_t dims[2] = {(cuuint64_t)p->K, (cuuint64_t)M};
   cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
   cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
   cuuint32_t estr[2] = {1, 1};
-  CUresult r = g_encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)x, dims, strides, box, estr,
+  CUresult r = g_encode(&map, p->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)x, dims, strides, box, estr,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
@@ -700,10 +714,10 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
   if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
-  const KernelEntry &k = kernel_for(p->form, p->warps, M);
+  const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, out, M);
-  a.x = (const __half *)x;  // v3 reads x through its tensor map instead
+  a.x = x;  // v3 reads x through its tensor map instead
   a.splits = p->splits;
 
   cudaLaunchConfig_t cfg = {};

@@ -1,4 +1,5 @@
-// W4A16 fused GEMM, kernel v1 (issue #3): mma.sync + cp.async, sm_80 and later.
+// W4A16 fused GEMM, kernel v1 (issue #3): mma.sync + cp.async, sm_80 and later. T, the io type (x,
+// bias, residual, out and the mma operands), is f16 or bf16 (common.cuh).
 //
 // out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
 // z = 8 (symmetric) or per-group zero points (ZP).
@@ -11,8 +12,8 @@
 //    lane's A fragment for one mma (8 nibbles), and four consecutive k-steps of one lane sit in one
 //    16-byte vector: a warp reads 512 contiguous bytes per 64 k of a 16-column tile.
 //  * Scales are applied per group, not per weight: the mma sums (code-8)*x over one 128-k group into
-//    fresh f32 registers p, then acc = fma(p, scale, acc). (code-8) is exact in f16, so no weight is
-//    ever rounded, and it costs 4 FMAs per mma tile per group instead of a multiply per weight.
+//    fresh f32 registers p, then acc = fma(p, scale, acc). (code-8) is exact in f16 and bf16, so no
+//    weight is ever rounded, and it costs 4 FMAs per mma tile per group instead of a multiply per weight.
 //  * A CTA owns NCOLS = 32*WARPS output columns (each warp two 16-column tiles) for one range of
 //    K groups; the groups stream through a STAGES-deep cp.async pipeline (weights, the CTA's x slice,
 //    the group's scales) so that many 16-byte loads are in flight per SM.
@@ -21,7 +22,7 @@
 //    CTA r reduces the r-th slice of the tile by reading every peer's partials through distributed
 //    shared memory, always in split order 0,1,..,S-1, so the sum is bitwise reproducible and no global
 //    buffer exists that concurrent runs on other streams could share. The epilogue (bias, activation,
-//    residual, the single f16 rounding) runs on those registers and stores 16 bytes per thread.
+//    residual, the single rounding to T) runs on those registers and stores 16 bytes per thread.
 #pragma once
 
 #include "common.cuh"
@@ -33,12 +34,13 @@ constexpr int kXStride = 136;  // halves per staged x row: 128 + 8 pad, so the 8
 
 struct GemmArgs {
   const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (group-major, cuda_backend.cu)
-  const __half *scales;     // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
-  const __half *x;          // [M][K]
-  const __half *bias;       // [N] or null
-  const __half *residual;   // [M][N] or null
-  __half *out;              // [M][N]
+  const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
+  const uint16_t *x;        // [M][K]; x, bias, residual and out in the kernel's io type
+  const uint16_t *bias;     // [N] or null
+  const uint16_t *residual; // [M][N] or null
+  uint16_t *out;            // [M][N]
   int M, K, N, Npad, splits, act;
+  int scales_bf16;          // the records' scales are bf16 (else f16)
 };
 
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid) {
@@ -55,14 +57,21 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], unsigned addr) {
                : "memory");
 }
 
+template <class T>
 __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-               "{%0,%1,%2,%3};\n"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  if constexpr (Io<T>::kBf16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <int NT, int WARPS, int STAGES, bool ZP = false> struct Config {
+template <int NT, int WARPS, int STAGES, bool ZP> struct Config {
   static constexpr int kNA = 2;                        // 16-column tiles per warp
   static constexpr int kThreads = WARPS * 32;
   static constexpr int kTiles = WARPS * kNA;           // 16-column tiles per CTA
@@ -82,12 +91,12 @@ template <int NT, int WARPS, int STAGES, bool ZP = false> struct Config {
 // 16-column tiles (meta: the group's staged TileMeta records of the CTA's tiles).
 template <bool ZP, int NA, int NT>
 __device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const unsigned char *meta, int warp,
-                                                 int lane, float (&acc)[NA][NT][4]) {
+                                                 int lane, bool scales_bf16, float (&acc)[NA][NT][4]) {
 #pragma unroll
   for (int j = 0; j < NA; ++j) {
-    const __half *ss = reinterpret_cast<const __half *>(meta + (warp * NA + j) * TileMeta<ZP>::kBytes);
-    const float s0 = __half2float(ss[lane >> 2]);
-    const float s1 = __half2float(ss[(lane >> 2) + 8]);
+    const unsigned char *ss = meta + (warp * NA + j) * TileMeta<ZP>::kBytes;
+    const float s0 = scale_value(ss + 2 * (lane >> 2), scales_bf16);
+    const float s1 = scale_value(ss + 2 * ((lane >> 2) + 8), scales_bf16);
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
       acc[j][t][0] = fmaf(p[j][t][0], s0, acc[j][t][0]);
@@ -115,7 +124,7 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
     }
 }
 
-template <int NT, int WARPS, int STAGES, bool ZP>
+template <class T, int NT, int WARPS, int STAGES, bool ZP>
 __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
   using C = Config<NT, WARPS, STAGES, ZP>;
@@ -150,7 +159,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
                  args.wq + ((((size_t)grp * (args.Npad >> 6) + (tile >> 2)) * 4 + (tile & 3)) * 2 + kc) * 32 + lane,
                  true);
     }
-    __half *xs = reinterpret_cast<__half *>(st + C::kWBytes);
+    uint16_t *xs = reinterpret_cast<uint16_t *>(st + C::kWBytes);
     for (int c = tid; c < C::kRows * 16; c += C::kThreads) {
       const int row = c >> 4, col = (c & 15) * 8;
       const bool ok = row < rows;
@@ -190,14 +199,14 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
     const unsigned xs = static_cast<unsigned>(__cvta_generic_to_shared(st + C::kWBytes));
     const unsigned char *meta = st + C::kWBytes + C::kXBytes;
     // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants).
-    ZeroPoints z[NA];
+    ZeroPoints<T> z[NA];
 #pragma unroll
     for (int j = 0; j < NA; ++j) {
       if constexpr (ZP)
-        z[j] = ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(
+        z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
             meta + (warp * NA + j) * TileMeta<ZP>::kBytes + TileMeta<ZP>::kZeroOffset + (lane >> 2) * 2));
       else
-        z[j] = ZeroPoints::symmetric();
+        z[j] = ZeroPoints<T>::symmetric();
     }
     float p[NA][NT][4];
 #pragma unroll
@@ -231,13 +240,13 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
           ldmatrix_x4(b, xs + ((t * 8 + (lane & 7)) * kXStride + kcol) * 2);
 #pragma unroll
           for (int j = 0; j < NA; ++j) {
-            mma16816(p[j][t], a[j][0], b[0], b[1]);
-            mma16816(p[j][t], a[j][1], b[2], b[3]);
+            mma16816<T>(p[j][t], a[j][0], b[0], b[1]);
+            mma16816<T>(p[j][t], a[j][1], b[2], b[3]);
           }
         }
       }
     }
-    scale_accumulate<ZP>(p, meta, warp, lane, acc);
+    scale_accumulate<ZP>(p, meta, warp, lane, args.scales_bf16, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums
@@ -253,7 +262,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
   __syncthreads();
 #endif
 
-  reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N,
+  reduce_and_store<T, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N,
                                                         EpilogueInputs::global(args.bias, args.residual, m0, args.N),
                                                         args.out, args.act);
 }

@@ -1,6 +1,8 @@
 // W4A16 fused GEMM, kernel v3 (issue #5): sm_90a, wgmma with the dequantised weight as the register
 // operand ("swap AB": A = 64 output columns x 16 k of weight, B = x^T, N = M rounded up to 8), and
-// each warp streaming its own weights.
+// each warp streaming its own weights. T, the io type (x, bias, residual, out and both wgmma operands),
+// is f16 or bf16: only the dequantisation's constants, the wgmma's type and the epilogue's conversions
+// differ (common.cuh).
 //
 // out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
 // z = 8 (symmetric) or per-group zero points (ZP).
@@ -58,7 +60,7 @@ using sm90::kBlockCols;
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
 // query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
 // refills, loop control) are paid once per 256 k. ZP: the weight carries zero points (see load_w).
-template <int NT, int W, bool ZP = false> struct Cfg {
+template <int NT, int W, bool ZP> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
@@ -107,17 +109,18 @@ __device__ __forceinline__ void cp_async16_noalloc(uint32_t smem, const void *gm
 // Four wgmma m64nTk16 (k 0-63 of one x box, descriptor low word xlo) on dequantised A fragments a,
 // into p; the first of them overwrites p when `fresh`. Committed as one wgmma group, so that the next
 // box's words can be dequantised while these run (one fence per group instead measured ~3 % slower).
-template <int T>
+template <int T, bool BF16>
 __device__ __forceinline__ void mma_box(const uint32_t (&a)[4][4], uint64_t desc_hi, uint32_t xlo, bool fresh,
                                         float (&p)[T / 2]) {
   sm90::wgmma_fence();
-  if (fresh) WgmmaRS<T, 0>::run(p, a[0], desc_hi | xlo);
-  else WgmmaRS<T, 1>::run(p, a[0], desc_hi | xlo);
+  if (fresh) WgmmaRS<T, 0, BF16>::run(p, a[0], desc_hi | xlo);
+  else WgmmaRS<T, 1, BF16>::run(p, a[0], desc_hi | xlo);
 #pragma unroll
-  for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
+  for (int kk = 1; kk < 4; ++kk) WgmmaRS<T, 1, BF16>::run(p, a[kk], desc_hi | (xlo + kk * 2));  // +32 B per 16 k
   sm90::wgmma_commit();
 }
-__device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4], ZeroPoints z) {
+template <class E>
+__device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4], ZeroPoints<E> z) {
   dequant8(w.x, a[0], z);
   dequant8(w.y, a[1], z);
   dequant8(w.z, a[2], z);
@@ -146,7 +149,7 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // wait, which waits for this grid to complete (also with programmatic dependent launch). Every memory
 // round trip here is on the call's critical path, so flags are polled by one lane each and an item's
 // partial loads are batched (add_partials).
-template <int kCols, int kRedStride, int kThreads>
+template <class E, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
                                              int tile, int split, int rows, int col0, int m0) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
@@ -194,7 +197,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
         lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
       }
     });
-    store8(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
+    store8<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
   }
 }
 
@@ -227,7 +230,7 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <int NT, int W, bool ZP>
+template <class E, int NT, int W, bool ZP>
 __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -342,7 +345,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
     split_items(split, splits, rows * (C::kCols / 8), i0, i1);
     if (i1 > i0) row_lo = i0 / (C::kCols / 8), row_hi = (i1 - 1) / (C::kCols / 8) + 1;
   }
-  __half *epi_smem = reinterpret_cast<__half *>(smem + C::kRingOrRed);  // [kTok][kCols] residual, then bias
+  uint16_t *epi_smem = reinterpret_cast<uint16_t *>(smem + C::kRingOrRed);  // [kTok][kCols] residual, then bias
   if (C::kStageEpilogue && warp == C::kW * 4 - 1) {
     const uint32_t bar = sm90::smem_u32(&epi_bar), row_bytes = 2u * (uint32_t)min(C::kCols, args.N - col0);
     const bool bias = args.bias && row_hi > row_lo;
@@ -396,33 +399,33 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
       // x, so the first words are dequantised before the x wait (hiding its latency).
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
       uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
-      float s0 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta0 + g8 * 2));
-      float s1 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta0 + 16 + g8 * 2));
+      float s0 = scale_value(ws + C::kMeta0 + g8 * 2, args.scales_bf16);
+      float s1 = scale_value(ws + C::kMeta0 + 16 + g8 * 2, args.scales_bf16);
       // The zero points of the lane's columns g8 and g8 + 8 (the symmetric form's are constants).
       auto zero_points = [&](const unsigned char *record) {
         if constexpr (ZP)
-          return ZeroPoints::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
-        else return ZeroPoints::symmetric();
+          return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
+        else return ZeroPoints<E>::symmetric();
       };
-      ZeroPoints z = zero_points(ws + C::kMeta0);
+      ZeroPoints<E> z = zero_points(ws + C::kMeta0);
       uint32_t a[4][4], b[4][4];
       dequant4(w0, a, z);
       sm90::mbar_wait(full, xphase);
-      mma_box<T>(a, desc_hi, xlo, true, p);
+      mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo, true, p);
       dequant4(w1, b, z);
-      mma_box<T>(b, desc_hi, xlo + kBox, false, p);
+      mma_box<T, Io<E>::kBf16>(b, desc_hi, xlo + kBox, false, p);
       if (two) {
         const unsigned char *wt = ws + C::kWeights1;
         w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
-        const float t0 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta1 + g8 * 2));
-        const float t1 = __half2float(*reinterpret_cast<const __half *>(ws + C::kMeta1 + 16 + g8 * 2));
+        const float t0 = scale_value(ws + C::kMeta1 + g8 * 2, args.scales_bf16);
+        const float t1 = scale_value(ws + C::kMeta1 + 16 + g8 * 2, args.scales_bf16);
         z = zero_points(ws + C::kMeta1);
         scale_add<ND>(p, s0, s1, acc);
         dequant4(w0, a, z);
-        mma_box<T>(a, desc_hi, xlo + 2 * kBox, true, p);
+        mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo + 2 * kBox, true, p);
         dequant4(w1, b, z);
-        mma_box<T>(b, desc_hi, xlo + 3 * kBox, false, p);
+        mma_box<T, Io<E>::kBf16>(b, desc_hi, xlo + 3 * kBox, false, p);
         s0 = t0, s1 = t1;
       }
       scale_add<ND>(p, s0, s1, acc);
@@ -453,11 +456,11 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
   }
   if (args.partials) {
     __syncthreads();
-    finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
+    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
-    reduce_and_store<C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in, args.out,
-                                                          args.act);
+    reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,
+                                                             args.out, args.act);
   }
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere

@@ -84,7 +84,7 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
     return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: qweight %p must be 4-byte aligned (int32 words)",
                       (const void *)qweight);
   if ((uintptr_t)scales % 2 != 0)
-    return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (f16)",
+    return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (16-bit elements)",
                       (const void *)scales);
 
   if (offsets && backend == W4A16_BACKEND_CUDA)
@@ -92,15 +92,14 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
   if ((io_type != W4A16_ELEM_F16 && io_type != W4A16_ELEM_BF16) ||
       (scales_type != W4A16_ELEM_F16 && scales_type != W4A16_ELEM_BF16))
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown element type");
-  if ((io_type != W4A16_ELEM_F16 || scales_type != W4A16_ELEM_F16) && backend == W4A16_BACKEND_CUDA)
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take f16 only (bf16: the CPU reference)");
   w4a16_plan *p = (w4a16_plan *)calloc(1, sizeof *p);
   if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
   p->backend = backend;
   p->K = K;
   p->N = N;
   w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, io_type, scales_type, &p->cpu)
-                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size, &p->cuda);
+                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size,
+                                                                          io_type, scales_type, &p->cuda);
   if (st != W4A16_OK) {
     free(p);
     return st;
@@ -132,7 +131,7 @@ w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: out overlaps x, bias or residual");
   if (plan->backend == W4A16_BACKEND_CPU) {
     if ((uintptr_t)x % 2 || (uintptr_t)out % 2 || (uintptr_t)bias % 2 || (uintptr_t)residual % 2)
-      return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run: x, out, bias and residual must be 2-byte aligned (f16)");
+      return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run: x, out, bias and residual must be 2-byte aligned (16-bit elements)");
     return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, out);
   }
   return w4a16_cuda_plan_run(plan->cuda, x, M, bias, residual, activation, out, stream);

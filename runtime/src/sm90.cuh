@@ -15,11 +15,12 @@ constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 
 
 struct Args {
   const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
-  const __half *scales;     // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
-  const __half *bias;       // [N] or null
-  const __half *residual;   // [M][N] or null
-  __half *out;              // [M][N]
+  const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
+  const uint16_t *bias;     // [N] or null; bias, residual, out (and x) in the kernel's io type
+  const uint16_t *residual; // [M][N] or null
+  uint16_t *out;            // [M][N]
   int M, K, N, Npad, act;
+  int scales_bf16;          // the records' scales are bf16 (else f16)
   int splits;               // CTAs per tile along K
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
   // between calls: each call's last CTA of a tile resets what the tile used.

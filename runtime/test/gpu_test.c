@@ -1,6 +1,7 @@
 /* GPU test (run by runtime/test/run-gpu.sh on the device; not part of ctest, CI has no GPU).
  *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
  *                       symmetric and with zero points (random, the extremes 0 and 15),
+ *                       bf16 x/bias/residual/out with bf16 and f16 scales on every kernel path,
  *                       forced split counts and CTA widths (v3), the v1 kernel,
  *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
  *                       (x = the previous call's out, for programmatic dependent launch), and
@@ -102,6 +103,64 @@ static void run_zero_point_matrix(int small, uint64_t seed, w4t_stats *st) {
     w4t_run_case_zp(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, z, seed++, st, 0);
     set_splits(0);
     set_kernel(NULL);
+  }
+}
+
+/* bf16 (issue #18): x, bias, residual and out bf16, scales bf16 or f16, symmetric and with zero points,
+   against the f64 oracle within the bf16 tolerance, on every kernel path the f16 matrices force. */
+static void run_bf16_matrix(int small, uint64_t seed, w4t_stats *st) {
+  const w4a16_element_type bf = W4A16_ELEM_BF16;
+  if (small) {
+    static const int64_t Ms[] = {1, 17, 64, 65};
+    for (int i = 0; i < 4; ++i)
+      w4t_run_case_typed(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, (w4t_zp)(i % 3), bf, bf, seed++, st, 0);
+    set_global(1), set_splits(2);
+    w4t_run_case_typed(&gpu_ops, 1152, 520, 17, W4T_RANDOM, W4T_ZP_EXTREME, bf, W4A16_ELEM_F16, seed++, st, 0);
+    set_global(0), set_splits(0);
+    set_kernel("v1");
+    w4t_run_case_typed(&gpu_ops, 1024, 136, 17, W4T_RANDOM, W4T_ZP_RANDOM, bf, bf, seed++, st, 0);
+    set_kernel(NULL);
+    return;
+  }
+  for (int sc = 0; sc < 2; ++sc) {
+    const w4a16_element_type scales = sc ? W4A16_ELEM_F16 : bf;
+    for (int zp = W4T_ZP_NONE; zp < W4T_ZP_COUNT; ++zp) {
+      const w4t_zp z = (w4t_zp)zp;
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+        w4t_run_case_typed(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, z, bf, scales, seed++, st, 0);
+        w4t_run_case_typed(&gpu_ops, 384, 40, 2, (w4t_kind)kind, z, bf, scales, seed++, st, 0);
+      }
+      static const int64_t Ms[] = {1, 16, 33, 64, 65, 130};
+      for (int i = 0; i < 6; ++i) w4t_run_case_typed(&gpu_ops, 2048, 520, Ms[i], W4T_RANDOM, z, bf, scales, seed++, st, 0);
+      if (sc) continue; /* f16 scales: the data kinds and M above; the kernel paths below with bf16 scales */
+      for (int s = 1; s <= 8; ++s) {
+        set_splits(s);
+        w4t_run_case_typed(&gpu_ops, 2048, 520, 5, W4T_RANDOM, z, bf, scales, seed++, st, 0);
+      }
+      set_splits(0);
+      for (int w = 2; w <= 4; w += 2) {
+        set_wg(w);
+        for (int64_t M = 8; M <= 64; M += 8)
+          w4t_run_case_typed(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, z, bf, scales, seed++, st, 0);
+      }
+      set_wg(0);
+      set_global(1);
+      for (int s = 2; s <= 8; s += 3) {
+        set_splits(s);
+        w4t_run_case_typed(&gpu_ops, 1152, 520, 1 + s * 7, W4T_RANDOM, z, bf, scales, seed++, st, 0);
+        w4t_run_case_typed(&gpu_ops, 2048, 520, 100, W4T_ALTERNATING, z, bf, scales, seed++, st, 0);
+      }
+      set_splits(0);
+      set_global(0);
+      set_kernel("v1");
+      static const int64_t v1M[] = {1, 17, 64, 100};
+      for (int i = 0; i < 4; ++i)
+        w4t_run_case_typed(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, z, bf, scales, seed++, st, 0);
+      set_splits(3);
+      w4t_run_case_typed(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, z, bf, scales, seed++, st, 0);
+      set_splits(0);
+      set_kernel(NULL);
+    }
   }
 }
 
@@ -494,6 +553,13 @@ int main(int argc, char **argv) {
          st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,
          st.worst_elem_ratio);
   total_fail += st.failures;
+  w4t_stats bf = {0, 0, 0, 0};
+  run_bf16_matrix(small, 9000, &bf);
+  printf("%s: bf16 oracle matrix on the GPU: %lld runs, %lld failures, worst rel-norm %.3e (limit 1.6e-2), worst "
+         "element error %.3f of its bound\n",
+         bf.failures ? "FAIL" : "PASS", (long long)bf.runs, (long long)bf.failures, bf.worst_rel_norm,
+         bf.worst_elem_ratio);
+  total_fail += bf.failures;
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();

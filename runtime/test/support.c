@@ -37,15 +37,28 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
+uint16_t w4t_encode(double v, w4a16_element_type type) {
+  return type == W4A16_ELEM_BF16 ? w4a16_f2bf((float)v) : w4a16_f2h((float)v);
+}
+double w4t_decode(uint16_t bits, w4a16_element_type type) {
+  return type == W4A16_ELEM_BF16 ? (double)w4a16_bf2f(bits) : (double)w4a16_h2f(bits);
+}
+
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed) {
   w4t_make_weights_zp(w, K, N, kind, W4T_ZP_NONE, seed);
 }
 
 void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed) {
+  w4t_make_weights_typed(w, K, N, kind, zp, W4A16_ELEM_F16, seed);
+}
+
+void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp,
+                            w4a16_element_type scales_type, uint64_t seed) {
   uint64_t s = seed * 7919u + 1;
   w->K = K;
   w->N = N;
   w->zero_points = NULL;
+  w->scales_type = scales_type;
   w->qweight = (int32_t *)xmalloc((size_t)(K / 8) * (size_t)N * 4);
   w->scales = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
   for (int64_t kw = 0; kw < K / 8; ++kw)
@@ -74,7 +87,7 @@ void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4
     case W4T_CODES0: sc = w4t_uniform(&s, 0.001, 0.003); break;
     default: sc = w4t_uniform(&s, 0.001, 0.03); break;
     }
-    w->scales[i] = w4a16_f2h((float)(zp == W4T_ZP_NONE ? sc : sc / 2));
+    w->scales[i] = w4t_encode(zp == W4T_ZP_NONE ? sc : sc / 2, scales_type);
   }
   if (zp == W4T_ZP_NONE) return;
   w->zero_points = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
@@ -95,6 +108,10 @@ void w4t_free_weights(w4t_weights *w) {
 }
 
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed) {
+  w4t_make_x_typed(x, M, K, kind, W4A16_ELEM_F16, seed);
+}
+
+void w4t_make_x_typed(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, w4a16_element_type type, uint64_t seed) {
   uint64_t s = seed * 104729u + 3;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k) {
@@ -105,20 +122,27 @@ void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed)
       case W4T_ALTERNATING: v = ((k & 1) ? -1.0 : 1.0) * w4t_uniform(&s, 4.0, 8.0); break;
       default: v = w4t_uniform(&s, -2.0, 2.0); break;
       }
-      x[m * K + k] = w4a16_f2h((float)v);
+      x[m * K + k] = w4t_encode(v, type);
     }
 }
 
 void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed) {
-  uint64_t s = seed * 15485863u + 5;
-  for (int64_t i = 0; i < n; ++i) v[i] = w4a16_f2h((float)w4t_uniform(&s, lo, hi));
+  w4t_make_vec_typed(v, n, lo, hi, W4A16_ELEM_F16, seed);
 }
 
-void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc) {
+void w4t_make_vec_typed(uint16_t *v, int64_t n, double lo, double hi, w4a16_element_type type, uint64_t seed) {
+  uint64_t s = seed * 15485863u + 5;
+  for (int64_t i = 0; i < n; ++i) v[i] = w4t_encode(w4t_uniform(&s, lo, hi), type);
+}
+
+/* acc (and, if abs_acc is not NULL, sum_k |x W|) with x of type io. */
+static void oracle_acc(const w4t_weights *w, const uint16_t *x, w4a16_element_type io, int64_t M, double *acc,
+                       double *abs_acc) {
   const int64_t K = w->K, N = w->N;
   double *wg = (double *)xmalloc((size_t)128 * (size_t)N * sizeof(double));
   double *xd = (double *)xmalloc((size_t)128 * sizeof(double));
   memset(acc, 0, (size_t)M * (size_t)N * sizeof(double));
+  if (abs_acc) memset(abs_acc, 0, (size_t)M * (size_t)N * sizeof(double));
   for (int64_t g = 0; g < K / 128; ++g) {
     /* Dequantise one group in f64 straight from the formula of docs/contract.md §1: nibble k%8 of word [k/8, n]. */
     for (int64_t kk = 0; kk < 128; ++kk) {
@@ -127,21 +151,27 @@ void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *
         const uint32_t word = (uint32_t)w->qweight[(k / 8) * N + n];
         const int code = (int)((word >> (4 * (k % 8))) & 15u);
         const double z = w->zero_points ? (double)w4a16_h2f(w->zero_points[g * N + n]) : 8.0;
-        wg[kk * N + n] = ((double)code - z) * (double)w4a16_h2f(w->scales[g * N + n]);
+        wg[kk * N + n] = ((double)code - z) * w4t_decode(w->scales[g * N + n], w->scales_type);
       }
     }
     for (int64_t m = 0; m < M; ++m) {
       double *am = acc + m * N;
-      for (int64_t kk = 0; kk < 128; ++kk) xd[kk] = (double)w4a16_h2f(x[m * K + g * 128 + kk]);
+      for (int64_t kk = 0; kk < 128; ++kk) xd[kk] = w4t_decode(x[m * K + g * 128 + kk], io);
       for (int64_t kk = 0; kk < 128; ++kk) {
         const double xv = xd[kk];
         const double *wr = wg + kk * N;
         for (int64_t n = 0; n < N; ++n) am[n] += xv * wr[n];
+        if (abs_acc)
+          for (int64_t n = 0; n < N; ++n) abs_acc[m * N + n] += fabs(xv * wr[n]);
       }
     }
   }
   free(wg);
   free(xd);
+}
+
+void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc) {
+  oracle_acc(w, x, W4A16_ELEM_F16, M, acc, NULL);
 }
 
 double w4t_oracle_act(double v, w4a16_activation act) {
@@ -150,15 +180,20 @@ double w4t_oracle_act(double v, w4a16_activation act) {
   return v;
 }
 
-void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
-                    w4a16_activation act, double *ref) {
+static void oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                       w4a16_activation act, w4a16_element_type io, double *ref) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
-      double v = acc[m * N + n] + (bias ? (double)w4a16_h2f(bias[n]) : 0.0);
+      double v = acc[m * N + n] + (bias ? w4t_decode(bias[n], io) : 0.0);
       v = w4t_oracle_act(v, act);
-      if (residual) v += (double)w4a16_h2f(residual[m * N + n]);
+      if (residual) v += w4t_decode(residual[m * N + n], io);
       ref[m * N + n] = v;
     }
+}
+
+void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                    w4a16_activation act, double *ref) {
+  oracle_out(acc, M, N, bias, residual, act, W4A16_ELEM_F16, ref);
 }
 
 w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
@@ -182,6 +217,34 @@ w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
   }
   c.rel_norm = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
   c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= 2e-3;
+  return c;
+}
+
+/* docs/contract.md §1's bf16 tolerance: rel-norm <= 1.6e-2, every element |out - ref| <= 2^-8 (|ref| + S +
+ * |residual|) + 1e-3 (S = sum_k |x W|, abs_acc), no NaN/Inf. max_elem_ratio is |out - ref| over that bound. */
+static w4t_cmp compare_bf16(const uint16_t *out, const double *ref, const double *abs_acc, const uint16_t *residual,
+                            int64_t count) {
+  w4t_cmp c = {0, 0, 0, 0, -1, 0};
+  double err2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double o = (double)w4a16_bf2f(out[i]), r = ref[i];
+    if (!isfinite(o) || !isfinite(r)) {
+      c.nonfinite++;
+      if (c.first_bad < 0) c.first_bad = i;
+      continue;
+    }
+    const double res = residual ? fabs((double)w4a16_bf2f(residual[i])) : 0.0;
+    const double d = fabs(o - r), ratio = d / ((fabs(r) + abs_acc[i] + res) / 256.0 + 1e-3);
+    err2 += d * d;
+    ref2 += r * r;
+    if (ratio > c.max_elem_ratio) c.max_elem_ratio = ratio;
+    if (ratio > 1.0) {
+      c.bad_elems++;
+      if (c.first_bad < 0) c.first_bad = i;
+    }
+  }
+  c.rel_norm = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+  c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= 1.6e-2;
   return c;
 }
 
@@ -215,6 +278,11 @@ static uint64_t dev_hash(const w4t_ops *ops, const void *d, size_t bytes) {
   return r;
 }
 
+static const char *types_name(w4a16_element_type io, w4a16_element_type scales) {
+  if (io == W4A16_ELEM_F16) return scales == W4A16_ELEM_F16 ? "" : " (bf16 scales)";
+  return scales == W4A16_ELEM_F16 ? " bf16 (f16 scales)" : " bf16";
+}
+
 static const char *act_name(w4a16_activation a) {
   return a == W4A16_ACT_SILU ? "silu" : a == W4A16_ACT_GELU_TANH ? "gelu_tanh" : "none";
 }
@@ -226,25 +294,33 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
 
 int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
                         uint64_t seed, w4t_stats *stats, int verbose) {
+  return w4t_run_case_typed(ops, K, N, M, kind, zp, W4A16_ELEM_F16, W4A16_ELEM_F16, seed, stats, verbose);
+}
+
+int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
+                           w4a16_element_type io, w4a16_element_type scales_type, uint64_t seed, w4t_stats *stats,
+                           int verbose) {
   int64_t fails = 0;
+  const int bf16 = io == W4A16_ELEM_BF16;
   w4t_weights w;
-  w4t_make_weights_zp(&w, K, N, kind, zp, seed);
+  w4t_make_weights_typed(&w, K, N, kind, zp, scales_type, seed);
   uint16_t *x = (uint16_t *)xmalloc((size_t)(M * K) * 2), *bias = (uint16_t *)xmalloc((size_t)N * 2);
   uint16_t *res = (uint16_t *)xmalloc((size_t)(M * N) * 2), *out = (uint16_t *)xmalloc((size_t)(M * N) * 2);
   uint16_t *out2 = (uint16_t *)xmalloc((size_t)(M * N) * 2);
   double *acc = (double *)xmalloc((size_t)(M * N) * sizeof(double));
   double *ref = (double *)xmalloc((size_t)(M * N) * sizeof(double));
-  w4t_make_x(x, M, K, kind, seed + 1);
-  w4t_make_vec(bias, N, -1.0, 1.0, seed + 2);
-  w4t_oracle_acc(&w, x, M, acc);
+  double *abs_acc = bf16 ? (double *)xmalloc((size_t)(M * N) * sizeof(double)) : NULL;
+  w4t_make_x_typed(x, M, K, kind, io, seed + 1);
+  w4t_make_vec_typed(bias, N, -1.0, 1.0, io, seed + 2);
+  oracle_acc(&w, x, io, M, acc, abs_acc);
 
   /* The plan must not depend on the caller's buffers after creation: free them right away. */
   void *d_qw = upload(ops, w.qweight, (size_t)(K / 8) * (size_t)N * 4);
   void *d_sc = upload(ops, w.scales, (size_t)(K / 128) * (size_t)N * 2);
   void *d_zp = w.zero_points ? upload(ops, w.zero_points, (size_t)(K / 128) * (size_t)N * 2) : NULL;
   w4a16_plan *plan = NULL;
-  w4a16_status st = w4a16_plan_create_zp(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc,
-                                         (const uint16_t *)d_zp, K, N, 128, &plan);
+  w4a16_status st = w4a16_plan_create_typed(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc,
+                                            (const uint16_t *)d_zp, NULL, K, N, 128, io, scales_type, &plan);
   ops->release(d_qw);
   ops->release(d_sc);
   if (d_zp) ops->release(d_zp);
@@ -266,15 +342,15 @@ int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t
         const uint16_t *hb_ptr = use_b ? bias : NULL;
         if (kind == W4T_OPPOSITE_RES) {
           /* residual cancels most of act(...): out is a small difference of large terms */
-          w4t_oracle_out(acc, M, N, hb_ptr, NULL, act, ref);
+          oracle_out(acc, M, N, hb_ptr, NULL, act, io, ref);
           uint64_t s = seed * 31 + (uint64_t)(a * 4 + use_b * 2 + use_r);
-          for (int64_t i = 0; i < M * N; ++i) res[i] = w4a16_f2h((float)(-ref[i] * w4t_uniform(&s, 0.5, 1.5)));
+          for (int64_t i = 0; i < M * N; ++i) res[i] = w4t_encode(-ref[i] * w4t_uniform(&s, 0.5, 1.5), io);
         } else {
-          w4t_make_vec(res, M * N, -1.0, 1.0, seed + 3 + (uint64_t)a);
+          w4t_make_vec_typed(res, M * N, -1.0, 1.0, io, seed + 3 + (uint64_t)a);
         }
         ops->put(d_r, res, (size_t)(M * N) * 2);
         const uint64_t hr = w4t_hash(res, (size_t)(M * N) * 2);
-        w4t_oracle_out(acc, M, N, hb_ptr, use_r ? res : NULL, act, ref);
+        oracle_out(acc, M, N, hb_ptr, use_r ? res : NULL, act, io, ref);
 
         ops->poison(d_o, (size_t)(M * N) * 2);
         st = w4a16_plan_run(plan, (const uint16_t *)d_x, M, use_b ? (const uint16_t *)d_b : NULL,
@@ -287,7 +363,7 @@ int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t
           continue;
         }
         ops->get(out, d_o, (size_t)(M * N) * 2);
-        const w4t_cmp c = w4t_compare(out, ref, M * N);
+        const w4t_cmp c = bf16 ? compare_bf16(out, ref, abs_acc, use_r ? res : NULL, M * N) : w4t_compare(out, ref, M * N);
         if (c.rel_norm > stats->worst_rel_norm) stats->worst_rel_norm = c.rel_norm;
         if (c.max_elem_ratio > stats->worst_elem_ratio) stats->worst_elem_ratio = c.max_elem_ratio;
 
@@ -304,16 +380,16 @@ int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t
         if (!c.pass || !same || !inputs_ok) {
           fails++;
           const int64_t i = c.first_bad;
-          printf("FAIL K=%lld N=%lld M=%lld kind=%s %s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
+          printf("FAIL K=%lld N=%lld M=%lld kind=%s %s%s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
                  "nonfinite=%lld bitwise_same=%d inputs_unchanged=%d [%s]\n",
-                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), act_name(act), use_b, use_r,
+                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), types_name(io, scales_type), act_name(act), use_b, use_r,
                  c.rel_norm, c.max_elem_ratio, (long long)c.bad_elems, (long long)c.nonfinite, same, inputs_ok, desc);
           if (i >= 0)
             printf("     first bad element m=%lld n=%lld: out=%.6g ref=%.6g\n", (long long)(i / N), (long long)(i % N),
-                   (double)w4a16_h2f(out[i]), ref[i]);
+                   w4t_decode(out[i], io), ref[i]);
         } else if (verbose) {
-          printf("ok   K=%lld N=%lld M=%lld kind=%s %s act=%s bias=%d res=%d rel=%.2e elem_ratio=%.3f\n", (long long)K,
-                 (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), act_name(act), use_b, use_r, c.rel_norm,
+          printf("ok   K=%lld N=%lld M=%lld kind=%s %s%s act=%s bias=%d res=%d rel=%.2e elem_ratio=%.3f\n", (long long)K,
+                 (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), types_name(io, scales_type), act_name(act), use_b, use_r, c.rel_norm,
                  c.max_elem_ratio);
         }
       }
@@ -325,6 +401,6 @@ int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t
 done:
   stats->failures += fails;
   w4t_free_weights(&w);
-  free(x), free(bias), free(res), free(out), free(out2), free(acc), free(ref);
+  free(x), free(bias), free(res), free(out), free(out2), free(acc), free(ref), free(abs_acc);
   return fails;
 }

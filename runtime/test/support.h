@@ -32,15 +32,24 @@ const char *w4t_zp_name(w4t_zp z);
 typedef struct {
   int64_t K, N;
   int32_t *qweight;     /* (K/8, N) */
-  uint16_t *scales;     /* (K/128, N) */
+  uint16_t *scales;     /* (K/128, N), of scales_type */
   uint16_t *zero_points;/* (K/128, N) f16, or NULL: 8 */
+  w4a16_element_type scales_type;
 } w4t_weights;
+
+/* 16-bit encodings (f16 or bf16 bits) of a value, rounded to nearest even, and back. */
+uint16_t w4t_encode(double v, w4a16_element_type type);
+double w4t_decode(uint16_t bits, w4a16_element_type type);
 
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed);
 void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed);
+void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp,
+                            w4a16_element_type scales_type, uint64_t seed);
 void w4t_free_weights(w4t_weights *w);
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed);
+void w4t_make_x_typed(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, w4a16_element_type type, uint64_t seed);
 void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed);
+void w4t_make_vec_typed(uint16_t *v, int64_t n, double lo, double hi, w4a16_element_type type, uint64_t seed);
 
 /* acc[m,n] = sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] in f64 (z = 8 without zero points). */
 void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc);
@@ -89,5 +98,11 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
 /* The same with zero points of the given form (plan through w4a16_plan_create_zp). */
 int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
                         uint64_t seed, w4t_stats *stats, int verbose);
+/* The same with element types (plan through w4a16_plan_create_typed): io for x, bias, residual and out,
+ * scales_type for the scales. A bf16 io type is judged by docs/contract.md §1's bf16 tolerance: relative
+ * L2 <= 1.6e-2, every element within 2^-8 (|ref| + S + |residual|) + 1e-3, S = sum_k |x W|. */
+int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
+                           w4a16_element_type io, w4a16_element_type scales_type, uint64_t seed, w4t_stats *stats,
+                           int verbose);
 
 #endif

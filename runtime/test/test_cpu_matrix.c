@@ -1,7 +1,9 @@
 /* CPU reference backend vs the f64 oracle over the issue #3 matrix: M in {1,2,17,31,32,64}, several
  * K/N including K = 8192, docs/contract.md §1's adversarial data, all three activations, bias and residual each
  * present and absent (w4t_run_case covers the 12 epilogue combinations, bitwise repeatability and
- * unchanged inputs); and the zero-point forms (random 0..15, the extremes 0 and 15) with every kind. */
+ * unchanged inputs); the zero-point forms (random 0..15, the extremes 0 and 15) with every kind; and bf16
+ * x/bias/residual/out with f16 and bf16 scales, symmetric and with zero points, every kind, judged by the bf16
+ * tolerance (the same cases gpu_test runs on the CUDA kernels). */
 #include <stdio.h>
 
 #include "support.h"
@@ -23,9 +25,20 @@ int main(void) {
       w4t_run_case_zp(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, (w4t_zp)zp, seed++, &st, 0);
       w4t_run_case_zp(&w4t_cpu_ops, 8192, 64, 1, (w4t_kind)kind, (w4t_zp)zp, seed++, &st, 0);
     }
+  /* bf16 is reported apart: its tolerance is not f16's, so its worst ratios are not comparable. */
+  w4t_stats bf = {0, 0, 0, 0};
+  for (int scales = 0; scales < 2; ++scales)
+    for (int zp = W4T_ZP_NONE; zp < W4T_ZP_COUNT; ++zp)
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind)
+        w4t_run_case_typed(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, (w4t_zp)zp, W4A16_ELEM_BF16,
+                           scales ? W4A16_ELEM_BF16 : W4A16_ELEM_F16, seed++, &bf, 0);
+  printf("%s: cpu bf16 matrix, %lld runs, %lld failures, worst rel-norm %.3e (limit 1.6e-2), worst element "
+         "error %.3f of its bound\n",
+         bf.failures ? "FAIL" : "PASS", (long long)bf.runs, (long long)bf.failures, bf.worst_rel_norm,
+         bf.worst_elem_ratio);
   printf("%s: cpu matrix, %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element "
          "error %.3f of its bound\n",
          st.failures ? "FAIL" : "PASS", (long long)st.runs, (long long)st.failures, st.worst_rel_norm,
          st.worst_elem_ratio);
-  return st.failures != 0 || st.runs == 0;
+  return st.failures != 0 || st.runs == 0 || bf.failures != 0 || bf.runs == 0;
 }

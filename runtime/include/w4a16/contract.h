@@ -80,7 +80,7 @@ static inline int w4a16_zp_nibble(int layout, int c) {
 }
 
 /* Element type of x, bias, residual and out (one type per op), and independently of the scales; the
- * kernels accumulate in f32. bf16 runs on the CPU reference (the CUDA kernels take f16). */
+ * kernels accumulate in f32. */
 typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0, W4A16_ELEM_BF16 = 1 } w4a16_element_type;
 
 /* --- group size ------------------------------------------------------------------------------------ */

@@ -72,8 +72,8 @@ w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qwe
 
 /* Every form, with element types (issue #18): io_type is that of x, bias, residual and out in every
  * w4a16_plan_run of the plan, scales_type that of scales (f16 or bf16 independently: GPTQ keeps f16 scales
- * for bf16 models); zero points and offsets stay f16. bf16 runs on the CPU reference: a CUDA plan with a
- * bf16 type fails with W4A16_ERR_BAD_ARGUMENT. */
+ * for bf16 models); zero points and offsets stay f16. Both backends take every combination (the CUDA
+ * kernels multiply in the io type and accumulate in f32). */
 w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                      const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
                                      int64_t group_size, w4a16_element_type io_type,

@@ -1,0 +1,4 @@
+// The bf16 v1 kernels: gemm_v1.cu with bf16 x, bias, residual and out (a translation unit of its own so
+// that the build compiles the two io types in parallel).
+#define W4A16_KERNEL_BF16 1
+#include "gemm_v1.cu"
