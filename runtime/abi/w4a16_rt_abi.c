@@ -170,7 +170,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
     if (error == cudaSuccess && zeroPoints)
       error = cudaMemcpy(dZeroPoints, zeroPoints, scaleBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
-      status = w4a16_plan_create_zp(backend, dWeight, dScales, dZeroPoints, K, N, G, plan);
+      status = w4a16_plan_create_typed(backend, dWeight, dScales, dZeroPoints, NULL, K, N, G, ioType, scalesType, plan);
     else
       snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
