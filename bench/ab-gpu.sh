@@ -10,8 +10,9 @@
 # Output in $OUT (default bench/out/ab-TIME, git-ignored): summary.txt (the lines a ledger row quotes) and
 # raw.tgz (logs and CSVs). SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
 # ZP_TREES="NAME..." also times those trees with zero points (w4a16_bench --zero-points) as NAME-zp, and
-# BF16_TREES="NAME..." in bf16 (--bf16) as NAME-bf16, in the same rounds; FULL_TEST=1 runs the candidate's
-# full gpu_test (before the benchmarks) instead of --small.
+# BF16_TREES="NAME..." in bf16 (--bf16) as NAME-bf16, and VARIANTS="TREE,LABEL,FLAGS;..." any other
+# w4a16_bench flags as LABEL (e.g. "head,head-g64,--group 64"), in the same rounds; FULL_TEST=1 runs the
+# candidate's full gpu_test (before the benchmarks) instead of --small.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${OUT:-$ROOT/bench/out/ab-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -50,6 +51,12 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
       bench_one "$n" "$n" --ours-only
       case " ${ZP_TREES:-} " in *" $n "*) bench_one "$n" "$n-zp" --zero-points ;; esac
       case " ${BF16_TREES:-} " in *" $n "*) bench_one "$n" "$n-bf16" --bf16 ;; esac
+    done
+    IFS=';' read -ra variants <<<"${VARIANTS:-}"
+    for v in "${variants[@]}"; do
+      IFS=',' read -r vtree vlabel vflags <<<"$v"
+      # shellcheck disable=SC2086 # the flags split into words
+      [ -n "$vtree" ] && bench_one "$vtree" "$vlabel" $vflags
     done
   done
 done

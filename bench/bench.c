@@ -12,7 +12,7 @@
  * direct-W4: 32, cuBLAS + epilogue: 128; each group still lasts >= 5 ms).
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
- *               [--sweep FILE] [--graph] [--zero-points] [--bf16]
+ *               [--sweep FILE] [--graph] [--zero-points] [--bf16] [--group G] [--offsets]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -25,7 +25,10 @@
  *                       GPTQ; issue #17); implies --ours-only (the baselines are symmetric), and the floor
  *                       counts the plan's zero-point bytes (one per group and column)
  *     --bf16            ours with bf16 x, bias, residual, out and scales (issue #18; the same values rounded to
- *                       bf16); implies --ours-only (the baselines are f16) */
+ *                       bf16); implies --ours-only (the baselines are f16)
+ *     --group G         ours with scale groups of G = 64 or 32 k (the kernels' affine form); --offsets: with
+ *                       offsets, W = code * s + m (GGUF Q4_1, torchao; affine too). Both imply --ours-only, and
+ *                       the floor counts the plan's 4 bytes (s, o) per group and column */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -172,7 +175,8 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
-  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, bf16 = 0, user_shape[2] = {0, 0}, user_ms[8],
+  int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, bf16 = 0, group = 128, offsets = 0,
+      user_shape[2] = {0, 0}, user_ms[8],
       n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
@@ -182,6 +186,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--graph")) graph = 1;
     else if (!strcmp(argv[i], "--zero-points")) zero_points = ours_only = 1;
     else if (!strcmp(argv[i], "--bf16")) bf16 = ours_only = 1;
+    else if (!strcmp(argv[i], "--group") && i + 1 < argc) group = atoi(argv[++i]), ours_only = 1;
+    else if (!strcmp(argv[i], "--offsets")) offsets = ours_only = 1;
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -193,7 +199,9 @@ int main(int argc, char **argv) {
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
   printf("ours timed as %s%s%s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
-         zero_points ? ", with zero points" : "", bf16 ? ", bf16" : "");
+         zero_points ? ", with zero points" : offsets ? ", with offsets" : "", bf16 ? ", bf16" : "");
+  if (group != 128 && group != 64 && group != 32) return 2;
+  const int affine = offsets || group != 128;
   FILE *csv = fopen(csv_path, "w");
   if (!csv) return 2;
   FILE *sweep = sweep_path ? fopen(sweep_path, "w") : NULL;
@@ -213,7 +221,7 @@ int main(int argc, char **argv) {
          "disp", "plain", "speedup", "cuBLAS+ep", "speedup", "floor us");
   for (int s = 0; s < nshapes; ++s) {
     const int K = shapes[s][0], N = shapes[s][1], Mmax = 64;
-    const size_t qbytes = (size_t)K / 8 * N * 4, sbytes = (size_t)K / 128 * N * 2;
+    const size_t qbytes = (size_t)K / 8 * N * 4, sbytes = (size_t)K / group * N * 2;
     ctx c;
     memset(&c, 0, sizeof c);
     c.K = K, c.N = N, c.cublas = cublas;
@@ -229,11 +237,17 @@ int main(int argc, char **argv) {
     const w4a16_element_type type = bf16 ? W4A16_ELEM_BF16 : W4A16_ELEM_F16;
     for (size_t i = 0; i < sbytes / 2; ++i) hs[i] = w4t_encode(w4t_uniform(&seed, 0.001, 0.03), type);
     uint16_t *dz = NULL; /* with --zero-points only, so the symmetric runs keep the data they always had */
-    if (zero_points) {
+    uint16_t *doff = NULL; /* --offsets: zero points 0 and offsets m near -8 s */
+    if (zero_points || offsets) {
       uint16_t *hz = malloc(sbytes);
-      for (size_t i = 0; i < sbytes / 2; ++i) hz[i] = w4a16_f2h((float)(w4t_rand(&seed) & 15u));
+      for (size_t i = 0; i < sbytes / 2; ++i) hz[i] = w4a16_f2h(offsets ? 0.f : (float)(w4t_rand(&seed) & 15u));
       dz = dmalloc(sbytes);
       CK(cudaMemcpy(dz, hz, sbytes, cudaMemcpyHostToDevice));
+      if (offsets) {
+        for (size_t i = 0; i < sbytes / 2; ++i) hz[i] = w4a16_f2h((float)w4t_uniform(&seed, -0.24, -0.008));
+        doff = dmalloc(sbytes);
+        CK(cudaMemcpy(doff, hz, sbytes, cudaMemcpyHostToDevice));
+      }
       free(hz);
     }
     w4t_make_x_typed(hx, Mmax, K, W4T_RANDOM, type, seed);
@@ -247,7 +261,7 @@ int main(int argc, char **argv) {
       c.qw[r] = dmalloc(qbytes), c.sc[r] = dmalloc(sbytes);
       CK(cudaMemcpy(c.qw[r], hq, qbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(c.sc[r], hs, sbytes, cudaMemcpyHostToDevice));
-      if (w4a16_plan_create_typed(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, NULL, K, N, 128, type, type,
+      if (w4a16_plan_create_typed(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, doff, K, N, group, type, type,
                                   &c.plans[r]) != W4A16_OK) {
         fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
         return 2;
@@ -266,7 +280,7 @@ int main(int argc, char **argv) {
 
     /* The three implementations must agree before they are timed (M = 16, same weight copy); the
        baselines know no zero points. */
-    if (!zero_points && !bf16) {
+    if (!zero_points && !bf16 && !affine) {
       const size_t n = (size_t)16 * N;
       uint16_t *o[3];
       for (int impl = 0; impl < 3; ++impl) {
@@ -293,7 +307,7 @@ int main(int argc, char **argv) {
     static const int quickMs[] = {1, 16, 32, 64};
     for (int mi = 0; mi < nM; ++mi) {
       const int M = quick && n_user_ms == 0 ? quickMs[mi] : Ms[mi];
-      const double floor_bytes = (double)K * N / 2 + (double)K / 128 * N * (zero_points ? 3 : 2) +
+      const double floor_bytes = (double)K * N / 2 + (double)K / group * N * (affine ? 4 : zero_points ? 3 : 2) +
                                  (double)M * K * 2 + 2.0 * M * N * 2 + (double)N * 2;
       const double floor_us = floor_bytes / bw * 1e6;
       double med[3][2] = {{0}}, mn[3][2] = {{0}}, mx[3][2] = {{0}};
@@ -373,6 +387,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 5; ++i) CK(cudaFree(bufs[i]));
     free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr);
     if (dz) CK(cudaFree(dz));
+    if (doff) CK(cudaFree(doff));
     if (c.graph_stream) CK(cudaStreamDestroy(c.graph_stream));
   }
   printf("(ours cold/hot: median us over %d groups of %d calls; xfloor and speedups use the L2-cold medians; "

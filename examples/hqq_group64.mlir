@@ -5,8 +5,8 @@
 // K = N = 2048, dynamic M.
 //
 // Expected: one fused chain with group_size = 64 and an f16 zero-point tensor (dequant n_k/n_g,
-// zero points n_g -> matmul). The CUDA kernels take G = 128 and integer zero points only: compiled code
-// runs this weight on the CPU reference, and says so (w4a16_rt_cpu_fallbacks, w4a16_rt_cpu_fallback_reason).
+// zero points n_g -> matmul). The CUDA kernels run it in their affine form (W = code * s + o per group of
+// 64, fractional zero points folded into o).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 

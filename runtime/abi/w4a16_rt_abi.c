@@ -157,25 +157,31 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
-    void *dWeight = NULL, *dScales = NULL, *dZeroPoints = NULL;
+    void *dWeight = NULL, *dScales = NULL, *dZeroPoints = NULL, *dOffsets = NULL;
     cudaError_t error = cudaMalloc(&dWeight, weightBytes);
     if (error == cudaSuccess)
       error = cudaMalloc(&dScales, scaleBytes);
     if (error == cudaSuccess && zeroPoints)
       error = cudaMalloc(&dZeroPoints, scaleBytes);
+    if (error == cudaSuccess && offsets)
+      error = cudaMalloc(&dOffsets, scaleBytes);
     if (error == cudaSuccess)
       error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
       error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess && zeroPoints)
       error = cudaMemcpy(dZeroPoints, zeroPoints, scaleBytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess && offsets)
+      error = cudaMemcpy(dOffsets, offsets, scaleBytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess)
-      status = w4a16_plan_create_typed(backend, dWeight, dScales, dZeroPoints, NULL, K, N, G, ioType, scalesType, plan);
+      status = w4a16_plan_create_typed(backend, dWeight, dScales, dZeroPoints, dOffsets, K, N, G, ioType, scalesType,
+                                       plan);
     else
       snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
     cudaFree(dScales);
     cudaFree(dZeroPoints);
+    cudaFree(dOffsets);
     if (error != cudaSuccess)
       return status;
 #endif
@@ -188,9 +194,8 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
  * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
  * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
- * there are no offsets (the symmetric form); *nibbles: there are no offsets and every zero point is an
- * integer 0..15 (the form the CUDA kernels take). */
-static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbles, uint16_t **offsets) {
+ * there are no offsets (the symmetric form). */
+static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets) {
   const int64_t groups = key->K / key->groupSize, N = key->N;
   const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
   const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
@@ -202,7 +207,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbl
     *offsets = NULL;
     return NULL;
   }
-  *all8 = *nibbles = !toOffsets;
+  *all8 = !toOffsets;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t n = 0; n < N; ++n) {
       double v = key->zeroPoint;
@@ -230,15 +235,14 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, bool *nibbl
       }
       z[g * N + n] = w4a16_f2h((float)v);
       *all8 &= v == W4A16_ZERO_POINT;
-      *nibbles &= v >= 0 && v <= 15 && v == (double)(int)v;
     }
   return z;
 }
 
 /* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
- * on key->backend, except where the CUDA kernels do not take the form (group size other than 128, offsets or
- * zero points that are not integers 0..15): compiled code holds host memory, so such a weight runs on
- * the CPU reference -- slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
+ * on key->backend, except where the CUDA kernels do not take the shape (K not a multiple of 128: they walk
+ * K in steps of 128): compiled code holds host memory, so such a weight runs on the CPU reference --
+ * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
 static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
   const uint32_t flip = key->weightLayout & W4A16_WEIGHT_SIGNED_CODES ? 8u : 0u;
@@ -246,17 +250,12 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
                                                                 : packCodes(key->weight, layout, flip, key->K, key->N);
   uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
                                                              : transposeScales(key->scales, key->K / key->groupSize, key->N);
-  bool all8 = true, nibbles = true;
+  bool all8 = true;
   uint16_t *offsets = NULL;
-  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &nibbles, &offsets);
+  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &offsets);
   char fallback[sizeof g_cpuFallbackReason] = "";
-  if (key->groupSize != W4A16_DEFAULT_GROUP_SIZE)
-    snprintf(fallback, sizeof fallback, "group size %lld (the CUDA kernels take %d)", (long long)key->groupSize,
-             W4A16_DEFAULT_GROUP_SIZE);
-  else if (offsets)
-    snprintf(fallback, sizeof fallback, "offsets, W = (q - z) * s + m (the CUDA kernels take zero points only)");
-  else if (!nibbles)
-    snprintf(fallback, sizeof fallback, "zero points that are not integers 0..15 (the CUDA kernels take those)");
+  if (key->K % 128 != 0)
+    snprintf(fallback, sizeof fallback, "K = %lld (the CUDA kernels take K a multiple of 128)", (long long)key->K);
   *runsOn = fallback[0] ? W4A16_BACKEND_CPU : key->backend;
   w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&

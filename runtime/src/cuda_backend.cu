@@ -44,8 +44,8 @@ struct w4a16_cuda_plan {
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   int sms, cc_major;
   uint4 *wq;            // repacked weight, Npad*K/2 bytes
-  void *scales;         // [K/128][Npad/16] TileMeta records: scales (and zero points when form = 1)
-  int form;             // kernel tables' first index: 0 symmetric, 1 zero points
+  void *scales;         // [K/128][Npad/16] TileMeta records of the form
+  int form;             // kernel tables' first index (w4a16::Form)
   bool bf16;            // x, bias, residual and out are bf16 (the bf16 kernels), else f16
   bool scales_bf16;     // the scales are bf16, else f16 (independent of the io type)
   uint64_t bytes;       // wq + scales
@@ -69,7 +69,7 @@ using w4a16::KernelEntry;
 int token_tiles(int64_t M) { return M >= 64 ? 8 : (int)((M + 7) / 8); }
 
 const KernelEntry &kernel_for(const w4a16_cuda_plan *p, int64_t M) {
-  return w4a16::v1_kernels(p->bf16)[p->form][p->warps == 8 ? 1 : 0][token_tiles(M) - 1];
+  return w4a16::v1_kernel(p->bf16, p->form, p->warps == 8 ? 1 : 0, token_tiles(M));
 }
 
 // Word w of the repacked weight, w = (((g * NB + cb) * 4 + tt) * 2 + kc) * 128 + lane * 4 + ks (NB =
@@ -139,6 +139,37 @@ __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *_
   if (flags) atomicOr(bad, flags);
 }
 
+// The affine forms' TileMeta records ([K/128][Npad/16] x 64 * sub bytes, common.cuh) from the caller's
+// scales (f16 or bf16), zero points (f16, or null: 8) and offsets (f16, or null: 0), all [K/G][N] with G =
+// 128 / sub: per scale group j of a 128-k group, column c's s at byte 64 j + 4 (c % 8) + 2 (c / 8) and its
+// o = m - z * s (in f32, exact for f16 and bf16 operands up to the subtraction's rounding) 32 bytes on,
+// both rounded to the io type once. Padding columns get s = o = 0.
+__global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_bf16, const __half *__restrict__ zero_points,
+                              const __half *__restrict__ offsets, unsigned char *__restrict__ out, int groups, int sub,
+                              int N, int Npad, bool io_bf16) {
+  const size_t total = (size_t)groups * Npad;
+  auto to_float = [](uint16_t bits, bool bf16) {
+    return bf16 ? __uint_as_float((uint32_t)bits << 16) : __half2float(__ushort_as_half(bits));
+  };
+  auto round = [](float v, bool bf16) {
+    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v)) : __half_as_ushort(__float2half_rn(v));
+  };
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+    const int n = (int)(i % Npad), c = n % 16;
+    const size_t gs = i / Npad, g = gs / sub;  // scale group, its 128-k group
+    const int j = (int)(gs % sub);
+    float sv = 0.f, o = 0.f;
+    if (n < N) {
+      sv = to_float(scales[gs * N + n], scales_bf16);
+      const float z = zero_points ? __half2float(zero_points[gs * N + n]) : (float)W4A16_ZERO_POINT;
+      o = (offsets ? __half2float(offsets[gs * N + n]) : 0.f) - z * sv;
+    }
+    unsigned char *record = out + (g * (Npad / 16) + n / 16) * (size_t)(64 * sub) + 64 * j + 4 * (c % 8) + 2 * (c / 8);
+    *reinterpret_cast<uint16_t *>(record) = round(sv, io_bf16);
+    *reinterpret_cast<uint16_t *>(record + 32) = round(o, io_bf16);
+  }
+}
+
 w4a16_status cuda_fail(cudaError_t e, const char *what) {
   cudaGetLastError();  // clear a sticky launch error so later calls are judged on their own
   return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -194,7 +225,7 @@ int choose_splits(int ctas_n, int G, int capacity) {
 std::mutex g_mu;
 int g_attr_done_dev = -1;                 // device whose kernels got their shared-memory attribute
 int g_occ_dev = -1;
-int g_occ[2][2][2][8][9];                 // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
+int g_occ[2][w4a16::kForms][2][8][9];     // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
 PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
 
 w4a16_status prepare_device(int dev) {  // call with g_mu held
@@ -203,13 +234,13 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
     int major = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     for (int t = 0; t < 2; ++t)
-      for (int f = 0; f < 2; ++f)
+      for (int f = 0; f < w4a16::kForms; ++f)
         for (int w = 0; w < 2; ++w)
           for (int nt = 0; nt < 8; ++nt) {
-            const KernelEntry &k1 = w4a16::v1_kernels(t == 1)[f][w][nt];
+            const KernelEntry &k1 = w4a16::v1_kernel(t == 1, f, w, nt + 1);
             if ((e = cudaFuncSetAttribute(k1.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k1.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
-            const w4a16::V3Entry &k3 = w4a16::v3_kernels(t == 1)[f][w][nt];
+            const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, w, nt + 1);
             if (major == 9 &&
                 (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
@@ -261,7 +292,7 @@ int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, 
 int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
   int &c = g_occ[bf16][form][wi][nt - 1][S];
   if (c < 0) {
-    const w4a16::V3Entry &k = w4a16::v3_kernels(bf16)[form][wi][nt - 1];
+    const w4a16::V3Entry &k = w4a16::v3_kernel(bf16, form, wi, nt);
     c = capacity(k.fn, k.threads, k.smem, S, sms);
   }
   return c;
@@ -326,7 +357,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   V3Choice best = {4, 1, false};
   double best_cost = -1;
   for (int wi = 1; wi >= 0; --wi) {
-    const w4a16::V3Entry &k = w4a16::v3_kernels(p->bf16)[p->form][wi][nt - 1];
+    const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
     for (int S = 1; S <= 8 && S <= G; ++S) {
@@ -362,13 +393,14 @@ int env_int(const char *name, int dflt) {
 
 }  // namespace
 
-// The zero-point form's metadata (meta_kernel) from the caller's f16 scales and zero points (device
-// memory, [G][N]) into p->scales, when some zero points are not 8; all 8 is the symmetric form, and
-// p->scales stays null for plan_create's symmetric path. One small allocation for the verdict, and a
+// The zero-point form's metadata (meta_kernel) from the caller's scales and f16 zero points (device
+// memory, [G][N], G = 128) into p->scales, when some zero points are not 8; all 8 is the symmetric form,
+// and p->scales stays null for plan_create's symmetric path; a zero point that is not an integer 0..15
+// sets *affine (the caller builds the affine form instead). One small allocation for the verdict, and a
 // synchronisation (plan creation, not the call path).
 static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const uint16_t *scales, const __half *zero_points, int G,
-                                        int sms) {
-  const size_t bytes = (size_t)G * p->Npad * w4a16::TileMeta<true>::kPerColumn;
+                                        int sms, bool *affine) {
+  const size_t bytes = (size_t)G * p->Npad * w4a16::TileMeta<w4a16::kZeroPoints>::kPerColumn;
   unsigned char *meta = nullptr;
   unsigned *bad = nullptr, verdict = 0;
   w4a16_status st = device_alloc((void **)&meta, bytes, "scales and zero points");
@@ -385,19 +417,28 @@ static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const uint16_t *scal
     return cuda_fail(e, "plan_create(cuda): zero-point kernel (are scales and zero points device pointers?)");
   }
   cudaFree(bad);
-  if (verdict & 1u) {
-    cudaFree(meta);
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT,
-                      "plan_create(cuda): the kernels take integer zero points 0..15; a zero point is not one "
-                      "(the offset form, w4a16_plan_create_offsets, runs on the CPU reference)");
-  }
-  if (verdict & 2u) {
+  *affine = verdict & 1u;
+  if (verdict == 2u) {
     p->scales = meta;
-    p->form = 1;
+    p->form = w4a16::kZeroPoints;
     p->bytes += bytes;
   } else {
     cudaFree(meta);
   }
+  return W4A16_OK;
+}
+
+// The affine forms' records (affine_kernel) into p->scales: group size G = 128 / sub.
+static w4a16_status prepare_affine(w4a16_cuda_plan *p, const uint16_t *scales, const __half *zero_points,
+                                   const __half *offsets, int K, int group_size, int sms) {
+  const int sub = w4a16::kGroupK / group_size;
+  p->form = sub == 4 ? w4a16::kAffine32 : sub == 2 ? w4a16::kAffine64 : w4a16::kAffine128;
+  const size_t bytes = (size_t)(K / w4a16::kGroupK) * p->Npad * 4 * sub;  // 64 * sub bytes per 16 columns
+  w4a16_status st = device_alloc(&p->scales, bytes, "scales and offsets");
+  if (st != W4A16_OK) return st;
+  p->bytes += bytes;
+  affine_kernel<<<sms * 4, 256>>>(scales, p->scales_bf16, zero_points, offsets, (unsigned char *)p->scales,
+                                  K / group_size, sub, p->N, p->Npad, p->bf16);
   return W4A16_OK;
 }
 
@@ -411,13 +452,14 @@ extern "C" int w4a16_cuda_available_impl(void) {
 }
 
 extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales,
-                                               const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
-                                               w4a16_element_type io_type, w4a16_element_type scales_type,
-                                               w4a16_cuda_plan **out) {
+                                               const uint16_t *zero_points, const uint16_t *offsets, int64_t K,
+                                               int64_t N, int64_t group_size, w4a16_element_type io_type,
+                                               w4a16_element_type scales_type, w4a16_cuda_plan **out) {
   *out = nullptr;
-  if (group_size != w4a16::kGroupK)
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take group size %d, not %lld",
-                      w4a16::kGroupK, (long long)group_size);
+  // The kernels walk K in steps of 128 (two 64-k boxes, whatever the group size).
+  if (K % w4a16::kGroupK != 0)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): K = %lld: the kernels take K a multiple of %d",
+                      (long long)K, w4a16::kGroupK);
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
@@ -432,7 +474,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   p->Npad = (int)((N + 63) / 64 * 64);
   p->bf16 = io_type == W4A16_ELEM_BF16;
   p->scales_bf16 = scales_type == W4A16_ELEM_BF16;
-  const int G = (int)(K / group_size);
+  const int G = (int)(K / w4a16::kGroupK);  // 128-k groups (the kernels' steps)
   cudaDeviceProp prop;
   w4a16_status st = W4A16_OK;
   if ((e = cudaGetDevice(&p->device)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, p->device)) != cudaSuccess) {
@@ -452,8 +494,14 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     p->bytes = wbytes;
     // The prep kernels run on the legacy default stream, which orders them after work already queued on
     // blocking streams (e.g. the upload of qweight); the sync lets the caller free its buffers.
-    if (zero_points && (st = prepare_zero_points(p, scales, (const __half *)zero_points, G,
-                                                 prop.multiProcessorCount)) != W4A16_OK)
+    // The form: offsets, groups of 64 or 32, and zero points that are not integers 0..15 are affine.
+    bool affine = offsets || group_size != w4a16::kGroupK;
+    if (!affine && zero_points &&
+        (st = prepare_zero_points(p, scales, (const __half *)zero_points, G, prop.multiProcessorCount, &affine)) !=
+            W4A16_OK)
+      goto fail;
+    if (affine && (st = prepare_affine(p, scales, (const __half *)zero_points, (const __half *)offsets, (int)K,
+                                       (int)group_size, prop.multiProcessorCount)) != W4A16_OK)
       goto fail;
     if (!p->scales) {  // the symmetric form: the scales alone, [G][Npad]
       if ((st = device_alloc((void **)&p->scales, sbytes, "scales")) != W4A16_OK) goto fail;
@@ -580,6 +628,12 @@ extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, in
   return p && p->version == 3 && M >= 1 ? split_bytes(p, v3_choice(p, M), M) : 0;
 }
 
+// The weight's form, when not symmetric.
+static const char *form_note(const w4a16_cuda_plan *p) {
+  static const char *const notes[w4a16::kForms] = {"", " zero points", " affine G=128", " affine G=64", " affine G=32"};
+  return notes[p->form];
+}
+
 // The element types, when not the default f16.
 static const char *type_note(const w4a16_cuda_plan *p) {
   return p->bf16 ? (p->scales_bf16 ? " bf16" : " bf16 (f16 scales)") : p->scales_bf16 ? " (bf16 scales)" : "";
@@ -593,13 +647,13 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
     snprintf(buf, (size_t)len, "tc-v3 K=%d N=%d M=%lld W=%d tokens=%d splits=%d grid=%dx%lldx%lld%s%s%s", p->K, p->N,
              (long long)M, c.W, nt * 8, c.S, c.S, tiles_n, chunks,
              c.S == 1 ? "" : c.global ? " (split-K through the workspace)" : " (cluster split-K)",
-             p->form ? " zero points" : "", type_note(p));
+             form_note(p), type_note(p));
     return;
   }
   const int ctas_n = (p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2);
   snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld warps=%d token_tiles=%d splits=%d grid=%dx%dx%lld (%s)%s%s", p->K,
            p->N, (long long)M, p->warps, nt, p->splits, p->splits, ctas_n, (long long)((M + 63) / 64),
-           p->splits > 1 ? "cluster split-K" : "no split", p->form ? " zero points" : "", type_note(p));
+           p->splits > 1 ? "cluster split-K" : "no split", form_note(p), type_note(p));
 }
 
 namespace {
@@ -627,7 +681,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
                     const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
-  const w4a16::V3Entry &k = w4a16::v3_kernels(p->bf16)[p->form][c.W == 4 ? 1 : 0][nt - 1];
+  const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, c.W == 4 ? 1 : 0, nt);
   // x as a 2-D tensor [M][K] of f16 or bf16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;

@@ -4,9 +4,10 @@
 #include "internal.h"
 
 w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
-                                    int64_t K, int64_t N, int64_t group_size, w4a16_element_type io_type,
-                                    w4a16_element_type scales_type, w4a16_cuda_plan **out) {
-  (void)qweight, (void)scales, (void)zero_points, (void)K, (void)N, (void)group_size, (void)io_type, (void)scales_type;
+                                    const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
+                                    w4a16_element_type io_type, w4a16_element_type scales_type, w4a16_cuda_plan **out) {
+  (void)qweight, (void)scales, (void)zero_points, (void)offsets, (void)K, (void)N, (void)group_size, (void)io_type,
+      (void)scales_type;
   *out = NULL;
   return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend (nvcc was not "
                                          "found at configure time); use W4A16_BACKEND_CPU");

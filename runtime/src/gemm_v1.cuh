@@ -1,8 +1,9 @@
 // W4A16 fused GEMM, kernel v1 (issue #3): mma.sync + cp.async, sm_80 and later. T, the io type (x,
 // bias, residual, out and the mma operands), is f16 or bf16 (common.cuh).
 //
-// out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
-// z = 8 (symmetric) or per-group zero points (ZP).
+// out[m,n] = act(sum_k x[m,k] * W[k,n] + bias[n]) + residual[m,n] with W of the plan's form (common.cuh):
+// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine, W = code * s + o,
+// computed by the dequantisation for groups of 128, 64 or 32 k.
 //
 // Layout of the work (see runtime/README.md for the picture):
 //  * "Swap AB": mma.m16n8k16 computes C[16x8] += A[16x16] * B[16x8]. The weight is the A operand
@@ -71,7 +72,7 @@ __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <int NT, int WARPS, int STAGES, bool ZP> struct Config {
+template <int NT, int WARPS, int STAGES, int FORM> struct Config {
   static constexpr int kNA = 2;                        // 16-column tiles per warp
   static constexpr int kThreads = WARPS * 32;
   static constexpr int kTiles = WARPS * kNA;           // 16-column tiles per CTA
@@ -79,7 +80,7 @@ template <int NT, int WARPS, int STAGES, bool ZP> struct Config {
   static constexpr int kRows = NT * 8;                 // token rows held per CTA
   static constexpr int kWBytes = kTiles * 2 * 512;     // one group: 2 chunks of 64 k per tile
   static constexpr int kXBytes = kRows * kXStride * 2;
-  static constexpr int kSBytes = kTiles * TileMeta<ZP>::kBytes;  // the group's scales (and zero points)
+  static constexpr int kSBytes = kTiles * TileMeta<FORM>::kBytes;  // the group's records
   static constexpr int kStageBytes = kWBytes + kXBytes + kSBytes;
   static constexpr int kRedStride = kCols + 4;         // f32 partials row; +4 spreads tokens over banks
   static constexpr int kRedBytes = kRows * kRedStride * 4;
@@ -89,12 +90,12 @@ template <int NT, int WARPS, int STAGES, bool ZP> struct Config {
 
 // acc += p * scale, the group's scale applied once per accumulator: rows g and g+8 of each of the warp's
 // 16-column tiles (meta: the group's staged TileMeta records of the CTA's tiles).
-template <bool ZP, int NA, int NT>
+template <int FORM, int NA, int NT>
 __device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const unsigned char *meta, int warp,
                                                  int lane, bool scales_bf16, float (&acc)[NA][NT][4]) {
 #pragma unroll
   for (int j = 0; j < NA; ++j) {
-    const unsigned char *ss = meta + (warp * NA + j) * TileMeta<ZP>::kBytes;
+    const unsigned char *ss = meta + (warp * NA + j) * TileMeta<FORM>::kBytes;
     const float s0 = scale_value(ss + 2 * (lane >> 2), scales_bf16);
     const float s1 = scale_value(ss + 2 * ((lane >> 2) + 8), scales_bf16);
 #pragma unroll
@@ -124,10 +125,10 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
     }
 }
 
-template <class T, int NT, int WARPS, int STAGES, bool ZP>
-__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMinBlocks)
+template <class T, int NT, int WARPS, int STAGES, int FORM>
+__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
-  using C = Config<NT, WARPS, STAGES, ZP>;
+  using C = Config<NT, WARPS, STAGES, FORM>;
   constexpr int NA = C::kNA;
   extern __shared__ __align__(16) unsigned char smem[];
 
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
       cp_async16(xs + row * kXStride + col, ok ? args.x + (size_t)(m0 + row) * K + grp * kGroupK + col : args.x, ok);
     }
     if (tid < C::kSBytes / 16) {  // the CTA's tiles' records of this group: contiguous
-      constexpr int kMeta = TileMeta<ZP>::kPerColumn;
+      constexpr int kMeta = TileMeta<FORM>::kPerColumn;
       const unsigned char *meta = reinterpret_cast<const unsigned char *>(args.scales);
       const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + tid * 16;
       const bool ok = off < (size_t)(grp + 1) * args.Npad * kMeta;
@@ -202,9 +203,9 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
     ZeroPoints<T> z[NA];
 #pragma unroll
     for (int j = 0; j < NA; ++j) {
-      if constexpr (ZP)
+      if constexpr (FORM == kZeroPoints)
         z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
-            meta + (warp * NA + j) * TileMeta<ZP>::kBytes + TileMeta<ZP>::kZeroOffset + (lane >> 2) * 2));
+            meta + (warp * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
       else
         z[j] = ZeroPoints<T>::symmetric();
     }
@@ -228,8 +229,18 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
         uint32_t a[NA][2][4];
 #pragma unroll
         for (int j = 0; j < NA; ++j) {
-          dequant8(kp ? wv[j].z : wv[j].x, a[j][0], z[j]);
-          dequant8(kp ? wv[j].w : wv[j].y, a[j][1], z[j]);
+          if constexpr (is_affine(FORM)) {
+            // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
+            constexpr int kSub = TileMeta<FORM>::kSub;
+            const Affine c = Affine::load(meta + (warp * NA + j) * TileMeta<FORM>::kBytes +
+                                              ((2 * kc + kp) * kSub / 4) * TileMeta<FORM>::kSubBytes,
+                                          lane >> 2);
+            dequant8_affine<T>(kp ? wv[j].z : wv[j].x, a[j][0], c);
+            dequant8_affine<T>(kp ? wv[j].w : wv[j].y, a[j][1], c);
+          } else {
+            dequant8(kp ? wv[j].z : wv[j].x, a[j][0], z[j]);
+            dequant8(kp ? wv[j].w : wv[j].y, a[j][1], z[j]);
+          }
         }
         // B fragments: lanes 0-7 address rows of matrix 0 (k 0-7 of step 2kp), 8-15 matrix 1 (k 8-15),
         // 16-31 the same for step 2kp+1. x is [token][k] row-major, which is B in "col" layout.
@@ -240,13 +251,14 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, ZP>::kMi
           ldmatrix_x4(b, xs + ((t * 8 + (lane & 7)) * kXStride + kcol) * 2);
 #pragma unroll
           for (int j = 0; j < NA; ++j) {
-            mma16816<T>(p[j][t], a[j][0], b[0], b[1]);
-            mma16816<T>(p[j][t], a[j][1], b[2], b[3]);
+            float(&d)[4] = is_affine(FORM) ? acc[j][t] : p[j][t];  // affine: W already scaled
+            mma16816<T>(d, a[j][0], b[0], b[1]);
+            mma16816<T>(d, a[j][1], b[2], b[3]);
           }
         }
       }
     }
-    scale_accumulate<ZP>(p, meta, warp, lane, args.scales_bf16, acc);
+    if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, warp, lane, args.scales_bf16, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums

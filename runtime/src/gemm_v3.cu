@@ -1,26 +1,35 @@
-// Instantiates the v3 kernels (kernels.h) for one io type: symmetric or zero points x 2 or 4 warpgroups
-// per CTA x token tiles 1..8 (M rounded up to 8, at most 64 per CTA). f16 here; gemm_v3_bf16.cu includes
-// this file with W4A16_KERNEL_BF16 set.
+// Instantiates the v3 kernels (kernels.h) of one io type and one family of forms (common.cuh): the forms x
+// 2 or 4 warpgroups per CTA x token tiles 1..8 (M rounded up to 8, at most 64 per CTA). f16 and the exact
+// forms here; gemm_v3_{bf16,affine,affine_bf16}.cu include this file with W4A16_KERNEL_BF16 and / or
+// W4A16_KERNEL_AFFINE set.
 #include "kernels.h"
 
 #ifdef W4A16_KERNEL_BF16
 #define W4A16_IO __nv_bfloat16
-#define W4A16_V3_TABLE kV3KernelsBF16
 #else
 #define W4A16_IO __half
-#define W4A16_V3_TABLE kV3KernelsF16
 #endif
 
 namespace w4a16 {
 namespace {
-template <int NT, int W, bool ZP> constexpr V3Entry entry() {
-  return {v3::gemm_v3_kernel<W4A16_IO, NT, W, ZP>, v3::Cfg<NT, W, ZP>::kThreads, v3::Cfg<NT, W, ZP>::kSmemBytes, W};
+template <int NT, int W, int FORM> constexpr V3Entry entry() {
+  return {v3::gemm_v3_kernel<W4A16_IO, NT, W, FORM>, v3::Cfg<NT, W, FORM>::kThreads, v3::Cfg<NT, W, FORM>::kSmemBytes,
+          W};
 }
 }  // namespace
-#define W4A16_V3_ROW(W, ZP)                                                                                        \
-  {entry<1, W, ZP>(), entry<2, W, ZP>(), entry<3, W, ZP>(), entry<4, W, ZP>(), entry<5, W, ZP>(), entry<6, W, ZP>(), \
-   entry<7, W, ZP>(), entry<8, W, ZP>()}
-extern const V3Table W4A16_V3_TABLE = {{W4A16_V3_ROW(2, false), W4A16_V3_ROW(4, false)},
-                                       {W4A16_V3_ROW(2, true), W4A16_V3_ROW(4, true)}};
+#define W4A16_V3_ROW(W, F)                                                                                         \
+  {entry<1, W, F>(), entry<2, W, F>(), entry<3, W, F>(), entry<4, W, F>(), entry<5, W, F>(), entry<6, W, F>(),       \
+   entry<7, W, F>(), entry<8, W, F>()}
+#define W4A16_V3_FORM(F) {W4A16_V3_ROW(2, F), W4A16_V3_ROW(4, F)}
+#if defined(W4A16_KERNEL_AFFINE) && defined(W4A16_KERNEL_BF16)
+extern const V3Entry kV3BF16Affine[3][2][8] = {W4A16_V3_FORM(kAffine128), W4A16_V3_FORM(kAffine64), W4A16_V3_FORM(kAffine32)};
+#elif defined(W4A16_KERNEL_AFFINE)
+extern const V3Entry kV3F16Affine[3][2][8] = {W4A16_V3_FORM(kAffine128), W4A16_V3_FORM(kAffine64), W4A16_V3_FORM(kAffine32)};
+#elif defined(W4A16_KERNEL_BF16)
+extern const V3Entry kV3BF16Exact[2][2][8] = {W4A16_V3_FORM(kSymmetric), W4A16_V3_FORM(kZeroPoints)};
+#else
+extern const V3Entry kV3F16Exact[2][2][8] = {W4A16_V3_FORM(kSymmetric), W4A16_V3_FORM(kZeroPoints)};
+#endif
+#undef W4A16_V3_FORM
 #undef W4A16_V3_ROW
 }  // namespace w4a16

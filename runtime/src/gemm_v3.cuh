@@ -4,8 +4,9 @@
 // is f16 or bf16: only the dequantisation's constants, the wgmma's type and the epilogue's conversions
 // differ (common.cuh).
 //
-// out[m,n] = act(sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] + bias[n]) + residual[m,n],
-// z = 8 (symmetric) or per-group zero points (ZP).
+// out[m,n] = act(sum_k x[m,k] * W[k,n] + bias[n]) + residual[m,n] with W of the plan's form (common.cuh):
+// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine, W = code * s + o,
+// computed by the dequantisation for groups of 128, 64 or 32 k.
 //
 // Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
 // operands through one TMA pipeline refilled by thread 0. A probe timing each side alone found both
@@ -59,8 +60,8 @@ using sm90::kBlockCols;
 // host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
 // query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
-// refills, loop control) are paid once per 256 k. ZP: the weight carries zero points (see load_w).
-template <int NT, int W, bool ZP> struct Cfg {
+// refills, loop control) are paid once per 256 k. FORM: the weight's form (its records, see load_w).
+template <int NT, int W, int FORM> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
@@ -72,7 +73,8 @@ template <int NT, int W, bool ZP> struct Cfg {
   static constexpr int kCols = kW * kBlockCols;
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
   static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
-  static constexpr int kXS = kTok <= 32 && W == 4 ? 4 : 3;  // x stages (the main loop handles 3 or 4)
+  // x stages (the main loop handles 3 or 4); 3 where 4 would not fit (the affine forms' larger records)
+  static constexpr int kXS = kTok <= 32 && W == 4 && FORM != kAffine32 ? 4 : 3;
   static constexpr int kXAhead = kXS - 2;               // x steps requested ahead of the consumer
   // A warp's ring slot holds two groups: each 1 KB of its weights and its 16 columns' TileMeta record,
   // laid out [weights 0][weights 1][record 0][record 1] and padded to a multiple of 128 bytes, so that
@@ -80,8 +82,8 @@ template <int NT, int W, bool ZP> struct Cfg {
   // blocks (1056- or 1072-byte groups) the same kernels ran up to 12 % slower (bench/RESULTS.md, session 10).
   static constexpr int kWeights1 = 1024;                          // group 1's weights
   static constexpr int kMeta0 = 2048;                             // group 0's record
-  static constexpr int kMeta1 = kMeta0 + TileMeta<ZP>::kBytes;    // group 1's record
-  static constexpr int kWarpSlot = (kMeta1 + TileMeta<ZP>::kBytes + 127) / 128 * 128;
+  static constexpr int kMeta1 = kMeta0 + TileMeta<FORM>::kBytes;    // group 1's record
+  static constexpr int kWarpSlot = (kMeta1 + TileMeta<FORM>::kBytes + 127) / 128 * 128;
   static constexpr int kWStage = kW * 4 * kWarpSlot;
   static constexpr int kBudget = W == 4 ? 222 * 1024 : 112 * 1024;
   static constexpr int kWD = kXS;                       // weight ring depth (steps): the main loop is
@@ -126,6 +128,22 @@ __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4], Ze
   dequant8(w.z, a[2], z);
   dequant8(w.w, a[3], z);
 }
+// The affine forms: W of one lane's 16-byte vector (k steps 0-3 of a 64-k box); words 0-1 and 2-3 take the
+// constants of their scale group (c[0], c[1]: the same group unless G = 32).
+template <class E> __device__ __forceinline__ void dequant4_affine(const uint4 &w, uint32_t (&a)[4][4], const Affine (&c)[2]) {
+  dequant8_affine<E>(w.x, a[0], c[0]);
+  dequant8_affine<E>(w.y, a[1], c[0]);
+  dequant8_affine<E>(w.z, a[2], c[1]);
+  dequant8_affine<E>(w.w, a[3], c[1]);
+}
+// Waits until at most N wgmma groups are in flight; acc, which they accumulate, is fenced so that the
+// compiler keeps it in place across the wait.
+template <int N, int ND> __device__ __forceinline__ void wgmma_wait_acc(float (&acc)[ND]) {
+  sm90::wgmma_wait<N>();
+#pragma unroll
+  for (int j = 0; j < ND; ++j) sm90::fence_operand(acc[j]);
+}
+
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
 template <int ND>
 __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
@@ -230,11 +248,11 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <class E, int NT, int W, bool ZP>
-__global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCtasPerSm)
+template <class E, int NT, int W, int FORM>
+__global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = Cfg<NT, W, ZP>;
+  using C = Cfg<NT, W, FORM>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar;
@@ -286,12 +304,13 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
-  // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0-1 (0-2 with ZP) also copy
-  // the warp's TileMeta record of the group: its 16 scales (and zero points). Ring slot = 2 groups per warp.
+  // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0 to kCopies - 1 also copy
+  // the warp's TileMeta record of the group: its 16 scales (and zero points, or affine constants). Ring
+  // slot = 2 groups per warp.
   const int cb = cb0 + (active ? wg : 0);
   const size_t gstride = (size_t)nblocks * kBlockBytes;
   const unsigned char *wsrc = args.wq + ((size_t)g_begin * nblocks + cb) * kBlockBytes + warp_in_wg * 1024 + lane * 16;
-  using Meta = TileMeta<ZP>;
+  using Meta = TileMeta<FORM>;
   const size_t sstride = (size_t)args.Npad * Meta::kPerColumn;
   const unsigned char *ssrc = reinterpret_cast<const unsigned char *>(args.scales) + g_begin * sstride +
                               (cb * 4 + warp_in_wg) * Meta::kBytes + (lane % Meta::kCopies) * 16;
@@ -394,7 +413,46 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
     const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
     constexpr uint32_t kBox = C::kXBox >> 4;
     const unsigned char *ws = wslots + s * C::kWStage;
-    if (active) {
+    if constexpr (is_affine(FORM)) {
+      if (active) {
+        // W = code * s + o from the dequantisation, accumulated straight into acc: no per-group scaling,
+        // so a wgmma group only has to finish before its A registers are reused (wait<1>) and before
+        // the x stage is released (wait<0> at the end of the step). Box kc (64 k) of a record: its
+        // words 0-1 and 2-3 (k 0-31, 32-63) fall in scale groups (2 kc + {0, 1}) * kSub / 4.
+        auto box_constants = [&](const unsigned char *record, int kc, Affine (&c)[2]) {
+          constexpr int kSub = Meta::kSub;
+          c[0] = Affine::load(record + (2 * kc * kSub / 4) * Meta::kSubBytes, g8);
+          c[1] = kSub == 4 ? Affine::load(record + (2 * kc + 1) * Meta::kSubBytes, g8) : c[0];
+        };
+        uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
+        uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
+        Affine c[2];
+        uint32_t a[4][4], b[4][4];
+        box_constants(ws + C::kMeta0, 0, c);
+        dequant4_affine<E>(w0, a, c);
+        sm90::mbar_wait(full, xphase);
+        mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo, false, acc);
+        box_constants(ws + C::kMeta0, 1, c);
+        dequant4_affine<E>(w1, b, c);
+        mma_box<T, Io<E>::kBf16>(b, desc_hi, xlo + kBox, false, acc);
+        if (two) {
+          const unsigned char *wt = ws + C::kWeights1;
+          w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
+          w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
+          box_constants(ws + C::kMeta1, 0, c);
+          wgmma_wait_acc<1>(acc);  // box 0 has read a
+          dequant4_affine<E>(w0, a, c);
+          mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo + 2 * kBox, false, acc);
+          box_constants(ws + C::kMeta1, 1, c);
+          wgmma_wait_acc<1>(acc);  // box 1 has read b
+          dequant4_affine<E>(w1, b, c);
+          mma_box<T, Io<E>::kBf16>(b, desc_hi, xlo + 3 * kBox, false, acc);
+        }
+        wgmma_wait_acc<0>(acc);
+      } else {
+        sm90::mbar_wait(full, xphase);
+      }
+    } else if (active) {
       // Group 0 of the step: k 0-127 in x boxes 0-1; group 1: boxes 2-3. The weights do not depend on
       // x, so the first words are dequantised before the x wait (hiding its latency).
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
@@ -403,7 +461,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, ZP>::kThreads, Cfg<NT, W, ZP>::kCta
       float s1 = scale_value(ws + C::kMeta0 + 16 + g8 * 2, args.scales_bf16);
       // The zero points of the lane's columns g8 and g8 + 8 (the symmetric form's are constants).
       auto zero_points = [&](const unsigned char *record) {
-        if constexpr (ZP)
+        if constexpr (FORM == kZeroPoints)
           return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
         else return ZeroPoints<E>::symmetric();
       };

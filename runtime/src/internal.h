@@ -34,8 +34,8 @@ uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p);
 /* CUDA backend (cuda_backend.cu, or cuda_stub.c when nvcc is absent). */
 typedef struct w4a16_cuda_plan w4a16_cuda_plan;
 w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
-                                    int64_t K, int64_t N, int64_t group_size, w4a16_element_type io_type,
-                                    w4a16_element_type scales_type, w4a16_cuda_plan **out);
+                                    const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
+                                    w4a16_element_type io_type, w4a16_element_type scales_type, w4a16_cuda_plan **out);
 w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                  const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p);

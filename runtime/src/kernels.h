@@ -10,29 +10,35 @@
 
 namespace w4a16 {
 
-// Every table's first index is the weight's form: 0 = symmetric (zero point 8), 1 = zero points; one
-// table per io type (f16, bf16).
+// The kernels of one io type and one family of forms (common.cuh's Form): the exact forms (symmetric,
+// zero points) and the affine ones (groups of 128, 64, 32), each table in a translation unit of its own so
+// that the build compiles the eight in parallel; v1_kernel / v3_kernel pick the entry for (io type, form,
+// CTA width index, token tiles).
 
-// v1 (mma.sync): token tiles 1..8 x 4 or 8 warps.
+// v1 (mma.sync): [form of the family][4 or 8 warps][token tiles 1..8].
 struct KernelEntry {
   void (*fn)(GemmArgs);
   int smem;
   int threads;
 };
-using V1Table = KernelEntry[2][2][8];
-extern const V1Table kV1KernelsF16, kV1KernelsBF16;
+extern const KernelEntry kV1F16Exact[2][2][8], kV1F16Affine[3][2][8], kV1BF16Exact[2][2][8], kV1BF16Affine[3][2][8];
 
-// v3 (wgmma, per-warp weight streams): [form][W = 2, 4 warpgroups per CTA][token tiles 1..8].
+// v3 (wgmma, per-warp weight streams): [form of the family][W = 2, 4 warpgroups per CTA][token tiles 1..8].
 struct V3Entry {
   void (*fn)(CUtensorMap, sm90::Args);
   int threads;
   int smem;
   int W;
 };
-using V3Table = V3Entry[2][2][8];
-extern const V3Table kV3KernelsF16, kV3KernelsBF16;
+extern const V3Entry kV3F16Exact[2][2][8], kV3F16Affine[3][2][8], kV3BF16Exact[2][2][8], kV3BF16Affine[3][2][8];
 
-inline const V1Table &v1_kernels(bool bf16) { return bf16 ? kV1KernelsBF16 : kV1KernelsF16; }
-inline const V3Table &v3_kernels(bool bf16) { return bf16 ? kV3KernelsBF16 : kV3KernelsF16; }
+inline const KernelEntry &v1_kernel(bool bf16, int form, int wi, int nt) {
+  if (is_affine(form)) return (bf16 ? kV1BF16Affine : kV1F16Affine)[form - kAffine128][wi][nt - 1];
+  return (bf16 ? kV1BF16Exact : kV1F16Exact)[form][wi][nt - 1];
+}
+inline const V3Entry &v3_kernel(bool bf16, int form, int wi, int nt) {
+  if (is_affine(form)) return (bf16 ? kV3BF16Affine : kV3F16Affine)[form - kAffine128][wi][nt - 1];
+  return (bf16 ? kV3BF16Exact : kV3F16Exact)[form][wi][nt - 1];
+}
 
 }  // namespace w4a16

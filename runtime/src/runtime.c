@@ -87,8 +87,6 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
     return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (16-bit elements)",
                       (const void *)scales);
 
-  if (offsets && backend == W4A16_BACKEND_CUDA)
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create(cuda): the kernels take no offsets (q * s + m)");
   if ((io_type != W4A16_ELEM_F16 && io_type != W4A16_ELEM_BF16) ||
       (scales_type != W4A16_ELEM_F16 && scales_type != W4A16_ELEM_BF16))
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown element type");
@@ -98,8 +96,8 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
   p->K = K;
   p->N = N;
   w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, io_type, scales_type, &p->cpu)
-                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, K, N, group_size,
-                                                                          io_type, scales_type, &p->cuda);
+                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, offsets, K, N,
+                                                                          group_size, io_type, scales_type, &p->cuda);
   if (st != W4A16_OK) {
     free(p);
     return st;

@@ -2,6 +2,7 @@
  *   gpu_test            the oracle matrix on the GPU (bitwise repeat + unchanged inputs in each case),
  *                       symmetric and with zero points (random, the extremes 0 and 15),
  *                       bf16 x/bias/residual/out with bf16 and f16 scales on every kernel path,
+ *                       the affine forms (offsets, fractional zero points, 16, G = 64 / 32) likewise,
  *                       forced split counts and CTA widths (v3), the v1 kernel,
  *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
  *                       (x = the previous call's out, for programmatic dependent launch), and
@@ -106,62 +107,98 @@ static void run_zero_point_matrix(int small, uint64_t seed, w4t_stats *st) {
   }
 }
 
+/* One form (element types, zero points / offsets, group size) on the GPU against the f64 oracle: every
+   data kind, M across token tiles and chunks; with `paths`, also every kernel path the f16 matrices force
+   (v3 cluster split counts, both CTA widths at every token-tile count, split-K through the workspace, v1). */
+static uint64_t run_form(const w4t_form *f, int paths, uint64_t seed, w4t_stats *st) {
+  for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+    w4t_run_case_form(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, f, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 384, 40, 2, (w4t_kind)kind, f, seed++, st, 0);
+  }
+  static const int64_t Ms[] = {1, 16, 33, 64, 65, 130};
+  for (int i = 0; i < 6; ++i) w4t_run_case_form(&gpu_ops, 2048, 520, Ms[i], W4T_RANDOM, f, seed++, st, 0);
+  if (!paths) return seed;
+  for (int s = 1; s <= 8; ++s) {
+    set_splits(s);
+    w4t_run_case_form(&gpu_ops, 2048, 520, 5, W4T_RANDOM, f, seed++, st, 0);
+  }
+  set_splits(0);
+  for (int w = 2; w <= 4; w += 2) {
+    set_wg(w);
+    for (int64_t M = 8; M <= 64; M += 8)
+      w4t_run_case_form(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, f, seed++, st, 0);
+  }
+  set_wg(0);
+  set_global(1);
+  for (int s = 2; s <= 8; s += 3) {
+    set_splits(s);
+    w4t_run_case_form(&gpu_ops, 1152, 520, 1 + s * 7, W4T_RANDOM, f, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 2048, 520, 100, W4T_ALTERNATING, f, seed++, st, 0);
+  }
+  set_splits(0);
+  set_global(0);
+  set_kernel("v1");
+  static const int64_t v1M[] = {1, 17, 64, 100};
+  for (int i = 0; i < 4; ++i) w4t_run_case_form(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, f, seed++, st, 0);
+  set_splits(3);
+  w4t_run_case_form(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, f, seed++, st, 0);
+  set_splits(0);
+  set_kernel(NULL);
+  return seed;
+}
+
 /* bf16 (issue #18): x, bias, residual and out bf16, scales bf16 or f16, symmetric and with zero points,
-   against the f64 oracle within the bf16 tolerance, on every kernel path the f16 matrices force. */
+   within the bf16 tolerance; every kernel path with bf16 scales, the data kinds and M with f16 scales. */
 static void run_bf16_matrix(int small, uint64_t seed, w4t_stats *st) {
-  const w4a16_element_type bf = W4A16_ELEM_BF16;
+  const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
   if (small) {
     static const int64_t Ms[] = {1, 17, 64, 65};
-    for (int i = 0; i < 4; ++i)
-      w4t_run_case_typed(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, (w4t_zp)(i % 3), bf, bf, seed++, st, 0);
+    for (int i = 0; i < 4; ++i) {
+      const w4t_form f = {(w4t_zp)(i % 3), 128, bf, bf};
+      w4t_run_case_form(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, &f, seed++, st, 0);
+    }
+    const w4t_form ext = {W4T_ZP_EXTREME, 128, bf, f16}, rnd = {W4T_ZP_RANDOM, 128, bf, bf};
     set_global(1), set_splits(2);
-    w4t_run_case_typed(&gpu_ops, 1152, 520, 17, W4T_RANDOM, W4T_ZP_EXTREME, bf, W4A16_ELEM_F16, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 1152, 520, 17, W4T_RANDOM, &ext, seed++, st, 0);
     set_global(0), set_splits(0);
     set_kernel("v1");
-    w4t_run_case_typed(&gpu_ops, 1024, 136, 17, W4T_RANDOM, W4T_ZP_RANDOM, bf, bf, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 1024, 136, 17, W4T_RANDOM, &rnd, seed++, st, 0);
     set_kernel(NULL);
     return;
   }
-  for (int sc = 0; sc < 2; ++sc) {
-    const w4a16_element_type scales = sc ? W4A16_ELEM_F16 : bf;
+  for (int sc = 0; sc < 2; ++sc)
     for (int zp = W4T_ZP_NONE; zp < W4T_ZP_COUNT; ++zp) {
-      const w4t_zp z = (w4t_zp)zp;
-      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
-        w4t_run_case_typed(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, z, bf, scales, seed++, st, 0);
-        w4t_run_case_typed(&gpu_ops, 384, 40, 2, (w4t_kind)kind, z, bf, scales, seed++, st, 0);
-      }
-      static const int64_t Ms[] = {1, 16, 33, 64, 65, 130};
-      for (int i = 0; i < 6; ++i) w4t_run_case_typed(&gpu_ops, 2048, 520, Ms[i], W4T_RANDOM, z, bf, scales, seed++, st, 0);
-      if (sc) continue; /* f16 scales: the data kinds and M above; the kernel paths below with bf16 scales */
-      for (int s = 1; s <= 8; ++s) {
-        set_splits(s);
-        w4t_run_case_typed(&gpu_ops, 2048, 520, 5, W4T_RANDOM, z, bf, scales, seed++, st, 0);
-      }
-      set_splits(0);
-      for (int w = 2; w <= 4; w += 2) {
-        set_wg(w);
-        for (int64_t M = 8; M <= 64; M += 8)
-          w4t_run_case_typed(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, z, bf, scales, seed++, st, 0);
-      }
-      set_wg(0);
-      set_global(1);
-      for (int s = 2; s <= 8; s += 3) {
-        set_splits(s);
-        w4t_run_case_typed(&gpu_ops, 1152, 520, 1 + s * 7, W4T_RANDOM, z, bf, scales, seed++, st, 0);
-        w4t_run_case_typed(&gpu_ops, 2048, 520, 100, W4T_ALTERNATING, z, bf, scales, seed++, st, 0);
-      }
-      set_splits(0);
-      set_global(0);
-      set_kernel("v1");
-      static const int64_t v1M[] = {1, 17, 64, 100};
-      for (int i = 0; i < 4; ++i)
-        w4t_run_case_typed(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, z, bf, scales, seed++, st, 0);
-      set_splits(3);
-      w4t_run_case_typed(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, z, bf, scales, seed++, st, 0);
-      set_splits(0);
-      set_kernel(NULL);
+      const w4t_form f = {(w4t_zp)zp, 128, bf, sc ? f16 : bf};
+      seed = run_form(&f, !sc, seed, st);
     }
+}
+
+/* The affine forms (issue #17): fractional zero points, zero point 16, offsets, groups of 64 and 32, in f16
+   and bf16, within the io type's tolerance (the kernels round each weight once to the io type). */
+static void run_affine_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf) {
+  const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
+  if (small) {
+    const w4t_form forms[] = {{W4T_OFFSETS, 32, f16, f16}, {W4T_ZP_FRACTIONAL, 64, bf, f16}, {W4T_ZP_SIXTEEN, 128, f16, f16}};
+    static const int64_t Ms[] = {1, 17, 65};
+    for (int i = 0; i < 3; ++i)
+      w4t_run_case_form(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, &forms[i], seed++, forms[i].io == bf ? stbf : st16, 0);
+    set_global(1), set_splits(2);
+    w4t_run_case_form(&gpu_ops, 1152, 520, 17, W4T_RANDOM, &forms[0], seed++, st16, 0);
+    set_global(0), set_splits(0);
+    set_kernel("v1");
+    w4t_run_case_form(&gpu_ops, 1024, 136, 17, W4T_RANDOM, &forms[1], seed++, stbf, 0);
+    set_kernel(NULL);
+    return;
   }
+  /* every kernel path: each affine record size (G = 128, 64, 32) once per io type */
+  const w4t_form full[] = {{W4T_ZP_FRACTIONAL, 128, f16, f16}, {W4T_OFFSETS, 64, f16, f16}, {W4T_ZP_RANDOM, 32, f16, f16},
+                           {W4T_OFFSETS, 128, bf, bf},         {W4T_ZP_SIXTEEN, 64, bf, f16}, {W4T_OFFSETS, 32, bf, bf}};
+  for (int i = 0; i < 6; ++i) seed = run_form(&full[i], 1, seed, full[i].io == bf ? stbf : st16);
+  /* the other combinations: data kinds and M */
+  const w4t_form more[] = {{W4T_ZP_SIXTEEN, 128, f16, f16}, {W4T_OFFSETS, 128, f16, f16}, {W4T_ZP_NONE, 64, f16, f16},
+                           {W4T_ZP_EXTREME, 64, f16, bf},     {W4T_ZP_FRACTIONAL, 32, f16, f16}, {W4T_ZP_NONE, 32, bf, bf},
+                           {W4T_ZP_FRACTIONAL, 128, bf, f16}, {W4T_ZP_RANDOM, 64, bf, bf}};
+  for (int i = 0; i < 8; ++i) seed = run_form(&more[i], 0, seed, more[i].io == bf ? stbf : st16);
 }
 
 static void run_matrix(int small, w4t_stats *st) {
@@ -475,8 +512,8 @@ static void test_memory(int64_t K, int64_t N, int64_t M) {
 }
 
 /* Zero points on the CUDA backend (issue #17): all 8 is the symmetric plan, bit for bit, holding no zero
- * points; a zero point the kernels cannot take (not an integer 0..15) is refused with
- * W4A16_ERR_BAD_ARGUMENT, never run wrong. (Integer zero points: run_zero_point_matrix.) */
+ * points; a zero point that is not an integer 0..15 makes the plan affine (before the affine forms it was
+ * refused with W4A16_ERR_BAD_ARGUMENT). (Results: run_zero_point_matrix, run_affine_matrix.) */
 static void test_zero_points(void) {
   const int64_t K = 1024, N = 256, M = 5, groups = K / 128;
   void *dq, *ds;
@@ -491,13 +528,17 @@ static void test_zero_points(void) {
         "CUDA plans without zero points and with zero points all 8");
   check(sym && p8 && w4a16_plan_resident_bytes(sym) == w4a16_plan_resident_bytes(p8),
         "zero points all 8: the plan holds no zero points");
-  static const uint16_t rejected[] = {0x4780 /* 7.5 */, 0x4c40 /* 17 */, 0xbc00 /* -1 */, 0x7e00 /* NaN */};
-  for (int i = 0; i < 4; ++i) {
-    z[3 + i] = rejected[i];
+  static const uint16_t affine[] = {0x4780 /* 7.5 */, 0x4c40 /* 17 */, 0xbc00 /* -1 */};
+  for (int i = 0; i < 3; ++i) {
+    z[3 + i] = affine[i];
     g_put(dz, z, (size_t)(groups * N) * 2);
     const w4a16_status st = w4a16_plan_create_zp(W4A16_BACKEND_CUDA, dq, ds, dz, K, N, 128, &bad);
-    check(st == W4A16_ERR_BAD_ARGUMENT && !bad && strstr(w4a16_last_error(), "integer zero points"),
-          "CUDA plan with a zero point that is not an integer 0..15 refused with W4A16_ERR_BAD_ARGUMENT");
+    char desc[200] = "";
+    if (bad) w4a16_plan_describe(bad, M, desc, sizeof desc);
+    check(st == W4A16_OK && strstr(desc, "affine G=128"),
+          "CUDA plan with a zero point that is not an integer 0..15: the affine form");
+    w4a16_plan_destroy(bad);
+    bad = NULL;
     z[3 + i] = 0x4800;
   }
   if (sym && p8) {
@@ -560,6 +601,15 @@ int main(int argc, char **argv) {
          bf.failures ? "FAIL" : "PASS", (long long)bf.runs, (long long)bf.failures, bf.worst_rel_norm,
          bf.worst_elem_ratio);
   total_fail += bf.failures;
+  w4t_stats af = {0, 0, 0, 0}, afbf = {0, 0, 0, 0};
+  run_affine_matrix(small, 12000, &af, &afbf);
+  printf("%s: affine forms (offsets, fractional zero points, 16, G = 64 / 32) on the GPU: f16 %lld runs, %lld "
+         "failures, worst rel-norm %.3e (limit 2e-3), worst element error %.3f of its bound; bf16 %lld runs, %lld "
+         "failures, worst rel-norm %.3e (limit 1.6e-2), worst element error %.3f of its bound\n",
+         af.failures || afbf.failures ? "FAIL" : "PASS", (long long)af.runs, (long long)af.failures,
+         af.worst_rel_norm, af.worst_elem_ratio, (long long)afbf.runs, (long long)afbf.failures, afbf.worst_rel_norm,
+         afbf.worst_elem_ratio);
+  total_fail += af.failures + afbf.failures;
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();

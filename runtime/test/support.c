@@ -13,8 +13,9 @@ const char *w4t_kind_name(w4t_kind k) {
 }
 
 const char *w4t_zp_name(w4t_zp z) {
-  static const char *names[] = {"symmetric", "zero_points_random", "zero_points_0_15"};
-  return (unsigned)z < W4T_ZP_COUNT ? names[z] : "?";
+  static const char *names[] = {"symmetric", "zero_points_random", "zero_points_0_15", "zero_points_fractional",
+                                "zero_points_16", "offsets"};
+  return (unsigned)z < W4T_FORM_COUNT ? names[z] : "?";
 }
 
 uint64_t w4t_rand(uint64_t *s) { /* splitmix64 */
@@ -49,18 +50,23 @@ void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint6
 }
 
 void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed) {
-  w4t_make_weights_typed(w, K, N, kind, zp, W4A16_ELEM_F16, seed);
+  const w4t_form form = {zp, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
+  w4t_make_weights_form(w, K, N, kind, &form, seed);
 }
 
-void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp,
-                            w4a16_element_type scales_type, uint64_t seed) {
+void w4t_make_weights_form(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, const w4t_form *form,
+                           uint64_t seed) {
   uint64_t s = seed * 7919u + 1;
+  const w4t_zp zp = form->zp;
+  const int64_t G = form->group, groups = K / G;
   w->K = K;
   w->N = N;
+  w->group = G;
   w->zero_points = NULL;
-  w->scales_type = scales_type;
+  w->offsets = NULL;
+  w->scales_type = form->scales;
   w->qweight = (int32_t *)xmalloc((size_t)(K / 8) * (size_t)N * 4);
-  w->scales = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
+  w->scales = (uint16_t *)xmalloc((size_t)groups * (size_t)N * 2);
   for (int64_t kw = 0; kw < K / 8; ++kw)
     for (int64_t n = 0; n < N; ++n) {
       uint32_t word = 0;
@@ -77,7 +83,7 @@ void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind,
       }
       w->qweight[kw * N + n] = (int32_t)word;
     }
-  for (int64_t i = 0; i < (K / 128) * N; ++i) {
+  for (int64_t i = 0; i < groups * N; ++i) {
     double sc;
     switch (kind) {
     /* |x| <= 8, |code-8| <= 8: bound |acc| by 8*8*K*s; keep it near 12000 so bias, activation and
@@ -87,14 +93,25 @@ void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind,
     case W4T_CODES0: sc = w4t_uniform(&s, 0.001, 0.003); break;
     default: sc = w4t_uniform(&s, 0.001, 0.03); break;
     }
-    w->scales[i] = w4t_encode(zp == W4T_ZP_NONE ? sc : sc / 2, scales_type);
+    w->scales[i] = w4t_encode(zp == W4T_ZP_NONE ? sc : sc / 2, form->scales);
   }
   if (zp == W4T_ZP_NONE) return;
-  w->zero_points = (uint16_t *)xmalloc((size_t)(K / 128) * (size_t)N * 2);
-  for (int64_t i = 0; i < (K / 128) * N; ++i) {
+  w->zero_points = (uint16_t *)xmalloc((size_t)groups * (size_t)N * 2);
+  if (zp == W4T_OFFSETS) w->offsets = (uint16_t *)xmalloc((size_t)groups * (size_t)N * 2);
+  for (int64_t i = 0; i < groups * N; ++i) {
     const int64_t g = i / N, n = i % N;
-    const int z = zp == W4T_ZP_EXTREME ? ((g + n) & 1 ? 15 : 0) : (int)(w4t_rand(&s) & 15u);
+    double z;
+    switch (zp) {
+    case W4T_ZP_EXTREME: z = (g + n) & 1 ? 15 : 0; break;
+    case W4T_ZP_FRACTIONAL: z = w4t_uniform(&s, 0.0, 15.0); break;
+    case W4T_ZP_SIXTEEN: z = (g + n) & 1 ? 16 : (double)(w4t_rand(&s) & 15u); break;
+    case W4T_OFFSETS: z = 0; break;
+    default: z = (double)(w4t_rand(&s) & 15u); break;
+    }
     w->zero_points[i] = w4a16_f2h((float)z);
+    /* m near -7.5 s (so that |W| <= 8 s, as for the other forms), exactly representable in f16 */
+    if (w->offsets)
+      w->offsets[i] = w4a16_f2h((float)(-w4t_decode(w->scales[i], form->scales) * w4t_uniform(&s, 6.5, 8.5)));
   }
 }
 
@@ -102,9 +119,11 @@ void w4t_free_weights(w4t_weights *w) {
   free(w->qweight);
   free(w->scales);
   free(w->zero_points);
+  free(w->offsets);
   w->qweight = NULL;
   w->scales = NULL;
   w->zero_points = NULL;
+  w->offsets = NULL;
 }
 
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed) {
@@ -138,26 +157,27 @@ void w4t_make_vec_typed(uint16_t *v, int64_t n, double lo, double hi, w4a16_elem
 /* acc (and, if abs_acc is not NULL, sum_k |x W|) with x of type io. */
 static void oracle_acc(const w4t_weights *w, const uint16_t *x, w4a16_element_type io, int64_t M, double *acc,
                        double *abs_acc) {
-  const int64_t K = w->K, N = w->N;
-  double *wg = (double *)xmalloc((size_t)128 * (size_t)N * sizeof(double));
-  double *xd = (double *)xmalloc((size_t)128 * sizeof(double));
+  const int64_t K = w->K, N = w->N, G = w->group;
+  double *wg = (double *)xmalloc((size_t)G * (size_t)N * sizeof(double));
+  double *xd = (double *)xmalloc((size_t)G * sizeof(double));
   memset(acc, 0, (size_t)M * (size_t)N * sizeof(double));
   if (abs_acc) memset(abs_acc, 0, (size_t)M * (size_t)N * sizeof(double));
-  for (int64_t g = 0; g < K / 128; ++g) {
+  for (int64_t g = 0; g < K / G; ++g) {
     /* Dequantise one group in f64 straight from the formula of docs/contract.md §1: nibble k%8 of word [k/8, n]. */
-    for (int64_t kk = 0; kk < 128; ++kk) {
-      const int64_t k = g * 128 + kk;
+    for (int64_t kk = 0; kk < G; ++kk) {
+      const int64_t k = g * G + kk;
       for (int64_t n = 0; n < N; ++n) {
         const uint32_t word = (uint32_t)w->qweight[(k / 8) * N + n];
         const int code = (int)((word >> (4 * (k % 8))) & 15u);
         const double z = w->zero_points ? (double)w4a16_h2f(w->zero_points[g * N + n]) : 8.0;
-        wg[kk * N + n] = ((double)code - z) * w4t_decode(w->scales[g * N + n], w->scales_type);
+        const double m = w->offsets ? (double)w4a16_h2f(w->offsets[g * N + n]) : 0.0;
+        wg[kk * N + n] = ((double)code - z) * w4t_decode(w->scales[g * N + n], w->scales_type) + m;
       }
     }
     for (int64_t m = 0; m < M; ++m) {
       double *am = acc + m * N;
-      for (int64_t kk = 0; kk < 128; ++kk) xd[kk] = w4t_decode(x[m * K + g * 128 + kk], io);
-      for (int64_t kk = 0; kk < 128; ++kk) {
+      for (int64_t kk = 0; kk < G; ++kk) xd[kk] = w4t_decode(x[m * K + g * G + kk], io);
+      for (int64_t kk = 0; kk < G; ++kk) {
         const double xv = xd[kk];
         const double *wr = wg + kk * N;
         for (int64_t n = 0; n < N; ++n) am[n] += xv * wr[n];
@@ -294,16 +314,19 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
 
 int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
                         uint64_t seed, w4t_stats *stats, int verbose) {
-  return w4t_run_case_typed(ops, K, N, M, kind, zp, W4A16_ELEM_F16, W4A16_ELEM_F16, seed, stats, verbose);
+  const w4t_form form = {zp, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
+  return w4t_run_case_form(ops, K, N, M, kind, &form, seed, stats, verbose);
 }
 
-int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
-                           w4a16_element_type io, w4a16_element_type scales_type, uint64_t seed, w4t_stats *stats,
-                           int verbose) {
+int64_t w4t_run_case_form(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, const w4t_form *form,
+                          uint64_t seed, w4t_stats *stats, int verbose) {
   int64_t fails = 0;
+  const w4t_zp zp = form->zp;
+  const w4a16_element_type io = form->io, scales_type = form->scales;
+  const int64_t G = form->group;
   const int bf16 = io == W4A16_ELEM_BF16;
   w4t_weights w;
-  w4t_make_weights_typed(&w, K, N, kind, zp, scales_type, seed);
+  w4t_make_weights_form(&w, K, N, kind, form, seed);
   uint16_t *x = (uint16_t *)xmalloc((size_t)(M * K) * 2), *bias = (uint16_t *)xmalloc((size_t)N * 2);
   uint16_t *res = (uint16_t *)xmalloc((size_t)(M * N) * 2), *out = (uint16_t *)xmalloc((size_t)(M * N) * 2);
   uint16_t *out2 = (uint16_t *)xmalloc((size_t)(M * N) * 2);
@@ -316,14 +339,17 @@ int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, 
 
   /* The plan must not depend on the caller's buffers after creation: free them right away. */
   void *d_qw = upload(ops, w.qweight, (size_t)(K / 8) * (size_t)N * 4);
-  void *d_sc = upload(ops, w.scales, (size_t)(K / 128) * (size_t)N * 2);
-  void *d_zp = w.zero_points ? upload(ops, w.zero_points, (size_t)(K / 128) * (size_t)N * 2) : NULL;
+  void *d_sc = upload(ops, w.scales, (size_t)(K / G) * (size_t)N * 2);
+  void *d_zp = w.zero_points ? upload(ops, w.zero_points, (size_t)(K / G) * (size_t)N * 2) : NULL;
+  void *d_off = w.offsets ? upload(ops, w.offsets, (size_t)(K / G) * (size_t)N * 2) : NULL;
   w4a16_plan *plan = NULL;
   w4a16_status st = w4a16_plan_create_typed(ops->backend, (const int32_t *)d_qw, (const uint16_t *)d_sc,
-                                            (const uint16_t *)d_zp, NULL, K, N, 128, io, scales_type, &plan);
+                                            (const uint16_t *)d_zp, (const uint16_t *)d_off, K, N, G, io,
+                                            scales_type, &plan);
   ops->release(d_qw);
   ops->release(d_sc);
   if (d_zp) ops->release(d_zp);
+  if (d_off) ops->release(d_off);
   if (st != W4A16_OK) {
     printf("FAIL plan_create K=%lld N=%lld: %s\n", (long long)K, (long long)N, w4a16_last_error());
     fails = 1;
@@ -380,9 +406,10 @@ int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, 
         if (!c.pass || !same || !inputs_ok) {
           fails++;
           const int64_t i = c.first_bad;
-          printf("FAIL K=%lld N=%lld M=%lld kind=%s %s%s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g bad=%lld "
-                 "nonfinite=%lld bitwise_same=%d inputs_unchanged=%d [%s]\n",
-                 (long long)K, (long long)N, (long long)M, w4t_kind_name(kind), w4t_zp_name(zp), types_name(io, scales_type), act_name(act), use_b, use_r,
+          printf("FAIL K=%lld N=%lld M=%lld G=%lld kind=%s %s%s act=%s bias=%d res=%d: rel=%.3g elem_ratio=%.3g "
+                 "bad=%lld nonfinite=%lld bitwise_same=%d inputs_unchanged=%d [%s]\n",
+                 (long long)K, (long long)N, (long long)M, (long long)G, w4t_kind_name(kind), w4t_zp_name(zp),
+                 types_name(io, scales_type), act_name(act), use_b, use_r,
                  c.rel_norm, c.max_elem_ratio, (long long)c.bad_elems, (long long)c.nonfinite, same, inputs_ok, desc);
           if (i >= 0)
             printf("     first bad element m=%lld n=%lld: out=%.6g ref=%.6g\n", (long long)(i / N), (long long)(i % N),

@@ -23,17 +23,32 @@ uint64_t w4t_rand(uint64_t *state);
 double w4t_uniform(uint64_t *state, double lo, double hi);
 
 /* Zero points of the generated weight (w4a16_plan_create_zp): none (the constant 8), random integers
- * 0..15, or the extremes 0 and 15 (alternating by group and column). With zero points the scales are
- * halved, so that |code - z| <= 15 keeps each kind's accumulator bound (see w4t_make_weights). */
-typedef enum { W4T_ZP_NONE = 0, W4T_ZP_RANDOM, W4T_ZP_EXTREME, W4T_ZP_COUNT } w4t_zp;
+ * 0..15, or the extremes 0 and 15 (alternating by group and column); then the forms the CUDA kernels run
+ * as affine (issue #17): fractional zero points in [0, 15] (HQQ), zero points 16 and random 0..15
+ * alternating by group and column (GPTQ's v1 format unmasked), and offsets W = code * s + m (zero points
+ * 0; GGUF Q4_1, torchao). With zero points or offsets the scales are halved, so that |W| <= 16 s keeps each
+ * kind's accumulator bound (see w4t_make_weights). */
+typedef enum {
+  W4T_ZP_NONE = 0, W4T_ZP_RANDOM, W4T_ZP_EXTREME, W4T_ZP_COUNT,
+  W4T_ZP_FRACTIONAL = W4T_ZP_COUNT, W4T_ZP_SIXTEEN, W4T_OFFSETS, W4T_FORM_COUNT
+} w4t_zp;
 const char *w4t_zp_name(w4t_zp z);
+
+/* The form of a case: zero points (or offsets), group size, element types of x/bias/residual/out (io)
+ * and of the scales. */
+typedef struct {
+  w4t_zp zp;
+  int64_t group;  /* 32, 64 or 128 */
+  w4a16_element_type io, scales;
+} w4t_form;
 
 /* Host-side problem data. */
 typedef struct {
-  int64_t K, N;
+  int64_t K, N, group;
   int32_t *qweight;     /* (K/8, N) */
-  uint16_t *scales;     /* (K/128, N), of scales_type */
-  uint16_t *zero_points;/* (K/128, N) f16, or NULL: 8 */
+  uint16_t *scales;     /* (K/group, N), of scales_type */
+  uint16_t *zero_points;/* (K/group, N) f16, or NULL: 8 */
+  uint16_t *offsets;    /* (K/group, N) f16, or NULL: 0 */
   w4a16_element_type scales_type;
 } w4t_weights;
 
@@ -43,15 +58,16 @@ double w4t_decode(uint16_t bits, w4a16_element_type type);
 
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed);
 void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed);
-void w4t_make_weights_typed(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp,
-                            w4a16_element_type scales_type, uint64_t seed);
+void w4t_make_weights_form(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, const w4t_form *form,
+                           uint64_t seed);
 void w4t_free_weights(w4t_weights *w);
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed);
 void w4t_make_x_typed(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, w4a16_element_type type, uint64_t seed);
 void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed);
 void w4t_make_vec_typed(uint16_t *v, int64_t n, double lo, double hi, w4a16_element_type type, uint64_t seed);
 
-/* acc[m,n] = sum_k x[m,k] * (code[k,n]-z[k/128,n]) * scale[k/128,n] in f64 (z = 8 without zero points). */
+/* acc[m,n] = sum_k x[m,k] * ((code[k,n]-z[g,n]) * scale[g,n] + m[g,n]) in f64, g = k / group (z = 8
+ * without zero points, m = 0 without offsets). */
 void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *acc);
 double w4t_oracle_act(double v, w4a16_activation act);
 /* ref = act(acc + bias) + residual (bias/residual may be NULL), all in f64. */
@@ -98,11 +114,10 @@ int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_ki
 /* The same with zero points of the given form (plan through w4a16_plan_create_zp). */
 int64_t w4t_run_case_zp(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
                         uint64_t seed, w4t_stats *stats, int verbose);
-/* The same with element types (plan through w4a16_plan_create_typed): io for x, bias, residual and out,
- * scales_type for the scales. A bf16 io type is judged by docs/contract.md §1's bf16 tolerance: relative
- * L2 <= 1.6e-2, every element within 2^-8 (|ref| + S + |residual|) + 1e-3, S = sum_k |x W|. */
-int64_t w4t_run_case_typed(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, w4t_zp zp,
-                           w4a16_element_type io, w4a16_element_type scales_type, uint64_t seed, w4t_stats *stats,
-                           int verbose);
+/* The same for any form (plan through w4a16_plan_create_typed). A bf16 io type is judged by
+ * docs/contract.md §1's bf16 tolerance: relative L2 <= 1.6e-2, every element within
+ * 2^-8 (|ref| + S + |residual|) + 1e-3, S = sum_k |x W|. */
+int64_t w4t_run_case_form(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, const w4t_form *form,
+                          uint64_t seed, w4t_stats *stats, int verbose);
 
 #endif

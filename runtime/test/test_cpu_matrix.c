@@ -3,7 +3,8 @@
  * present and absent (w4t_run_case covers the 12 epilogue combinations, bitwise repeatability and
  * unchanged inputs); the zero-point forms (random 0..15, the extremes 0 and 15) with every kind; and bf16
  * x/bias/residual/out with f16 and bf16 scales, symmetric and with zero points, every kind, judged by the bf16
- * tolerance (the same cases gpu_test runs on the CUDA kernels). */
+ * tolerance; and fractional zero points, zero point 16 and offsets with groups of 128, 64 and 32 (the forms
+ * gpu_test runs on the CUDA kernels' affine form). */
 #include <stdio.h>
 
 #include "support.h"
@@ -29,9 +30,17 @@ int main(void) {
   w4t_stats bf = {0, 0, 0, 0};
   for (int scales = 0; scales < 2; ++scales)
     for (int zp = W4T_ZP_NONE; zp < W4T_ZP_COUNT; ++zp)
-      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind)
-        w4t_run_case_typed(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, (w4t_zp)zp, W4A16_ELEM_BF16,
-                           scales ? W4A16_ELEM_BF16 : W4A16_ELEM_F16, seed++, &bf, 0);
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+        const w4t_form f = {(w4t_zp)zp, 128, W4A16_ELEM_BF16, scales ? W4A16_ELEM_BF16 : W4A16_ELEM_F16};
+        w4t_run_case_form(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, &f, seed++, &bf, 0);
+      }
+  /* the forms the CUDA kernels run as affine (fractional zero points, 16, offsets; G = 128, 64, 32) in f16 */
+  for (int zp = W4T_ZP_FRACTIONAL; zp < W4T_FORM_COUNT; ++zp)
+    for (int64_t G = 32; G <= 128; G *= 2)
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+        const w4t_form f = {(w4t_zp)zp, G, W4A16_ELEM_F16, W4A16_ELEM_F16};
+        w4t_run_case_form(&w4t_cpu_ops, 1024, 136, 17, (w4t_kind)kind, &f, seed++, &st, 0);
+      }
   printf("%s: cpu bf16 matrix, %lld runs, %lld failures, worst rel-norm %.3e (limit 1.6e-2), worst element "
          "error %.3f of its bound\n",
          bf.failures ? "FAIL" : "PASS", (long long)bf.runs, (long long)bf.failures, bf.worst_rel_norm,

@@ -25,9 +25,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CARRY="$ROOT/.carry/e2e"
-# The first five, awq_gemm, autogptq_v1_torch and gptq_bf16 run on the CUDA kernels; the rest are forms the
-# kernels do not take yet (other group sizes, offsets, zero points beyond 0..15 (gptq_asym's v1 zero points
-# reach 16)), which compiled code prepares on the CPU reference under the CUDA backend.
+# Every example runs on the CUDA kernels: gptq_group32, gptq_asym (zero points up to 16), q4_1_offsets,
+# hqq_group64 and torchao_bf16 in their affine form (W = code * s + o).
 EXAMPLES=(llama_mlp gpt_mlp iree_i4 decode_matvec iree_signed_i4
           gptq_group32 gptq_asym autogptq_v1_torch awq_gemm q4_1_offsets hqq_group64 gptq_bf16 torchao_bf16 llama_rmsnorm_proj)
 

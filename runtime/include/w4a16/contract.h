@@ -84,8 +84,8 @@ static inline int w4a16_zp_nibble(int layout, int c) {
 typedef enum w4a16_element_type { W4A16_ELEM_F16 = 0, W4A16_ELEM_BF16 = 1 } w4a16_element_type;
 
 /* --- group size ------------------------------------------------------------------------------------ */
-/* K per scale group: 32, 64 or 128 (GGUF blocks are 32, GPTQ checkpoints use 32, 64 and 128). The CUDA
- * kernels run 128; the CPU reference runs all three (see w4a16_plan_create in runtime.h). */
+/* K per scale group: 32, 64 or 128 (GGUF blocks are 32, GPTQ checkpoints use 32, 64 and 128). Both
+ * backends run all three (see w4a16_plan_create in runtime.h). */
 #define W4A16_DEFAULT_GROUP_SIZE 128
 #define W4A16_MIN_GROUP_SIZE 32
 static inline int w4a16_group_size_supported(int64_t group_size) {

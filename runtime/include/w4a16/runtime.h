@@ -38,9 +38,9 @@ typedef struct w4a16_plan w4a16_plan;
 
 /* Prepare a weight: validates the shape, repacks qweight/scales into the backend's layout (one copy
  * each at most) and picks a kernel configuration. K, N and group_size must pass w4a16_check_shape
- * (contract.h: group_size 32, 64 or 128, K % group_size == 0, N % 8 == 0); the CUDA kernels take
- * group_size 128 only (W4A16_ERR_BAD_ARGUMENT otherwise). The caller's buffers are
- * only read, and may be freed after this returns. */
+ * (contract.h: group_size 32, 64 or 128, K % group_size == 0, N % 8 == 0); the CUDA kernels also need
+ * K % 128 == 0 (W4A16_ERR_BAD_ARGUMENT otherwise). The caller's buffers are only read, and may be freed
+ * after this returns. */
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                int64_t K, int64_t N, int64_t group_size, w4a16_plan **plan);
 
@@ -55,17 +55,18 @@ void w4a16_plan_destroy(w4a16_plan *plan);
 
 /* w4a16_plan_create with per-group zero points: W[k, n] = (code - zero_points[k / group_size, n]) * scale,
  * zero_points (K/group_size, N) f16 (integer zero points 0..15 are exact in f16; NULL: the constant 8 of
- * w4a16_plan_create). The CPU reference takes any zero points. The CUDA kernels take integer zero points
- * 0..15 (AWQ, GPTQ with sym=False): the plan keeps one byte per group and column besides the repacked
- * weight and scales (none when every zero point is 8: that is the symmetric plan, bit for bit); a CUDA
- * plan with a zero point that is not such an integer fails with W4A16_ERR_BAD_ARGUMENT. */
+ * w4a16_plan_create). Both backends take any zero points. With group_size 128 and integer zero points
+ * 0..15 (AWQ, GPTQ with sym=False) a CUDA plan keeps one byte per group and column besides the repacked
+ * weight and scales (none when every zero point is 8: that is the symmetric plan, bit for bit) and
+ * computes exactly; any other zero points (fractional, 16, ...) or group size make it affine: per group
+ * and column s and o = -z * s in the io type, W = code * s + o rounded once per weight in the kernel. */
 w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                   const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
                                   w4a16_plan **plan);
 
 /* The offset form (GGUF Q4_1, torchao's float zero point): W[k, n] = (code - zero_points[g, n]) * scale +
  * offsets[g, n], offsets (K/group_size, N) f16 (zero_points may be NULL: 8; pass zeros for d * q + m).
- * The CPU reference only: a CUDA plan with offsets fails with W4A16_ERR_BAD_ARGUMENT. */
+ * CUDA plans with offsets are affine (o = m - z * s, see w4a16_plan_create_zp). */
 w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                        const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
                                        int64_t group_size, w4a16_plan **plan);

@@ -116,8 +116,8 @@ void w4a16_rt_release_plans(void);
 /* Number of plans created so far (by prepare calls). */
 int64_t w4a16_rt_plans_created(void);
 /* Plans that prepare made on the CPU reference although the CUDA backend is selected, because the CUDA kernels
- * do not take the weight's form (group size other than 128, zero points that are not integers 0..15,
- * offsets): how many so far, and why the latest was ("" if none; e.g. "group size 64 (the CUDA kernels take 128)").
+ * do not take the weight's shape (K not a multiple of 128): how many so far, and why the latest was ("" if
+ * none; e.g. "K = 96 (the CUDA kernels take K a multiple of 128)").
  * Such a weight runs correctly, at CPU speed; a serving stack can log this once after preparing. */
 int64_t w4a16_rt_cpu_fallbacks(void);
 const char *w4a16_rt_cpu_fallback_reason(void);
