@@ -5,7 +5,7 @@
 // The product accumulates in f32, then bias and gelu_tanh in f32, truncated to f16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain with zero points packed_g_n8 + 1 (dequant -> matmul -> bias -> gelu_tanh). Its
-// zero points reach 16, so the CUDA kernels run it in their affine form (W = code * s + o).
+// zero points reach 16, so the CUDA kernels run it in their affine form (W = (code - zi) * s + o).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>

@@ -4,7 +4,7 @@
 // dynamic M.
 //
 // Expected: one fused chain with group_size = 32 (dequant packed_k8_n/g_n -> matmul -> bias -> gelu_tanh).
-// The CUDA kernels run it in their affine form (W = code * s + o per group of 32).
+// The CUDA kernels run it in their affine form (W = (code - zi) * s + o per group of 32).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>

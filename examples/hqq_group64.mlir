@@ -5,8 +5,8 @@
 // K = N = 2048, dynamic M.
 //
 // Expected: one fused chain with group_size = 64 and an f16 zero-point tensor (dequant n_k/n_g,
-// zero points n_g -> matmul). The CUDA kernels run it in their affine form (W = code * s + o per group of
-// 64, fractional zero points folded into o).
+// zero points n_g -> matmul). The CUDA kernels run it in their affine form (W = (code - zi) * s + o per
+// group of 64, the zero points' fractional parts folded into o).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 

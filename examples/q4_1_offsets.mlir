@@ -3,7 +3,7 @@
 // f32, then bias and gelu_tanh in f32, truncated to f16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain with zero_points_are_offsets and zero_point = 0 (dequant -> matmul -> bias ->
-// gelu_tanh). The CUDA kernels run it in their affine form (W = code * s + o).
+// gelu_tanh). The CUDA kernels run it in their affine form (W = (code - zi) * s + o).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>

@@ -4,7 +4,7 @@
 // in f32 and is truncated to bf16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain, the offset form with bf16 x/out, bf16 scales and bf16 offsets (dequant n_k/n_g
-// -> matmul). The CUDA kernels run it in their bf16 affine form (W = code * s + o).
+// -> matmul). The CUDA kernels run it in their bf16 affine form (W = (code - zi) * s + o).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 

@@ -47,12 +47,14 @@ __device__ __forceinline__ float scale_value(const unsigned char *p, bool bf16) 
 //  * kSymmetric: W = (code - 8) * s; kZeroPoints: W = (code - z) * s with integer z in 0..15. The mma
 //    multiplies x by code - z (exact in f16 and bf16) over a 128-k group into fresh f32 registers, and
 //    the group's scale is applied once per accumulator: no weight is ever rounded.
-//  * kAffine{128,64,32}: W = code * s + o per (group of 128, 64 or 32 k, column), o = m - z * s folded at
-//    plan time: every other form (offsets: GGUF Q4_1, torchao; fractional zero points: HQQ; zero point 16:
-//    GPTQ v1; group sizes 64 and 32). The dequantisation computes W itself in the io type (one rounding
-//    per weight, like the frontends' own f16 / bf16 dequantisation; within docs/contract.md §1's
-//    tolerance) and the mma accumulates x * W straight into the f32 accumulators, so a group boundary
-//    inside a 128-k step costs nothing but another set of constants.
+//  * kAffine{128,64,32}: W = (code - zi) * s + o per (group of 128, 64 or 32 k, column): every other form
+//    (offsets: GGUF Q4_1, torchao; fractional zero points: HQQ; zero point 16: GPTQ v1; group sizes 64 and
+//    32). The plan splits (code - z) * s + m into an integer zi in 0..15 nearest to z and o = m - (z - zi) * s,
+//    so that code - zi is exact and o stays small next to W (with o = m - z * s instead, o's rounding cost
+//    up to 3 % of a W near 0 in bf16: gpu_test, session 11). The dequantisation computes W itself in the io
+//    type (one rounding per weight, like the frontends' own f16 / bf16 dequantisation; within
+//    docs/contract.md §1's tolerance) and the mma accumulates x * W straight into the f32 accumulators, so a
+//    group boundary inside a 128-k step costs nothing but another set of constants.
 enum Form { kSymmetric = 0, kZeroPoints = 1, kAffine128 = 2, kAffine64 = 3, kAffine32 = 4 };
 constexpr int kForms = 5;
 __host__ __device__ constexpr bool is_affine(int form) { return form >= kAffine128; }
@@ -62,18 +64,19 @@ __host__ __device__ constexpr bool is_affine(int form) { return form >= kAffine1
 //  * kSymmetric: the tile's 16 scales (f16 or bf16);
 //  * kZeroPoints: the scales, then its 16 zero points, one byte each in pair order (byte 2c holds column
 //    c's z, byte 2c + 1 column c + 8's z, times 16 for f16 kernels; ZeroPoints::from_pair);
-//  * affine: per scale group j of the 128 k (kSub of them), 64 bytes: the 8 pairs (s[c], s[c + 8]), then
-//    the 8 pairs (o[c], o[c + 8]), in the io type (Affine::load).
+//  * affine: per scale group j of the 128 k (kSub of them), 80 bytes: the 8 pairs (s[c], s[c + 8]), the 8
+//    pairs (o[c], o[c + 8]), both in the io type, then the 16 zi in the zero-point form's pair order
+//    (Affine::load).
 // One record comes in one copy instruction (2 to 16 lanes x 16 bytes): fetching the zero points from an
 // array of their own, in a second instruction, cost 8 % on 8192x28672 at M = 1 (bench/RESULTS.md,
 // session 10).
 template <int FORM> struct TileMeta {
   static constexpr int kSub = FORM == kAffine32 ? 4 : FORM == kAffine64 ? 2 : 1;  // scale groups per 128 k
-  static constexpr int kBytes = FORM == kSymmetric ? 32 : FORM == kZeroPoints ? 48 : 64 * kSub;
+  static constexpr int kBytes = FORM == kSymmetric ? 32 : FORM == kZeroPoints ? 48 : 80 * kSub;
   static constexpr int kCopies = kBytes / 16;   // 16-byte copies per record
   static constexpr int kPerColumn = kBytes / 16;  // record bytes per column (the plan's array: Npad per group)
   static constexpr int kZeroOffset = 32;        // where the zero points start
-  static constexpr int kSubBytes = 64;          // affine: bytes per scale group
+  static constexpr int kSubBytes = 80;          // affine: bytes per scale group
 };
 
 // Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
@@ -256,39 +259,6 @@ template <> struct ZeroPoints<__nv_bfloat16> {
   }
 };
 
-// The affine forms' per-lane constants for one scale group: s and o of the lane's columns gr (registers 0
-// and 2) and gr + 8 (registers 1 and 3), each in both halves, from the record's pairs: one 32-bit load and
-// two byte permutes per pair.
-struct Affine {
-  uint32_t s_lo, s_hi, o_lo, o_hi;
-  static __device__ __forceinline__ Affine load(const unsigned char *sub, int g8) {
-    const uint32_t s = *reinterpret_cast<const uint32_t *>(sub + 4 * g8);
-    const uint32_t o = *reinterpret_cast<const uint32_t *>(sub + 32 + 4 * g8);
-    return {__byte_perm(s, 0, 0x1010u), __byte_perm(s, 0, 0x3232u), __byte_perm(o, 0, 0x1010u),
-            __byte_perm(o, 0, 0x3232u)};
-  }
-};
-
-// One repacked word -> the four A-fragment registers holding W = code * s + o in T: code exactly (the
-// magic-number step of dequant8 with z = 0), then one fma with the group's constants, rounded once.
-template <class T> __device__ __forceinline__ void dequant8_affine(uint32_t q, uint32_t a[4], const Affine &c) {
-  constexpr uint32_t kLo = 0x000f000fu;
-  if constexpr (Io<T>::kBf16) {
-    constexpr uint32_t kMagic = 0x43004300u, kOne = 0x3f803f80u, kMinus128 = 0xc300c300u;
-    a[0] = bfma2_u(bfma2_u(and_or(q, kLo, kMagic), kOne, kMinus128), c.s_lo, c.o_lo);
-    a[1] = bfma2_u(bfma2_u(and_or(q >> 4, kLo, kMagic), kOne, kMinus128), c.s_hi, c.o_hi);
-    a[2] = bfma2_u(bfma2_u(and_or(q >> 8, kLo, kMagic), kOne, kMinus128), c.s_lo, c.o_lo);
-    a[3] = bfma2_u(bfma2_u(and_or(q >> 12, kLo, kMagic), kOne, kMinus128), c.s_hi, c.o_hi);
-  } else {
-    constexpr uint32_t kHi = 0x00f000f0u, kMagic = 0x64006400u, kSixteenth = 0x2c002c00u, kMinus64 = 0xd400d400u;
-    const uint32_t q8 = q >> 8;
-    a[0] = hfma2_u(hsub2_u(and_or(q, kLo, kMagic), kMagic), c.s_lo, c.o_lo);
-    a[1] = hfma2_u(hfma2_u(and_or(q, kHi, kMagic), kSixteenth, kMinus64), c.s_hi, c.o_hi);
-    a[2] = hfma2_u(hsub2_u(and_or(q8, kLo, kMagic), kMagic), c.s_lo, c.o_lo);
-    a[3] = hfma2_u(hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, kMinus64), c.s_hi, c.o_hi);
-  }
-}
-
 template <class T>
 __device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4], ZeroPoints<T> z = ZeroPoints<T>::symmetric()) {
   constexpr uint32_t kLo = 0x000f000fu;
@@ -305,6 +275,33 @@ __device__ __forceinline__ void dequant8(uint32_t q, uint32_t a[4], ZeroPoints<T
     a[1] = hfma2_u(and_or(q, kHi, kMagic), kSixteenth, z.hi);
     a[2] = hsub2_u(and_or(q8, kLo, kMagic), z.lo);
     a[3] = hfma2_u(and_or(q8, kHi, kMagic), kSixteenth, z.hi);
+  }
+}
+
+// The affine forms' per-lane constants for one scale group: zi, s and o of the lane's columns gr (registers
+// 0 and 2) and gr + 8 (registers 1 and 3), each in both halves: one 32-bit load and two byte permutes per
+// pair of s and o, and zi as the zero-point form's constants.
+template <class T> struct Affine {
+  ZeroPoints<T> z;
+  uint32_t s_lo, s_hi, o_lo, o_hi;
+  static __device__ __forceinline__ Affine load(const unsigned char *sub, int g8) {
+    const uint32_t s = *reinterpret_cast<const uint32_t *>(sub + 4 * g8);
+    const uint32_t o = *reinterpret_cast<const uint32_t *>(sub + 32 + 4 * g8);
+    return {ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(sub + 64 + 2 * g8)), __byte_perm(s, 0, 0x1010u),
+            __byte_perm(s, 0, 0x3232u), __byte_perm(o, 0, 0x1010u), __byte_perm(o, 0, 0x3232u)};
+  }
+};
+
+// One repacked word -> the four A-fragment registers holding W = (code - zi) * s + o in T: code - zi
+// exactly (dequant8), then one fma with the group's s and o, rounded once.
+template <class T> __device__ __forceinline__ void dequant8_affine(uint32_t q, uint32_t a[4], const Affine<T> &c) {
+  dequant8<T>(q, a, c.z);
+  if constexpr (Io<T>::kBf16) {
+    a[0] = bfma2_u(a[0], c.s_lo, c.o_lo), a[1] = bfma2_u(a[1], c.s_hi, c.o_hi);
+    a[2] = bfma2_u(a[2], c.s_lo, c.o_lo), a[3] = bfma2_u(a[3], c.s_hi, c.o_hi);
+  } else {
+    a[0] = hfma2_u(a[0], c.s_lo, c.o_lo), a[1] = hfma2_u(a[1], c.s_hi, c.o_hi);
+    a[2] = hfma2_u(a[2], c.s_lo, c.o_lo), a[3] = hfma2_u(a[3], c.s_hi, c.o_hi);
   }
 }
 

@@ -139,14 +139,17 @@ __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *_
   if (flags) atomicOr(bad, flags);
 }
 
-// The affine forms' TileMeta records ([K/128][Npad/16] x 64 * sub bytes, common.cuh) from the caller's
+// The affine forms' TileMeta records ([K/128][Npad/16] x 80 * sub bytes, common.cuh) from the caller's
 // scales (f16 or bf16), zero points (f16, or null: 8) and offsets (f16, or null: 0), all [K/G][N] with G =
-// 128 / sub: per scale group j of a 128-k group, column c's s at byte 64 j + 4 (c % 8) + 2 (c / 8) and its
-// o = m - z * s (in f32, exact for f16 and bf16 operands up to the subtraction's rounding) 32 bytes on,
-// both rounded to the io type once. Padding columns get s = o = 0.
+// 128 / sub. (code - z) * s + m is split into (code - zi) * s + o with zi = z rounded and clamped to 0..15
+// and o = m - (z - zi) * s (in f32): per scale group j of a 128-k group, column c's s at byte 80 j +
+// 4 (c % 8) + 2 (c / 8), its o 32 bytes on (both rounded to the io type once), and zi at byte 80 j + 64 +
+// 2 (c % 8) + c / 8 (pair order, columns 8-15 shifted left by hi_shift as in meta_kernel). Padding columns
+// get s = o = 0, zi = 8.
 __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_bf16, const __half *__restrict__ zero_points,
                               const __half *__restrict__ offsets, unsigned char *__restrict__ out, int groups, int sub,
                               int N, int Npad, bool io_bf16) {
+  constexpr int kSubBytes = w4a16::TileMeta<w4a16::kAffine32>::kSubBytes;
   const size_t total = (size_t)groups * Npad;
   auto to_float = [](uint16_t bits, bool bf16) {
     return bf16 ? __uint_as_float((uint32_t)bits << 16) : __half2float(__ushort_as_half(bits));
@@ -158,15 +161,19 @@ __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_b
     const int n = (int)(i % Npad), c = n % 16;
     const size_t gs = i / Npad, g = gs / sub;  // scale group, its 128-k group
     const int j = (int)(gs % sub);
-    float sv = 0.f, o = 0.f;
+    float sv = 0.f, o = 0.f, zi = (float)W4A16_ZERO_POINT;
     if (n < N) {
       sv = to_float(scales[gs * N + n], scales_bf16);
       const float z = zero_points ? __half2float(zero_points[gs * N + n]) : (float)W4A16_ZERO_POINT;
-      o = (offsets ? __half2float(offsets[gs * N + n]) : 0.f) - z * sv;
+      zi = fminf(fmaxf(rintf(z), 0.f), 15.f);
+      if (z != z) zi = (float)W4A16_ZERO_POINT;  // NaN: o carries it
+      o = (offsets ? __half2float(offsets[gs * N + n]) : 0.f) - (z - zi) * sv;
     }
-    unsigned char *record = out + (g * (Npad / 16) + n / 16) * (size_t)(64 * sub) + 64 * j + 4 * (c % 8) + 2 * (c / 8);
-    *reinterpret_cast<uint16_t *>(record) = round(sv, io_bf16);
-    *reinterpret_cast<uint16_t *>(record + 32) = round(o, io_bf16);
+    unsigned char *record = out + (g * (Npad / 16) + n / 16) * (size_t)(kSubBytes * sub) + kSubBytes * j;
+    *reinterpret_cast<uint16_t *>(record + 4 * (c % 8) + 2 * (c / 8)) = round(sv, io_bf16);
+    *reinterpret_cast<uint16_t *>(record + 32 + 4 * (c % 8) + 2 * (c / 8)) = round(o, io_bf16);
+    const unsigned zb = (unsigned)zi;
+    record[64 + 2 * (c % 8) + c / 8] = (unsigned char)(c < 8 || io_bf16 ? zb : zb << 4);
   }
 }
 
@@ -433,7 +440,7 @@ static w4a16_status prepare_affine(w4a16_cuda_plan *p, const uint16_t *scales, c
                                    const __half *offsets, int K, int group_size, int sms) {
   const int sub = w4a16::kGroupK / group_size;
   p->form = sub == 4 ? w4a16::kAffine32 : sub == 2 ? w4a16::kAffine64 : w4a16::kAffine128;
-  const size_t bytes = (size_t)(K / w4a16::kGroupK) * p->Npad * 4 * sub;  // 64 * sub bytes per 16 columns
+  const size_t bytes = (size_t)(K / w4a16::kGroupK) * p->Npad * 5 * sub;  // 80 * sub bytes per 16 columns
   w4a16_status st = device_alloc(&p->scales, bytes, "scales and offsets");
   if (st != W4A16_OK) return st;
   p->bytes += bytes;

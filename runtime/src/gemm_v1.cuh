@@ -2,8 +2,8 @@
 // bias, residual, out and the mma operands), is f16 or bf16 (common.cuh).
 //
 // out[m,n] = act(sum_k x[m,k] * W[k,n] + bias[n]) + residual[m,n] with W of the plan's form (common.cuh):
-// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine, W = code * s + o,
-// computed by the dequantisation for groups of 128, 64 or 32 k.
+// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine,
+// W = (code - zi) * s + o, computed by the dequantisation for groups of 128, 64 or 32 k.
 //
 // Layout of the work (see runtime/README.md for the picture):
 //  * "Swap AB": mma.m16n8k16 computes C[16x8] += A[16x16] * B[16x8]. The weight is the A operand
@@ -166,12 +166,12 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
       const bool ok = row < rows;
       cp_async16(xs + row * kXStride + col, ok ? args.x + (size_t)(m0 + row) * K + grp * kGroupK + col : args.x, ok);
     }
-    if (tid < C::kSBytes / 16) {  // the CTA's tiles' records of this group: contiguous
+    for (int c = tid; c < C::kSBytes / 16; c += C::kThreads) {  // the CTA's tiles' records of this group: contiguous
       constexpr int kMeta = TileMeta<FORM>::kPerColumn;
       const unsigned char *meta = reinterpret_cast<const unsigned char *>(args.scales);
-      const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + tid * 16;
+      const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + c * 16;
       const bool ok = off < (size_t)(grp + 1) * args.Npad * kMeta;
-      cp_async16(st + C::kWBytes + C::kXBytes + tid * 16, ok ? meta + off : meta, ok);
+      cp_async16(st + C::kWBytes + C::kXBytes + c * 16, ok ? meta + off : meta, ok);
     }
   };
 
@@ -232,9 +232,9 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
           if constexpr (is_affine(FORM)) {
             // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
             constexpr int kSub = TileMeta<FORM>::kSub;
-            const Affine c = Affine::load(meta + (warp * NA + j) * TileMeta<FORM>::kBytes +
-                                              ((2 * kc + kp) * kSub / 4) * TileMeta<FORM>::kSubBytes,
-                                          lane >> 2);
+            const Affine<T> c = Affine<T>::load(meta + (warp * NA + j) * TileMeta<FORM>::kBytes +
+                                                    ((2 * kc + kp) * kSub / 4) * TileMeta<FORM>::kSubBytes,
+                                                lane >> 2);
             dequant8_affine<T>(kp ? wv[j].z : wv[j].x, a[j][0], c);
             dequant8_affine<T>(kp ? wv[j].w : wv[j].y, a[j][1], c);
           } else {

@@ -5,8 +5,8 @@
 // differ (common.cuh).
 //
 // out[m,n] = act(sum_k x[m,k] * W[k,n] + bias[n]) + residual[m,n] with W of the plan's form (common.cuh):
-// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine, W = code * s + o,
-// computed by the dequantisation for groups of 128, 64 or 32 k.
+// (code - z) * scale, z = 8 or per-group zero points, scaled per 128-k group; or affine,
+// W = (code - zi) * s + o, computed by the dequantisation for groups of 128, 64 or 32 k.
 //
 // Why this shape (bench/RESULTS.md, 2026-11-30): its predecessor v2 (commit ffc7063 has it) fed all
 // operands through one TMA pipeline refilled by thread 0. A probe timing each side alone found both
@@ -130,7 +130,8 @@ __device__ __forceinline__ void dequant4(const uint4 &w, uint32_t (&a)[4][4], Ze
 }
 // The affine forms: W of one lane's 16-byte vector (k steps 0-3 of a 64-k box); words 0-1 and 2-3 take the
 // constants of their scale group (c[0], c[1]: the same group unless G = 32).
-template <class E> __device__ __forceinline__ void dequant4_affine(const uint4 &w, uint32_t (&a)[4][4], const Affine (&c)[2]) {
+template <class E>
+__device__ __forceinline__ void dequant4_affine(const uint4 &w, uint32_t (&a)[4][4], const Affine<E> (&c)[2]) {
   dequant8_affine<E>(w.x, a[0], c[0]);
   dequant8_affine<E>(w.y, a[1], c[0]);
   dequant8_affine<E>(w.z, a[2], c[1]);
@@ -415,18 +416,18 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
     const unsigned char *ws = wslots + s * C::kWStage;
     if constexpr (is_affine(FORM)) {
       if (active) {
-        // W = code * s + o from the dequantisation, accumulated straight into acc: no per-group scaling,
+        // W = (code - zi) * s + o from the dequantisation, accumulated straight into acc: no per-group scaling,
         // so a wgmma group only has to finish before its A registers are reused (wait<1>) and before
         // the x stage is released (wait<0> at the end of the step). Box kc (64 k) of a record: its
         // words 0-1 and 2-3 (k 0-31, 32-63) fall in scale groups (2 kc + {0, 1}) * kSub / 4.
-        auto box_constants = [&](const unsigned char *record, int kc, Affine (&c)[2]) {
+        auto box_constants = [&](const unsigned char *record, int kc, Affine<E> (&c)[2]) {
           constexpr int kSub = Meta::kSub;
-          c[0] = Affine::load(record + (2 * kc * kSub / 4) * Meta::kSubBytes, g8);
-          c[1] = kSub == 4 ? Affine::load(record + (2 * kc + 1) * Meta::kSubBytes, g8) : c[0];
+          c[0] = Affine<E>::load(record + (2 * kc * kSub / 4) * Meta::kSubBytes, g8);
+          c[1] = kSub == 4 ? Affine<E>::load(record + (2 * kc + 1) * Meta::kSubBytes, g8) : c[0];
         };
         uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
         uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
-        Affine c[2];
+        Affine<E> c[2];
         uint32_t a[4][4], b[4][4];
         box_constants(ws + C::kMeta0, 0, c);
         dequant4_affine<E>(w0, a, c);

@@ -59,14 +59,15 @@ void w4a16_plan_destroy(w4a16_plan *plan);
  * 0..15 (AWQ, GPTQ with sym=False) a CUDA plan keeps one byte per group and column besides the repacked
  * weight and scales (none when every zero point is 8: that is the symmetric plan, bit for bit) and
  * computes exactly; any other zero points (fractional, 16, ...) or group size make it affine: per group
- * and column s and o = -z * s in the io type, W = code * s + o rounded once per weight in the kernel. */
+ * and column zi (z rounded into 0..15), s and o = -(z - zi) * s in the io type, W = (code - zi) * s + o
+ * rounded once per weight in the kernel. */
 w4a16_status w4a16_plan_create_zp(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                   const uint16_t *zero_points, int64_t K, int64_t N, int64_t group_size,
                                   w4a16_plan **plan);
 
 /* The offset form (GGUF Q4_1, torchao's float zero point): W[k, n] = (code - zero_points[g, n]) * scale +
  * offsets[g, n], offsets (K/group_size, N) f16 (zero_points may be NULL: 8; pass zeros for d * q + m).
- * CUDA plans with offsets are affine (o = m - z * s, see w4a16_plan_create_zp). */
+ * CUDA plans with offsets are affine (o = m - (z - zi) * s, see w4a16_plan_create_zp). */
 w4a16_status w4a16_plan_create_offsets(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                        const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
                                        int64_t group_size, w4a16_plan **plan);
