@@ -28,7 +28,7 @@
  *                       bf16); implies --ours-only (the baselines are f16)
  *     --group G         ours with scale groups of G = 64 or 32 k (the kernels' affine form); --offsets: with
  *                       offsets, W = code * s + m (GGUF Q4_1, torchao; affine too). Both imply --ours-only, and
- *                       the floor counts the plan's 4 bytes (s, o) per group and column */
+ *                       the floor counts the plan's 5 bytes (s, o, zi) per group and column */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -307,7 +307,7 @@ int main(int argc, char **argv) {
     static const int quickMs[] = {1, 16, 32, 64};
     for (int mi = 0; mi < nM; ++mi) {
       const int M = quick && n_user_ms == 0 ? quickMs[mi] : Ms[mi];
-      const double floor_bytes = (double)K * N / 2 + (double)K / group * N * (affine ? 4 : zero_points ? 3 : 2) +
+      const double floor_bytes = (double)K * N / 2 + (double)K / group * N * (affine ? 5 : zero_points ? 3 : 2) +
                                  (double)M * K * 2 + 2.0 * M * N * 2 + (double)N * 2;
       const double floor_us = floor_bytes / bw * 1e6;
       double med[3][2] = {{0}}, mn[3][2] = {{0}}, mx[3][2] = {{0}};

@@ -1,6 +1,6 @@
 // torchao's int4 weight-only form in a bf16 model (ZeroPointDomain.FLOAT): W = (q - 8) * s + z with bf16
-// scales s and bf16 float zero points z, one per (column, group of 128), codes q in an (N, K) i8
-// container. The dequant computes in f32 and rounds W to bf16; the bf16 x @ bf16 W^T product accumulates
+// scales s and bf16 float zero points z, one per (column, group of 128), codes q in the low nibble of an
+// (N, K) i8 container (masked: a u8 read whole could hold more than 4 bits, and does not fuse). The dequant computes in f32 and rounds W to bf16; the bf16 x @ bf16 W^T product accumulates
 // in f32 and is truncated to bf16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain, the offset form with bf16 x/out, bf16 scales and bf16 offsets (dequant n_k/n_g
@@ -20,7 +20,9 @@ func.func @torchao_bf16(%x: tensor<?x2048xbf16>, %weight: tensor<2048x2048xi8>, 
     %n = linalg.index 0 : index
     %k = linalg.index 1 : index
     %q = tensor.extract %weight[%n, %k] : tensor<2048x2048xi8>
-    %qf = arith.uitofp %q : i8 to f32
+    %c15 = arith.constant 15 : i8
+    %qm = arith.andi %q, %c15 : i8
+    %qf = arith.uitofp %qm : i8 to f32
     %g = arith.divui %k, %c128 : index
     %s = tensor.extract %scales[%n, %g] : tensor<2048x16xbf16>
     %z = tensor.extract %zeros[%n, %g] : tensor<2048x16xbf16>
