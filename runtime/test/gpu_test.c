@@ -55,58 +55,6 @@ static void set_kernel(const char *kernel) {
   else unsetenv("W4A16_FORCE_KERNEL");
 }
 
-/* Zero points (issue #17): both forms with every data kind, then every kernel path the symmetric
-   matrix forces -- v3 cluster split counts, both CTA widths at every token-tile count, split-K through
-   the workspace, several 64-token chunks, v1. */
-static void run_zero_point_matrix(int small, uint64_t seed, w4t_stats *st) {
-  if (small) {
-    static const int64_t Ms[] = {1, 17, 64, 65};
-    for (int i = 0; i < 4; ++i) w4t_run_case_zp(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
-    set_global(1), set_splits(2);
-    w4t_run_case_zp(&gpu_ops, 1152, 520, 17, W4T_RANDOM, W4T_ZP_EXTREME, seed++, st, 0);
-    set_global(0), set_splits(0);
-    set_kernel("v1");
-    w4t_run_case_zp(&gpu_ops, 1024, 136, 17, W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
-    set_kernel(NULL);
-    return;
-  }
-  for (int zp = W4T_ZP_RANDOM; zp < W4T_ZP_COUNT; ++zp) {
-    const w4t_zp z = (w4t_zp)zp;
-    for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
-      w4t_run_case_zp(&gpu_ops, 8192, 1024, 32, (w4t_kind)kind, z, seed++, st, 0);
-      w4t_run_case_zp(&gpu_ops, 384, 40, 2, (w4t_kind)kind, z, seed++, st, 0);
-    }
-    static const int64_t Ms[] = {1, 16, 33, 64, 65, 130};
-    for (int i = 0; i < 6; ++i) w4t_run_case_zp(&gpu_ops, 2048, 520, Ms[i], W4T_RANDOM, z, seed++, st, 0);
-    for (int s = 1; s <= 8; ++s) {
-      set_splits(s);
-      w4t_run_case_zp(&gpu_ops, 2048, 520, 5, W4T_RANDOM, z, seed++, st, 0);
-    }
-    set_splits(0);
-    for (int w = 2; w <= 4; w += 2) {
-      set_wg(w);
-      for (int64_t M = 8; M <= 64; M += 8)
-        w4t_run_case_zp(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, z, seed++, st, 0);
-    }
-    set_wg(0);
-    set_global(1);
-    for (int s = 2; s <= 8; s += 3) {
-      set_splits(s);
-      w4t_run_case_zp(&gpu_ops, 1152, 520, 1 + s * 7, W4T_RANDOM, z, seed++, st, 0);
-      w4t_run_case_zp(&gpu_ops, 2048, 520, 100, W4T_ALTERNATING, z, seed++, st, 0);
-    }
-    set_splits(0);
-    set_global(0);
-    set_kernel("v1");
-    static const int64_t v1M[] = {1, 17, 64, 100};
-    for (int i = 0; i < 4; ++i) w4t_run_case_zp(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, z, seed++, st, 0);
-    set_splits(3);
-    w4t_run_case_zp(&gpu_ops, 8192, 1024, 32, W4T_RANDOM, z, seed++, st, 0);
-    set_splits(0);
-    set_kernel(NULL);
-  }
-}
-
 /* One form (element types, zero points / offsets, group size) on the GPU against the f64 oracle: every
    data kind, M across token tiles and chunks; with `paths`, also every kernel path the f16 matrices force
    (v3 cluster split counts, both CTA widths at every token-tile count, split-K through the workspace, v1). */
@@ -145,6 +93,27 @@ static uint64_t run_form(const w4t_form *f, int paths, uint64_t seed, w4t_stats 
   set_splits(0);
   set_kernel(NULL);
   return seed;
+}
+
+/* Zero points (issue #17): both forms with every data kind, then every kernel path the symmetric
+   matrix forces -- v3 cluster split counts, both CTA widths at every token-tile count, split-K through
+   the workspace, several 64-token chunks, v1. */
+static void run_zero_point_matrix(int small, uint64_t seed, w4t_stats *st) {
+  if (small) {
+    static const int64_t Ms[] = {1, 17, 64, 65};
+    for (int i = 0; i < 4; ++i) w4t_run_case_zp(&gpu_ops, 1024, 136, Ms[i], W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
+    set_global(1), set_splits(2);
+    w4t_run_case_zp(&gpu_ops, 1152, 520, 17, W4T_RANDOM, W4T_ZP_EXTREME, seed++, st, 0);
+    set_global(0), set_splits(0);
+    set_kernel("v1");
+    w4t_run_case_zp(&gpu_ops, 1024, 136, 17, W4T_RANDOM, W4T_ZP_RANDOM, seed++, st, 0);
+    set_kernel(NULL);
+    return;
+  }
+  for (int zp = W4T_ZP_RANDOM; zp < W4T_ZP_COUNT; ++zp) {
+    const w4t_form f = {(w4t_zp)zp, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
+    seed = run_form(&f, 1, seed, st);
+  }
 }
 
 /* bf16 (issue #18): x, bias, residual and out bf16, scales bf16 or f16, symmetric and with zero points,

@@ -216,17 +216,24 @@ void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bia
   oracle_out(acc, M, N, bias, residual, act, W4A16_ELEM_F16, ref);
 }
 
-w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
+/* docs/contract.md §1's comparison for the io type. f16: rel-norm <= 2e-3, every element within
+ * 1e-2 (1 + |ref|). bf16: rel-norm <= 1.6e-2, every element within 2^-8 (|ref| + S + |residual|) + 1e-3
+ * (S = sum_k |x W|: abs_acc; residual may be NULL). No NaN/Inf. max_elem_ratio is |out - ref| over the bound. */
+static w4t_cmp compare(const uint16_t *out, const double *ref, int64_t count, w4a16_element_type io,
+                       const double *abs_acc, const uint16_t *residual) {
+  const int bf16 = io == W4A16_ELEM_BF16;
   w4t_cmp c = {0, 0, 0, 0, -1, 0};
   double err2 = 0, ref2 = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const double o = (double)w4a16_h2f(out[i]), r = ref[i];
+    const double o = w4t_decode(out[i], io), r = ref[i];
     if (!isfinite(o) || !isfinite(r)) {
       c.nonfinite++;
       if (c.first_bad < 0) c.first_bad = i;
       continue;
     }
-    const double d = fabs(o - r), ratio = d / (1e-2 * (1.0 + fabs(r)));
+    const double res = residual ? fabs(w4t_decode(residual[i], io)) : 0.0;
+    const double bound = bf16 ? (fabs(r) + abs_acc[i] + res) / 256.0 + 1e-3 : 1e-2 * (1.0 + fabs(r));
+    const double d = fabs(o - r), ratio = d / bound;
     err2 += d * d;
     ref2 += r * r;
     if (ratio > c.max_elem_ratio) c.max_elem_ratio = ratio;
@@ -236,36 +243,12 @@ w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
     }
   }
   c.rel_norm = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
-  c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= 2e-3;
+  c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= (bf16 ? 1.6e-2 : 2e-3);
   return c;
 }
 
-/* docs/contract.md §1's bf16 tolerance: rel-norm <= 1.6e-2, every element |out - ref| <= 2^-8 (|ref| + S +
- * |residual|) + 1e-3 (S = sum_k |x W|, abs_acc), no NaN/Inf. max_elem_ratio is |out - ref| over that bound. */
-static w4t_cmp compare_bf16(const uint16_t *out, const double *ref, const double *abs_acc, const uint16_t *residual,
-                            int64_t count) {
-  w4t_cmp c = {0, 0, 0, 0, -1, 0};
-  double err2 = 0, ref2 = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double o = (double)w4a16_bf2f(out[i]), r = ref[i];
-    if (!isfinite(o) || !isfinite(r)) {
-      c.nonfinite++;
-      if (c.first_bad < 0) c.first_bad = i;
-      continue;
-    }
-    const double res = residual ? fabs((double)w4a16_bf2f(residual[i])) : 0.0;
-    const double d = fabs(o - r), ratio = d / ((fabs(r) + abs_acc[i] + res) / 256.0 + 1e-3);
-    err2 += d * d;
-    ref2 += r * r;
-    if (ratio > c.max_elem_ratio) c.max_elem_ratio = ratio;
-    if (ratio > 1.0) {
-      c.bad_elems++;
-      if (c.first_bad < 0) c.first_bad = i;
-    }
-  }
-  c.rel_norm = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
-  c.pass = c.nonfinite == 0 && c.bad_elems == 0 && c.rel_norm <= 1.6e-2;
-  return c;
+w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
+  return compare(out, ref, count, W4A16_ELEM_F16, NULL, NULL);
 }
 
 uint64_t w4t_hash(const void *data, size_t bytes) { /* FNV-1a, 64-bit */
@@ -389,7 +372,7 @@ int64_t w4t_run_case_form(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w
           continue;
         }
         ops->get(out, d_o, (size_t)(M * N) * 2);
-        const w4t_cmp c = bf16 ? compare_bf16(out, ref, abs_acc, use_r ? res : NULL, M * N) : w4t_compare(out, ref, M * N);
+        const w4t_cmp c = compare(out, ref, M * N, io, abs_acc, use_r ? res : NULL);
         if (c.rel_norm > stats->worst_rel_norm) stats->worst_rel_norm = c.rel_norm;
         if (c.max_elem_ratio > stats->worst_elem_ratio) stats->worst_elem_ratio = c.max_elem_ratio;
 
