@@ -64,6 +64,7 @@ static bool isCodeContainer(MlirType t) {
   return mlirTypeIsAInteger(t) && (mlirIntegerTypeGetWidth(t) == 4 || mlirIntegerTypeGetWidth(t) == 8);
 }
 static bool isI32(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32; }
+static bool isI8(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8; }
 
 /* Checks that `value` is a ranked tensor of `rank` whose dims equal `dims` (a dynamic expectation,
  * -1, accepts anything) and whose element type passes `elementOk`. */
@@ -188,14 +189,13 @@ static void verifyFusedMatmul(Verifier *v) {
   }
 
   MlirValue weight = mlirOperationGetOperand(op, 1), scales = mlirOperationGetOperand(op, 2);
-  if (weightLayout == W4A16_WEIGHT_PACKED_K8_N)
-    expectTensor(v, weight, "weight", 2, (int64_t[]){K / 8, N}, isI32, "i32");
-  else if (weightLayout == W4A16_WEIGHT_K_N)
-    expectTensor(v, weight, "weight", 2, (int64_t[]){K, N}, isCodeContainer, "i4 or i8");
-  else if (weightLayout == W4A16_WEIGHT_N_K)
-    expectTensor(v, weight, "weight", 2, (int64_t[]){N, K}, isCodeContainer, "i4 or i8");
-  else
-    expectTensor(v, weight, "weight", 2, (int64_t[]){K, N / 8}, isI32, "i32");
+  int64_t rows, cols;
+  w4a16_weight_shape(weightLayout, K, N, &rows, &cols);
+  switch (w4a16_weight_container(weightLayout)) {
+  case W4A16_CODES_IN_WORDS: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isI32, "i32"); break;
+  case W4A16_CODES_IN_BYTE_PAIRS: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isI8, "i8"); break;
+  default: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isCodeContainer, "i4 or i8");
+  }
 
   const int64_t groups = K / groupSize;
   if (scalesLayout == W4A16_SCALES_G_N)
@@ -215,7 +215,6 @@ static void verifyFusedMatmul(Verifier *v) {
 
 /* w4a16.int8_prep: A (M, K) f16, CB (N, K) i8, SCB (N) f32, cols (L) i64 -> subA (M, L) f16, subB (L, N) f16.
  * A dim is checked against another only where both are static. */
-static bool isI8(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 8; }
 static bool isI64(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 64; }
 static bool isF32(MlirType t) { return mlirTypeIsAF32(t); }
 

@@ -27,6 +27,8 @@ typedef struct Synthetic {
   /* Probe of the codes' width (codesWiderThan4Bits): this tensor's elements keep their low nibble and get
    * other high bits. */
   MlirValue reroll;
+  /* Codes packed two per byte: this tensor's elements are random bytes, so that both nibbles vary. */
+  MlirValue bytePairs;
 } Synthetic;
 
 /* Integers in containers of up to 8 bits are 0..15, so that every reading of a 4-bit value -- masked or
@@ -51,7 +53,8 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
     return intScalar(h, width);
   if (width > 0) {
     const bool reroll = !mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll);
-    return intScalar((h & 15) | (reroll ? mix64(h + 1) & ~(uint64_t)15 : 0), width); /* masked to the width */
+    const bool pairs = !mlirValueIsNull(data->bytePairs) && valueEq(tensor, data->bytePairs);
+    return intScalar(pairs ? h & 255 : (h & 15) | (reroll ? mix64(h + 1) & ~(uint64_t)15 : 0), width); /* masked to the width */
   }
   const double magnitude = ldexp(1.0 + (double)(h % 1024) / 1024.0, (int)((h >> 10) % 17) - 8);
   return floatScalar((h >> 15) & 1 ? -magnitude : magnitude);
@@ -60,7 +63,8 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
 typedef struct Sample {
   int64_t k, n;
   double value, scale;
-  uint64_t codeWord; /* the stored element: a code, or a packed word */
+  uint64_t codeWord; /* the stored element: a code, or a packed word or byte */
+  int64_t code;      /* code(k, n): the nibble of codeWord the weight layout names (decodeCodes) */
   const LeafRead *codeRead, *scaleRead, *zpRead; /* zpRead: null without a zero-point tensor */
   Scalar zpRaw;      /* the zero-point tensor's element read */
   LeafRead reads[3];
@@ -160,53 +164,55 @@ static int rowSplit(const MatmulMatch *mm, MlirValue tensor, int64_t rows, const
   return 0;
 }
 
-static int64_t codeAt(const DequantMatch *dq, const Sample *s) {
-  if (dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N)
-    return (int64_t)((s->codeWord >> (4 * (s->k % 8))) & 15);
-  if (dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8 || dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
-    return (int64_t)((s->codeWord >> (4 * w4a16_nibble_of_column(dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ,
-                                                                 (int)(s->n % 8)))) & 15);
-  return (int64_t)(s->codeWord & 15);
+/* code(k, n) of every sample under dq's weight layout. */
+static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *samples, int count) {
+  for (int i = 0; i < count; ++i) {
+    int nibble;
+    w4a16_code_element(dq->weightLayout, samples[i].k, samples[i].n, mm->K, mm->N, &nibble);
+    samples[i].code = (int64_t)((samples[i].codeWord >> (4 * nibble)) & 15);
+  }
 }
 
-/* Where code(k, n) is stored decides weight_layout; the packed form is docs/contract.md §1's (K/8, N) i32. */
+/* Where code(k, n) is stored decides weight_layout (contract.h's table: the layout whose element index every
+ * sample read; packed along N, the nibble order is told by the arithmetic later); the packed form is
+ * docs/contract.md §1's (K/8, N) i32. */
 static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
   MlirValue codes = dq->codes;
-  int width = intWidth(elementTypeOf(codes));
+  const int width = intWidth(elementTypeOf(codes));
   if (numElements(codes) < 0) {
     setReason(why, mm->view.op, "quantised weight has a dynamic shape");
     return false;
   }
-  bool packed = width == 32, kn = true, nk = true, alongN = packed && mm->N % 8 == 0;
-  for (int i = 0; i < count; ++i) {
-    const Sample *s = &samples[i];
-    int64_t linear = linearIndex(codes, s->codeRead->idx);
-    if (packed) {
-      kn &= linear == (s->k / 8) * mm->N + s->n;
-      alongN &= linear == s->k * (mm->N / 8) + s->n / 8;
-      nk = false;
-    } else {
-      kn &= linear == s->k * mm->N + s->n;
-      nk &= linear == s->n * mm->K + s->k;
+  for (int layout = 0; layout < W4A16_WEIGHT_LAYOUT_COUNT; ++layout) {
+    const w4a16_code_container container = w4a16_weight_container(layout);
+    if (layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0) ||
+        (container == W4A16_CODES_IN_WORDS ? width != 32 : container == W4A16_CODES_IN_BYTE_PAIRS ? width != 8 : width > 8))
+      continue;
+    int64_t rows, cols;
+    w4a16_weight_shape(layout, mm->K, mm->N, &rows, &cols);
+    bool every = numElements(codes) == rows * cols;
+    for (int i = 0; i < count && every; ++i) {
+      int nibble;
+      every = linearIndex(codes, samples[i].codeRead->idx) ==
+              w4a16_code_element(layout, samples[i].k, samples[i].n, mm->K, mm->N, &nibble);
     }
-  }
-  if (packed && kn && rankOf(codes) == 2 && dimOf(codes, 0) == mm->K / 8) {
-    dq->weightLayout = W4A16_WEIGHT_PACKED_K8_N, dq->codesSplit = 1;
-    return true;
-  }
-  if (alongN && rankOf(codes) == 2 && dimOf(codes, 0) == mm->K) { /* the nibble order: matchDequant tries both */
-    dq->weightLayout = W4A16_WEIGHT_PACKED_K_N8, dq->codesSplit = 1;
-    return true;
-  }
-  if (!packed && width <= 8 && (kn || nk)) {
-    dq->weightLayout = kn ? W4A16_WEIGHT_K_N : W4A16_WEIGHT_N_K;
-    dq->codesSplit = rowSplit(mm, codes, kn ? mm->K : mm->N, "codes", kn ? "(K, N)" : "(N, K)", why);
+    if (!every || (container == W4A16_CODES_IN_WORDS && (rankOf(codes) != 2 || dimOf(codes, 0) != rows)))
+      continue;
+    dq->weightLayout = (w4a16_weight_layout)layout, dq->codesSplit = 1;
+    if (container != W4A16_CODES_IN_WORDS) {
+      const char *shape = layout == W4A16_WEIGHT_K_N          ? "(K, N)"
+                          : layout == W4A16_WEIGHT_N_K        ? "(N, K)"
+                          : layout == W4A16_WEIGHT_PACKED_K2_N ? "(K/2, N)"
+                                                              : "(N, K/2)";
+      dq->codesSplit = rowSplit(mm, codes, rows, "codes", shape, why);
+    }
     return dq->codesSplit > 0;
   }
   char name[32];
   setReason(why, mm->view.op,
-            packed ? "packed %s codes are not laid out as (K/8, N) or (K, N/8) words"
-                   : "%s codes are not laid out as (K, N) or (N, K)",
+            width == 32 ? "packed %s codes are not laid out as (K/8, N) or (K, N/8) words"
+                        : "%s codes are not laid out as (K, N) or (N, K), nor two per byte as (N, K/2), (K/2, N) or "
+                          "GGML Q4_0 blocks",
             typeName(elementTypeOf(codes), name, sizeof name));
   return false;
 }
@@ -288,8 +294,8 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
  * offset form the offset value - (code - zeroPoint) * scale. */
 static double zeroAt(const DequantMatch *dq, const Sample *s) {
   if (dq->offsets)
-    return s->value - ((double)codeAt(dq, s) - dq->zeroPoint) * s->scale;
-  return (double)codeAt(dq, s) - s->value / s->scale;
+    return s->value - ((double)s->code - dq->zeroPoint) * s->scale;
+  return (double)s->code - s->value / s->scale;
 }
 
 /* The two float tensors trade roles: the scale becomes the zero-point (or offset) tensor and back. */
@@ -315,7 +321,7 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
     for (int i = 0; i < count && ok; ++i) {
       const Sample *s = &samples[i];
       const double scale = swap ? s->zpRaw.f : s->scale, zp = swap ? s->scale : s->zpRaw.f;
-      const double z = (double)codeAt(dq, s) - s->value / scale;
+      const double z = (double)s->code - s->value / scale;
       ok = fabs(z - zp) <= 1e-6 * (1 + fabs(z));
     }
     if (!ok)
@@ -332,7 +338,7 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
       for (int i = 0; i < count && ok; ++i) {
         const Sample *s = &samples[i];
         const double scale = swap ? s->zpRaw.f : s->scale, m = swap ? s->scale : s->zpRaw.f;
-        const double want = ((double)codeAt(dq, s) - z) * scale + m;
+        const double want = ((double)s->code - z) * scale + m;
         ok = fabs(s->value - want) <= 1e-9 * (1 + fabs(want));
       }
       if (!ok)
@@ -409,7 +415,7 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   bool signedMinusZero = anyIndexRule && width > 0;
   for (int i = 0; i < count && signedMinusZero; ++i) {
     const Sample *s = &samples[i];
-    const int64_t code = codeAt(dq, s), signedCode = code >= 8 ? code - 16 : code;
+    const int64_t code = s->code, signedCode = code >= 8 ? code - 16 : code;
     const int64_t z = scalarSigned(s->zpRaw);
     signedMinusZero = fabs((double)(signedCode - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
   }
@@ -430,7 +436,7 @@ static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   double zero = 0;
   for (int i = 0; i < count; ++i) {
     const Sample *s = &samples[i];
-    int64_t code = codeAt(dq, s);
+    int64_t code = s->code;
     double q = s->value / s->scale, tolerance = 1e-9 * (1 + fabs(s->value));
     exact &= fabs(s->value - (double)(code - kZeroPoint) * s->scale) <= tolerance;
     double z = (double)code - q;
@@ -484,10 +490,10 @@ static bool storedData(DequantEval *p, MlirValue tensor, const char *what, Reaso
 
 /* Whether the chain uses more of an unpacked code element than its low 4 bits (an i8 tensor of 8-bit
  * codes, say): the weight's value changes when only the elements' high bits do. Packed words are read
- * nibble by nibble (codeAt), i4 elements have nothing above their nibble. */
+ * nibble by nibble (decodeCodes), i4 elements have nothing above their nibble. */
 static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count, Reason *why) {
   const int width = intWidth(elementTypeOf(p->dq->codes));
-  if (width <= 4 || p->dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N || p->dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8)
+  if (width <= 4 || w4a16_weight_container(p->dq->weightLayout) != W4A16_CODES_ONE_PER_ELEMENT)
     return false;
   p->data.reroll = p->dq->codes;
   bool wider = false;
@@ -565,6 +571,14 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       (!mlirValueIsNull(dq->zeroPoints) && !storedData(&p, dq->zeroPoints, "zero points", why)) ||
       !matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
     return false;
+  /* Two codes per byte: sampled again with random bytes, so that the arithmetic sees both nibbles vary (the
+   * codes' elements were 0..15, which left every high nibble 0). */
+  if (w4a16_weight_container(dq->weightLayout) == W4A16_CODES_IN_BYTE_PAIRS) {
+    p.data.bytePairs = dq->codes;
+    for (int i = 0; i < count; ++i)
+      if (!evalSample(&p, samples[i].k, samples[i].n, &samples[i], why))
+        return false;
+  }
   /* Words packed along N hold their columns in sequential or AWQ order: the order whose codes make the
    * arithmetic exact is the layout (each try on a fresh copy of the samples: resolveFloatRoles edits them). */
   const bool alongN = dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8;
@@ -583,6 +597,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
     const DequantMatch before = *dq;
     if (order == 1)
       dq->weightLayout = W4A16_WEIGHT_PACKED_K_N8_AWQ;
+    decodeCodes(mm, dq, attempt, count);
     matched = resolveFloatRoles(mm, dq, attempt, count, order ? &orderWhy : why) &&
               matchScalesLayout(&p, attempt, count, order ? &orderWhy : why) &&
               matchZeroPoints(mm, dq, attempt, count, order ? &orderWhy : why) &&

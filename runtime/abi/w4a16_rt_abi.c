@@ -114,15 +114,14 @@ static int32_t *packCodes(const void *weight, int layout, uint32_t flip, int64_t
   int32_t *packed = calloc((size_t)(K / 8 * N), sizeof *packed);
   if (!packed)
     return NULL;
-  const uint8_t *codes = weight;
-  const uint32_t *words = weight; /* (K, N/8) packed along N */
+  const uint8_t *bytes = weight;  /* i4 (one byte each in memory), i8 or u8 elements */
+  const uint32_t *words = weight;
+  const bool inWords = w4a16_weight_container(layout) == W4A16_CODES_IN_WORDS;
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
-      const bool alongN = layout == W4A16_WEIGHT_PACKED_K_N8 || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ;
-      const int nibble = w4a16_nibble_of_column(layout == W4A16_WEIGHT_PACKED_K_N8_AWQ, (int)(n % 8));
-      uint32_t code = layout == W4A16_WEIGHT_PACKED_K8_N ? (words[(k / 8) * N + n] >> (4 * (k % 8))) & 15u
-                      : alongN ? (words[k * (N / 8) + n / 8] >> (4 * nibble)) & 15u
-                               : codes[layout == W4A16_WEIGHT_K_N ? k * N + n : n * K + k] & 15u;
+      int nibble;
+      const int64_t at = w4a16_code_element(layout, k, n, K, N, &nibble);
+      uint32_t code = ((inWords ? words[at] : bytes[at]) >> (4 * nibble)) & 15u;
       code ^= flip;
       packed[(k / 8) * N + n] = (int32_t)((uint32_t)packed[(k / 8) * N + n] | code << (4 * (k % 8)));
     }
@@ -418,9 +417,8 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
     snprintf(why, WHY_SIZE, "%s", w4a16_shape_rule_text(rule));
     return W4A16_ERR_BAD_SHAPE;
   }
-  const bool alongN = weightLayout == W4A16_WEIGHT_PACKED_K_N8 || weightLayout == W4A16_WEIGHT_PACKED_K_N8_AWQ;
-  int64_t wantRows = weightLayout == W4A16_WEIGHT_PACKED_K8_N ? K / 8 : weightLayout == W4A16_WEIGHT_N_K ? N : K;
-  int64_t wantCols = weightLayout == W4A16_WEIGHT_N_K ? K : alongN ? N / 8 : N;
+  int64_t wantRows, wantCols;
+  w4a16_weight_shape(weightLayout, K, N, &wantRows, &wantCols);
   if (wSizes[0] != wantRows || wSizes[1] != wantCols) {
     snprintf(why, WHY_SIZE, "weight is %lldx%lld, expected %lldx%lld", (long long)wSizes[0], (long long)wSizes[1],
              (long long)wantRows, (long long)wantCols);

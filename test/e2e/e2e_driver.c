@@ -45,6 +45,7 @@ typedef enum ArgKind {
   ARG_X,            /* (M, K) f16 or bf16 activations, uniform in [-2, 2] */
   ARG_CODES_PACKED, /* i32 words of 8 unsigned 4-bit codes (GPTQ (K/8, N)) */
   ARG_CODES_BYTES,  /* one unsigned 4-bit code per byte (i8 container or i4 as LLVM stores it) */
+  ARG_CODE_PAIRS,   /* two 4-bit codes per byte: random bytes */
   ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
   ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
   ARG_FLOAT_ZEROS   /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
@@ -175,6 +176,15 @@ static const Example kExamples[] = {
       {"scales", ARG_SCALES, 2, {64, 2048}, 0},
       {"mins", ARG_SCALES, 2, {64, 2048}, 0},
       {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"gguf_q4_0",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"q", ARG_CODE_PAIRS, 3, {2048, 64, 16}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 64}, 0}},
      2048,
      1,
      {{2048, 1.155}},
@@ -379,6 +389,12 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
     uint8_t *p = xmalloc((size_t)n);
     for (int64_t i = 0; i < n; ++i)
       p[i] = (uint8_t)(rng_next() >> 60);
+    return p;
+  }
+  case ARG_CODE_PAIRS: {
+    uint8_t *p = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = (uint8_t)(rng_next() >> 56);
     return p;
   }
   case ARG_SCALES: {

@@ -16,6 +16,24 @@ func.func @x_not_f16(%x: tensor<4x256xf32>, %w: tensor<32x64xi32>, %s: tensor<2x
 
 // -----
 
+// two codes per byte (q4_0_blocks) need i8 elements: an i4 holds one code.
+func.func @q4_0_blocks_i4(%x: tensor<4x256xf16>, %w: tensor<64x128xi4>, %s: tensor<64x8xf16>) -> tensor<4x64xf16> {
+  // expected-error-re @+1 {{{{.*}}weight must have i8 elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 32 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "n_g", weight_layout = "q4_0_blocks"} : (tensor<4x256xf16>, tensor<64x128xi4>, tensor<64x8xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// packed_n_k2 holds (N, K/2) bytes: (64, 256) is one code per byte.
+func.func @packed_n_k2_shape(%x: tensor<4x256xf16>, %w: tensor<64x256xi8>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  // expected-error-re @+1 {{{{.*}}weight dim 1 is 256, expected 128}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_n_k2"} : (tensor<4x256xf16>, tensor<64x256xi8>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
 // scales (4, N) for K = 256: expected K/128 = 2 groups.
 func.func @scales_wrong_groups(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
   // expected-error-re @+1 {{{{.*}}scales}}

@@ -39,9 +39,14 @@ typedef enum w4a16_weight_layout {
   W4A16_WEIGHT_K_N = 1,         /* (K, N) one code per i4 or i8 element */
   W4A16_WEIGHT_N_K = 2,         /* (N, K) likewise, transposed */
   W4A16_WEIGHT_PACKED_K_N8 = 3, /* (K, N/8) i32 packed along N: nibble n % 8 of word [k, n/8] */
-  W4A16_WEIGHT_PACKED_K_N8_AWQ = 4 /* likewise in AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
+  W4A16_WEIGHT_PACKED_K_N8_AWQ = 4, /* likewise in AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
+  /* Two codes per byte (i8 or u8 elements): */
+  W4A16_WEIGHT_PACKED_N_K2 = 5, /* (N, K/2): byte [n, k/2], even k in the low nibble (torch's uint4 packing) */
+  W4A16_WEIGHT_PACKED_K2_N = 6, /* (K/2, N): byte [k/2, n], even k in the low nibble */
+  W4A16_WEIGHT_Q4_0_BLOCKS = 7  /* (N, K/2) in GGML Q4_0 blocks of 32 k: byte 16 (k/32) + k % 16 of row n, the
+                                   low nibble for k % 32 < 16, the high one for the block's second half */
 } w4a16_weight_layout;
-#define W4A16_WEIGHT_LAYOUT_COUNT 5
+#define W4A16_WEIGHT_LAYOUT_COUNT 8
 /* Or-ed into the weight layout code the runtime entry points take: the stored 4-bit values are two's-
  * complement signed s, W = s * scale, i.e. code = s XOR 8 with zero point 8 (the op's signed_codes). */
 #define W4A16_WEIGHT_SIGNED_CODES 8
@@ -74,6 +79,46 @@ typedef enum w4a16_zero_point_layout {
 static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
   return awqOrder ? awq[c & 7] : c & 7;
+}
+
+/* Where a weight layout keeps code(k, n): the weight operand as a row-major (rows, cols) tensor of
+ * elements that are i32 words (8 codes), bytes holding 2 codes, or one code each (i4 or i8). */
+typedef enum { W4A16_CODES_IN_WORDS, W4A16_CODES_IN_BYTE_PAIRS, W4A16_CODES_ONE_PER_ELEMENT } w4a16_code_container;
+static inline w4a16_code_container w4a16_weight_container(int layout) {
+  if (layout == W4A16_WEIGHT_PACKED_K8_N || layout == W4A16_WEIGHT_PACKED_K_N8 || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
+    return W4A16_CODES_IN_WORDS;
+  if (layout == W4A16_WEIGHT_PACKED_N_K2 || layout == W4A16_WEIGHT_PACKED_K2_N || layout == W4A16_WEIGHT_Q4_0_BLOCKS)
+    return W4A16_CODES_IN_BYTE_PAIRS;
+  return W4A16_CODES_ONE_PER_ELEMENT;
+}
+static inline void w4a16_weight_shape(int layout, int64_t K, int64_t N, int64_t *rows, int64_t *cols) {
+  switch (layout) {
+  case W4A16_WEIGHT_PACKED_K8_N: *rows = K / 8, *cols = N; return;
+  case W4A16_WEIGHT_PACKED_K_N8:
+  case W4A16_WEIGHT_PACKED_K_N8_AWQ: *rows = K, *cols = N / 8; return;
+  case W4A16_WEIGHT_N_K: *rows = N, *cols = K; return;
+  case W4A16_WEIGHT_PACKED_N_K2:
+  case W4A16_WEIGHT_Q4_0_BLOCKS: *rows = N, *cols = K / 2; return;
+  case W4A16_WEIGHT_PACKED_K2_N: *rows = K / 2, *cols = N; return;
+  default: *rows = K, *cols = N; return; /* W4A16_WEIGHT_K_N */
+  }
+}
+/* The linear index (row-major over that shape) of the element holding code(k, n), and in *nibble which of
+ * its nibbles (0: bits 0-3). */
+static inline int64_t w4a16_code_element(int layout, int64_t k, int64_t n, int64_t K, int64_t N, int *nibble) {
+  *nibble = 0;
+  switch (layout) {
+  case W4A16_WEIGHT_PACKED_K8_N: *nibble = (int)(k % 8); return (k / 8) * N + n;
+  case W4A16_WEIGHT_PACKED_K_N8:
+  case W4A16_WEIGHT_PACKED_K_N8_AWQ:
+    *nibble = w4a16_nibble_of_column(layout == W4A16_WEIGHT_PACKED_K_N8_AWQ, (int)(n % 8));
+    return k * (N / 8) + n / 8;
+  case W4A16_WEIGHT_N_K: return n * K + k;
+  case W4A16_WEIGHT_PACKED_N_K2: *nibble = (int)(k % 2); return n * (K / 2) + k / 2;
+  case W4A16_WEIGHT_PACKED_K2_N: *nibble = (int)(k % 2); return (k / 2) * N + n;
+  case W4A16_WEIGHT_Q4_0_BLOCKS: *nibble = (int)(k % 32 / 16); return n * (K / 2) + (k / 32) * 16 + k % 16;
+  default: return k * N + n; /* W4A16_WEIGHT_K_N */
+  }
 }
 static inline int w4a16_zp_nibble(int layout, int c) {
   return w4a16_nibble_of_column(layout == W4A16_ZP_PACKED_G_N8_AWQ, c);
@@ -132,8 +177,9 @@ static inline const char *w4a16_activation_name(int act) {
   return act >= 0 && act < W4A16_ACT_COUNT ? names[act] : NULL;
 }
 static inline const char *w4a16_weight_layout_name(int layout) {
-  static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n", "n_k", "packed_k_n8",
-                                                               "packed_k_n8_awq"};
+  static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n",         "n_k",
+                                                               "packed_k_n8", "packed_k_n8_awq", "packed_n_k2",
+                                                               "packed_k2_n", "q4_0_blocks"};
   return layout >= 0 && layout < W4A16_WEIGHT_LAYOUT_COUNT ? names[layout] : NULL;
 }
 static inline const char *w4a16_scales_layout_name(int layout) {
