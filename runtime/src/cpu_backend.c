@@ -6,8 +6,9 @@
  *   acc   = fmaf(p_g, f32(scale[g,n]), acc) over g = 0, 1, ...                     (f32)
  *   v     = acc + f32(bias[n]);  a = act(v) in f32;  y = a + f32(residual[m,n])   (f32)
  *   out   = f16(y) (or bf16(y) for a bf16 plan), round to nearest even              (the only rounding to 16 bits)
- * The GPU differs only in the order of the additions (tensor-core partial sums, split-K partials
- * added in split order), never in where values are rounded to f16. */
+ * For the symmetric and integer zero-point forms at G = 128 the GPU differs only in the order of the
+ * additions (tensor-core partial sums, split-K partials added in split order), never in where values are
+ * rounded; for the others it rounds each weight once to the io type (its affine form, docs/kernel.md). */
 #include "half.h"
 #include "internal.h"
 
