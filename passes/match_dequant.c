@@ -54,7 +54,8 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
   if (width > 0) {
     const bool reroll = !mlirValueIsNull(data->reroll) && valueEq(tensor, data->reroll);
     const bool pairs = !mlirValueIsNull(data->bytePairs) && valueEq(tensor, data->bytePairs);
-    return intScalar(pairs ? h & 255 : (h & 15) | (reroll ? mix64(h + 1) & ~(uint64_t)15 : 0), width); /* masked to the width */
+    const uint64_t bits = pairs ? h & 255 : (h & 15) | (reroll ? mix64(h + 1) & ~(uint64_t)15 : 0);
+    return intScalar(bits, width); /* masked to the width */
   }
   const double magnitude = ldexp(1.0 + (double)(h % 1024) / 1024.0, (int)((h >> 10) % 17) - 8);
   return floatScalar((h >> 15) & 1 ? -magnitude : magnitude);
@@ -185,8 +186,10 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
   }
   for (int layout = 0; layout < W4A16_WEIGHT_LAYOUT_COUNT; ++layout) {
     const w4a16_code_container container = w4a16_weight_container(layout);
-    if (layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0) ||
-        (container == W4A16_CODES_IN_WORDS ? width != 32 : container == W4A16_CODES_IN_BYTE_PAIRS ? width != 8 : width > 8))
+    const bool fits = container == W4A16_CODES_IN_WORDS        ? width == 32
+                      : container == W4A16_CODES_IN_BYTE_PAIRS ? width == 8
+                                                               : width <= 8;
+    if (!fits || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0))
       continue;
     int64_t rows, cols;
     w4a16_weight_shape(layout, mm->K, mm->N, &rows, &cols);

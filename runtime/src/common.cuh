@@ -287,8 +287,9 @@ template <class T> struct Affine {
   static __device__ __forceinline__ Affine load(const unsigned char *sub, int g8) {
     const uint32_t s = *reinterpret_cast<const uint32_t *>(sub + 4 * g8);
     const uint32_t o = *reinterpret_cast<const uint32_t *>(sub + 32 + 4 * g8);
-    return {ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(sub + 64 + 2 * g8)), __byte_perm(s, 0, 0x1010u),
-            __byte_perm(s, 0, 0x3232u), __byte_perm(o, 0, 0x1010u), __byte_perm(o, 0, 0x3232u)};
+    const uint16_t zi = *reinterpret_cast<const uint16_t *>(sub + 64 + 2 * g8);
+    return {ZeroPoints<T>::from_pair(zi), __byte_perm(s, 0, 0x1010u), __byte_perm(s, 0, 0x3232u),
+            __byte_perm(o, 0, 0x1010u), __byte_perm(o, 0, 0x3232u)};
   }
 };
 

@@ -85,7 +85,8 @@ static inline int w4a16_nibble_of_column(int awqOrder, int c) {
  * elements that are i32 words (8 codes), bytes holding 2 codes, or one code each (i4 or i8). */
 typedef enum { W4A16_CODES_IN_WORDS, W4A16_CODES_IN_BYTE_PAIRS, W4A16_CODES_ONE_PER_ELEMENT } w4a16_code_container;
 static inline w4a16_code_container w4a16_weight_container(int layout) {
-  if (layout == W4A16_WEIGHT_PACKED_K8_N || layout == W4A16_WEIGHT_PACKED_K_N8 || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
+  if (layout == W4A16_WEIGHT_PACKED_K8_N || layout == W4A16_WEIGHT_PACKED_K_N8 ||
+      layout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
     return W4A16_CODES_IN_WORDS;
   if (layout == W4A16_WEIGHT_PACKED_N_K2 || layout == W4A16_WEIGHT_PACKED_K2_N || layout == W4A16_WEIGHT_Q4_0_BLOCKS)
     return W4A16_CODES_IN_BYTE_PAIRS;
