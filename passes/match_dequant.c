@@ -174,9 +174,20 @@ static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *s
   }
 }
 
+/* Layouts whose elements the samples read alike, told apart by the order of the nibbles inside a word or
+ * byte: AWQ's order along N, the even k in the high nibble of a byte. The arithmetic decides (matchDequant). */
+static w4a16_weight_layout otherNibbleOrder(w4a16_weight_layout layout) {
+  switch (layout) {
+  case W4A16_WEIGHT_PACKED_K_N8: return W4A16_WEIGHT_PACKED_K_N8_AWQ;
+  case W4A16_WEIGHT_PACKED_N_K2: return W4A16_WEIGHT_PACKED_N_K2_HI;
+  case W4A16_WEIGHT_PACKED_K2_N: return W4A16_WEIGHT_PACKED_K2_N_HI;
+  default: return layout;
+  }
+}
+
 /* Where code(k, n) is stored decides weight_layout (contract.h's table: the layout whose element index every
- * sample read; packed along N, the nibble order is told by the arithmetic later); the packed form is
- * docs/contract.md §1's (K/8, N) i32. */
+ * sample read; the nibble order, where two layouts share the positions, is told by the arithmetic later); the
+ * packed form is docs/contract.md §1's (K/8, N) i32. */
 static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
   MlirValue codes = dq->codes;
   const int width = intWidth(elementTypeOf(codes));
@@ -189,7 +200,9 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     const bool fits = container == W4A16_CODES_IN_WORDS        ? width == 32
                       : container == W4A16_CODES_IN_BYTE_PAIRS ? width == 8
                                                                : width <= 8;
-    if (!fits || layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0))
+    const bool secondOrder = layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || layout == W4A16_WEIGHT_PACKED_N_K2_HI ||
+                             layout == W4A16_WEIGHT_PACKED_K2_N_HI;
+    if (!fits || secondOrder || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0))
       continue;
     int64_t rows, cols;
     w4a16_weight_shape(layout, mm->K, mm->N, &rows, &cols);
@@ -582,24 +595,24 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
       if (!evalSample(&p, samples[i].k, samples[i].n, &samples[i], why))
         return false;
   }
-  /* Words packed along N hold their columns in sequential or AWQ order: the order whose codes make the
-   * arithmetic exact is the layout (each try on a fresh copy of the samples: resolveFloatRoles edits them). */
-  const bool alongN = dq->weightLayout == W4A16_WEIGHT_PACKED_K_N8;
+  /* Words packed along N hold their columns in sequential or AWQ order, bytes their even k in the low or the
+   * high nibble: the order whose codes make the arithmetic exact is the layout (each try on a fresh copy of
+   * the samples: resolveFloatRoles edits them). */
+  const w4a16_weight_layout orders[2] = {dq->weightLayout, otherNibbleOrder(dq->weightLayout)};
   Sample *attempt = malloc(sizeof(Sample) * (size_t)count);
   bool matched = false;
   if (!attempt) {
     setReason(why, mm->view.op, "out of memory");
     return false;
   }
-  for (int order = 0; order < (alongN ? 2 : 1) && !matched; ++order) {
+  for (int order = 0; order < (orders[1] != orders[0] ? 2 : 1) && !matched; ++order) {
     Reason orderWhy = {0};
     memcpy(attempt, samples, sizeof(Sample) * (size_t)count);
     for (int i = 0; i < count; ++i) /* the copies' read pointers point into themselves */
       attempt[i].codeRead = &attempt[i].reads[0], attempt[i].scaleRead = &attempt[i].reads[1],
       attempt[i].zpRead = samples[i].zpRead ? &attempt[i].reads[2] : NULL;
     const DequantMatch before = *dq;
-    if (order == 1)
-      dq->weightLayout = W4A16_WEIGHT_PACKED_K_N8_AWQ;
+    dq->weightLayout = orders[order];
     decodeCodes(mm, dq, attempt, count);
     matched = resolveFloatRoles(mm, dq, attempt, count, order ? &orderWhy : why) &&
               matchScalesLayout(&p, attempt, count, order ? &orderWhy : why) &&
