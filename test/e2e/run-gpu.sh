@@ -29,7 +29,7 @@ CARRY="$ROOT/.carry/e2e"
 # hqq_group64, torchao_bf16 and gguf_q4_0 in their affine form (W = (code - zi) * s + o).
 EXAMPLES=(llama_mlp gpt_mlp iree_i4 decode_matvec iree_signed_i4
           gptq_group32 gptq_asym autogptq_v1_torch awq_gemm q4_1_offsets hqq_group64 gptq_bf16 torchao_bf16 llama_rmsnorm_proj
-          gguf_q4_0)
+          gguf_q4_0 torchao_uint4_packed)
 
 if [[ "${1:-}" == "--stage" ]]; then
   COMPILE="${W4A16_COMPILE:-$ROOT/build/bin/w4a16-compile}"
