@@ -185,6 +185,14 @@ static w4a16_weight_layout otherNibbleOrder(w4a16_weight_layout layout) {
   }
 }
 
+/* Whether layout is another's second nibble order (tried by matchDequant after that one, never picked here). */
+static bool isSecondNibbleOrder(w4a16_weight_layout layout) {
+  for (int first = 0; first < W4A16_WEIGHT_LAYOUT_COUNT; ++first)
+    if (first != (int)layout && otherNibbleOrder((w4a16_weight_layout)first) == layout)
+      return true;
+  return false;
+}
+
 /* Where code(k, n) is stored decides weight_layout (contract.h's table: the layout whose element index every
  * sample read; the nibble order, where two layouts share the positions, is told by the arithmetic later); the
  * packed form is docs/contract.md §1's (K/8, N) i32. */
@@ -200,9 +208,8 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     const bool fits = container == W4A16_CODES_IN_WORDS        ? width == 32
                       : container == W4A16_CODES_IN_BYTE_PAIRS ? width == 8
                                                                : width <= 8;
-    const bool secondOrder = layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || layout == W4A16_WEIGHT_PACKED_N_K2_HI ||
-                             layout == W4A16_WEIGHT_PACKED_K2_N_HI;
-    if (!fits || secondOrder || (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0))
+    if (!fits || isSecondNibbleOrder((w4a16_weight_layout)layout) ||
+        (layout == W4A16_WEIGHT_PACKED_K_N8 && mm->N % 8 != 0))
       continue;
     int64_t rows, cols;
     w4a16_weight_shape(layout, mm->K, mm->N, &rows, &cols);

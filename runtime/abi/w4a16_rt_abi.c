@@ -141,6 +141,18 @@ static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t
 /* Failures below write their detail to why (WHY_SIZE bytes); the entry point reports it once. */
 enum { WHY_SIZE = 320 };
 
+#if W4A16_WITH_CUDA
+/* A device copy of `bytes` bytes at host: NULL for a NULL host pointer, or once *ok is false (a failed copy
+ * sets it; cudaGetLastError says why). */
+static void *toDevice(const void *host, size_t bytes, bool *ok) {
+  void *d = NULL;
+  if (!host || !*ok)
+    return NULL;
+  *ok = cudaMalloc(&d, bytes) == cudaSuccess && cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+  return d;
+}
+#endif
+
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
                                const uint16_t *zeroPoints, const uint16_t *offsets, int64_t K, int64_t N, int64_t G,
                                w4a16_element_type ioType, w4a16_element_type scalesType, w4a16_plan **plan,
@@ -156,32 +168,19 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
-    void *dWeight = NULL, *dScales = NULL, *dZeroPoints = NULL, *dOffsets = NULL;
-    cudaError_t error = cudaMalloc(&dWeight, weightBytes);
-    if (error == cudaSuccess)
-      error = cudaMalloc(&dScales, scaleBytes);
-    if (error == cudaSuccess && zeroPoints)
-      error = cudaMalloc(&dZeroPoints, scaleBytes);
-    if (error == cudaSuccess && offsets)
-      error = cudaMalloc(&dOffsets, scaleBytes);
-    if (error == cudaSuccess)
-      error = cudaMemcpy(dWeight, packed, weightBytes, cudaMemcpyHostToDevice);
-    if (error == cudaSuccess)
-      error = cudaMemcpy(dScales, scales, scaleBytes, cudaMemcpyHostToDevice);
-    if (error == cudaSuccess && zeroPoints)
-      error = cudaMemcpy(dZeroPoints, zeroPoints, scaleBytes, cudaMemcpyHostToDevice);
-    if (error == cudaSuccess && offsets)
-      error = cudaMemcpy(dOffsets, offsets, scaleBytes, cudaMemcpyHostToDevice);
-    if (error == cudaSuccess)
+    bool ok = true;
+    void *dWeight = toDevice(packed, weightBytes, &ok), *dScales = toDevice(scales, scaleBytes, &ok);
+    void *dZeroPoints = toDevice(zeroPoints, scaleBytes, &ok), *dOffsets = toDevice(offsets, scaleBytes, &ok);
+    if (ok)
       status = w4a16_plan_create_typed(backend, dWeight, dScales, dZeroPoints, dOffsets, K, N, G, ioType, scalesType,
                                        plan);
     else
-      snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(error));
+      snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(cudaGetLastError()));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
     cudaFree(dScales);
     cudaFree(dZeroPoints);
     cudaFree(dOffsets);
-    if (error != cudaSuccess)
+    if (!ok)
       return status;
 #endif
   }
@@ -352,16 +351,6 @@ static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_pl
 static bool rowMajor2d(const int64_t *sizes, const int64_t *strides) {
   return (strides[1] == 1 || sizes[1] <= 1) && (strides[0] == sizes[1] || sizes[0] <= 1);
 }
-
-#if W4A16_WITH_CUDA
-static void *toDevice(const void *host, size_t bytes, bool *ok) {
-  void *d = NULL;
-  if (!host || !*ok)
-    return NULL;
-  *ok = cudaMalloc(&d, bytes) == cudaSuccess && cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
-  return d;
-}
-#endif
 
 static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const uint16_t *x, int64_t M, int64_t K,
                             int64_t N, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,

@@ -115,12 +115,17 @@ __global__ void scales_kernel(const uint16_t *__restrict__ in, uint16_t *__restr
 
 // The zero-point form's TileMeta records ([G][Npad/16] x 48 bytes, common.cuh) from the caller's scales
 // (f16 or bf16 bits, copied) and f16 zero points ([G][N], integers 0..15): per column its scale at 2c of
-// the record and its zero point at byte 32 + 2 (c % 8) + c / 8 (pair order; columns 8-15 shifted left by
-// hi_shift: 4 for the f16 kernels, 0 for bf16, as ZeroPoints<T>::from_pair takes them). Padding columns
-// get scale 0 and zero point 8.
+// the record and its zero point 32 bytes on (store_zero_point). Padding columns get scale 0 and zero
+// point 8.
 // *bad |= 1 when a zero point is not an integer in 0..15, 2 when one is not 8.
+// Column c's (0..15 of a tile) zero point z (0..15) into a record's 16 zero-point bytes, in the pair order
+// ZeroPoints<T>::from_pair reads: byte 2 (c % 8) + c / 8, columns 8-15 times 16 for the f16 kernels.
+__device__ __forceinline__ void store_zero_point(unsigned char *zero_bytes, int c, unsigned z, bool io_bf16) {
+  zero_bytes[2 * (c % 8) + c / 8] = (unsigned char)(c < 8 || io_bf16 ? z : z << 4);
+}
+
 __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *__restrict__ zero_points,
-                            unsigned char *__restrict__ out, int G, int N, int Npad, int hi_shift, unsigned *bad) {
+                            unsigned char *__restrict__ out, int G, int N, int Npad, bool io_bf16, unsigned *bad) {
   const size_t total = (size_t)G * Npad;
   unsigned flags = 0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
@@ -131,10 +136,10 @@ __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *_
     if (n < N) z = __half2float(zero_points[g * N + n]), s = scales[g * N + n];
     const bool integer = z >= 0.f && z <= 15.f && z == truncf(z);
     flags |= (integer ? 0u : 1u) | (z != 8.f ? 2u : 0u);
-    unsigned char *record = out + (g * (Npad / 16) + n / 16) * w4a16::TileMeta<true>::kBytes;
+    using Meta = w4a16::TileMeta<w4a16::kZeroPoints>;
+    unsigned char *record = out + (g * (Npad / 16) + n / 16) * Meta::kBytes;
     *reinterpret_cast<uint16_t *>(record + 2 * c) = s;
-    const unsigned zb = integer ? (unsigned)z : 8u;
-    record[w4a16::TileMeta<true>::kZeroOffset + 2 * (c % 8) + c / 8] = (unsigned char)(c < 8 ? zb : zb << hi_shift);
+    store_zero_point(record + Meta::kZeroOffset, c, integer ? (unsigned)z : 8u, io_bf16);
   }
   if (flags) atomicOr(bad, flags);
 }
@@ -143,19 +148,15 @@ __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *_
 // scales (f16 or bf16), zero points (f16, or null: 8) and offsets (f16, or null: 0), all [K/G][N] with G =
 // 128 / sub. (code - z) * s + m is split into (code - zi) * s + o with zi = z rounded and clamped to 0..15
 // and o = m - (z - zi) * s (in f32): per scale group j of a 128-k group, column c's s at byte 80 j +
-// 4 (c % 8) + 2 (c / 8), its o 32 bytes on (both rounded to the io type once), and zi at byte 80 j + 64 +
-// 2 (c % 8) + c / 8 (pair order, columns 8-15 shifted left by hi_shift as in meta_kernel). Padding columns
-// get s = o = 0, zi = 8.
+// 4 (c % 8) + 2 (c / 8), its o 32 bytes on (both rounded to the io type once), and zi 64 bytes on
+// (store_zero_point). Padding columns get s = o = 0, zi = 8.
 __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_bf16, const __half *__restrict__ zero_points,
                               const __half *__restrict__ offsets, unsigned char *__restrict__ out, int groups, int sub,
                               int N, int Npad, bool io_bf16) {
   constexpr int kSubBytes = w4a16::TileMeta<w4a16::kAffine32>::kSubBytes;
   const size_t total = (size_t)groups * Npad;
-  auto to_float = [](uint16_t bits, bool bf16) {
-    return bf16 ? __uint_as_float((uint32_t)bits << 16) : __half2float(__ushort_as_half(bits));
-  };
-  auto round = [](float v, bool bf16) {
-    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v)) : __half_as_ushort(__float2half_rn(v));
+  auto round = [io_bf16](float v) {
+    return io_bf16 ? w4a16::Io<__nv_bfloat16>::round(v) : w4a16::Io<__half>::round(v);
   };
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
     const int n = (int)(i % Npad), c = n % 16;
@@ -163,17 +164,16 @@ __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_b
     const int j = (int)(gs % sub);
     float sv = 0.f, o = 0.f, zi = (float)W4A16_ZERO_POINT;
     if (n < N) {
-      sv = to_float(scales[gs * N + n], scales_bf16);
+      sv = w4a16::scale_value(reinterpret_cast<const unsigned char *>(scales + gs * N + n), scales_bf16);
       const float z = zero_points ? __half2float(zero_points[gs * N + n]) : (float)W4A16_ZERO_POINT;
       zi = fminf(fmaxf(rintf(z), 0.f), 15.f);
       if (z != z) zi = (float)W4A16_ZERO_POINT;  // NaN: o carries it
       o = (offsets ? __half2float(offsets[gs * N + n]) : 0.f) - (z - zi) * sv;
     }
     unsigned char *record = out + (g * (Npad / 16) + n / 16) * (size_t)(kSubBytes * sub) + kSubBytes * j;
-    *reinterpret_cast<uint16_t *>(record + 4 * (c % 8) + 2 * (c / 8)) = round(sv, io_bf16);
-    *reinterpret_cast<uint16_t *>(record + 32 + 4 * (c % 8) + 2 * (c / 8)) = round(o, io_bf16);
-    const unsigned zb = (unsigned)zi;
-    record[64 + 2 * (c % 8) + c / 8] = (unsigned char)(c < 8 || io_bf16 ? zb : zb << 4);
+    *reinterpret_cast<uint16_t *>(record + 4 * (c % 8) + 2 * (c / 8)) = round(sv);
+    *reinterpret_cast<uint16_t *>(record + 32 + 4 * (c % 8) + 2 * (c / 8)) = round(o);
+    store_zero_point(record + 64, c, (unsigned)zi, io_bf16);
   }
 }
 
@@ -418,7 +418,7 @@ static w4a16_status prepare_zero_points(w4a16_cuda_plan *p, const uint16_t *scal
     cudaFree(meta), cudaFree(bad);
     return st;
   }
-  meta_kernel<<<sms * 4, 256>>>(scales, zero_points, meta, G, p->N, p->Npad, p->bf16 ? 0 : 4, bad);
+  meta_kernel<<<sms * 4, 256>>>(scales, zero_points, meta, G, p->N, p->Npad, p->bf16, bad);
   if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaMemcpy(&verdict, bad, 4, cudaMemcpyDeviceToHost)) != cudaSuccess) {
     cudaFree(meta), cudaFree(bad);
     return cuda_fail(e, "plan_create(cuda): zero-point kernel (are scales and zero points device pointers?)");
@@ -696,7 +696,8 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
   cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
   cuuint32_t estr[2] = {1, 1};
-  CUresult r = g_encode(&map, p->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)x, dims, strides, box, estr,
+  const CUtensorMapDataType type = p->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  CUresult r = g_encode(&map, type, 2, (void *)x, dims, strides, box, estr,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);

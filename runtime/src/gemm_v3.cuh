@@ -137,20 +137,18 @@ __device__ __forceinline__ void dequant4_affine(const uint4 &w, uint32_t (&a)[4]
   dequant8_affine<E>(w.z, a[2], c[1]);
   dequant8_affine<E>(w.w, a[3], c[1]);
 }
-// Waits until at most N wgmma groups are in flight; acc, which they accumulate, is fenced so that the
-// compiler keeps it in place across the wait.
-template <int N, int ND> __device__ __forceinline__ void wgmma_wait_acc(float (&acc)[ND]) {
+// Waits until at most N wgmma groups are in flight; the registers they write (d) are fenced so that the
+// compiler keeps them in place across the wait.
+template <int N, int ND> __device__ __forceinline__ void wgmma_wait_acc(float (&d)[ND]) {
   sm90::wgmma_wait<N>();
 #pragma unroll
-  for (int j = 0; j < ND; ++j) sm90::fence_operand(acc[j]);
+  for (int j = 0; j < ND; ++j) sm90::fence_operand(d[j]);
 }
 
 // acc += p * scale once p is complete (rows g8 and g8 + 8 of the warp's 16 columns).
 template <int ND>
 __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, float (&acc)[ND]) {
-  sm90::wgmma_wait<0>();
-#pragma unroll
-  for (int j = 0; j < ND; ++j) sm90::fence_operand(p[j]);
+  wgmma_wait_acc<0>(p);
   // D fragment: p[4i+e] is (row g8 + 8*(e>>1), token 8i + 2t + (e&1)); rows are output columns.
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = fmaf(p[j], (j & 2) ? s1 : s0, acc[j]);
