@@ -1,6 +1,7 @@
-// GGML Q4_0 as sharktank's kernel templates store it: per output row n, blocks of 32 k of 16 bytes each,
-// byte j of a block holding k = 32b + j in its low nibble and k = 32b + 16 + j in its high nibble, and one
-// f16 scale d per block: W[k, n] = (q - 8) * d[n, k / 32]. The dequantisation and the product run in f32,
+// GGML Q4_0 as llama.cpp's block_q4_0 holds it (dequantize_row_q4_0: qs[j] & 15 is element j of the block,
+// qs[j] >> 4 element j + 16), here as a [N, K/32, 16] byte tensor: per output row n, blocks of 32 k of 16
+// bytes each, byte j of a block holding k = 32b + j in its low nibble and k = 32b + 16 + j in its high
+// nibble, and one f16 scale d per block: W[k, n] = (q - 8) * d[n, k / 32]. The dequantisation and the product run in f32,
 // truncated to f16. K = N = 2048, dynamic M.
 //
 // Expected: one fused chain, weight_layout q4_0_blocks, group size 32, scales n_g (dequant -> matmul). The

@@ -1,9 +1,10 @@
 // Codes packed two per byte (issue #18): along K of an (N, K) weight (byte [n, k/2],
-// even k in the low nibble), the same for a (K, N) weight (byte [k/2, n]), and GGML Q4_0 blocks as sharktank
-// stores them ([N, K/32, 16] bytes: byte k % 16 of block k / 32, the low nibble for the block's first 16 k,
-// the high one for the rest; d per block: scales (N, K/32)), and torchao's bit packing (even k in the high
-// nibble). The byte's other nibble is sampled too, so a chain that reads a nibble wrong (3 bits, or the same
-// nibble for both k) stays unfused.
+// even k in the low nibble), the same for a (K, N) weight (byte [k/2, n]), and GGML Q4_0 blocks as
+// llama.cpp's block_q4_0 holds them, here as [N, K/32, 16] bytes (byte k % 16 of block k / 32, the low
+// nibble for the block's first 16 k, the high one for the rest; d per block: scales (N, K/32)), and torchao's
+// bit packing (even k in the high nibble). The byte's other nibble is sampled too, so a chain that reads a
+// nibble wrong (3 bits, or the same nibble for both k) stays unfused. These forms are written here from the
+// packings' definitions, not taken from an exporter's output.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // CHECK-LABEL: func.func @torch_uint4_n_k2(
