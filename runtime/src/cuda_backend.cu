@@ -762,9 +762,8 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
 
 }  // namespace
 
-extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
-                                            const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                                            uint16_t *out, void *stream) {
+extern "C" w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
+                                              const uint16_t *residual, const uint16_t *out) {
   // 16-byte vectors: x is staged with cp.async / TMA, bias/residual/out move 8 halves per thread.
   if ((uintptr_t)x % 16 || (uintptr_t)out % 16 || (uintptr_t)bias % 16 || (uintptr_t)residual % 16)
     return w4a16_fail(W4A16_ERR_MISALIGNED,
@@ -775,6 +774,14 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   if (dev != p->device)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): plan was created on device %d, current device is %d",
                       p->device, dev);
+  return W4A16_OK;
+}
+
+extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
+                                            const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                                            uint16_t *out, void *stream) {
+  w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
+  if (st != W4A16_OK) return st;
   if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
@@ -790,7 +797,7 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attrs[1];
   if (p->splits > 1) add_cluster(cfg, attrs, p->splits);
-  e = cudaLaunchKernelEx(&cfg, k.fn, a);
+  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): kernel launch");
   return W4A16_OK;

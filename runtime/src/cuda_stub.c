@@ -35,3 +35,38 @@ void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, in
   if (len > 0) buf[0] = '\0';
 }
 int w4a16_cuda_available_impl(void) { return 0; }
+
+/* Act-order (act_order_cuda.cu): plan creation stops at its first device copy. */
+w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
+                                   const uint16_t *residual, const uint16_t *out) {
+  (void)p, (void)x, (void)bias, (void)residual, (void)out;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
+}
+w4a16_status w4a16_cuda_to_host(void *host, const void *device, size_t bytes, const char *what) {
+  (void)host, (void)device, (void)bytes, (void)what;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend (nvcc was not "
+                                         "found at configure time); use W4A16_BACKEND_CPU");
+}
+w4a16_status w4a16_cuda_to_device(void **device, const void *host, size_t bytes, const char *what) {
+  (void)host, (void)bytes, (void)what;
+  *device = NULL;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
+}
+void w4a16_cuda_free(void *device) { (void)device; }
+w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K, w4a16_cuda_gather **out) {
+  (void)perm, (void)K;
+  *out = NULL;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
+}
+w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, const uint16_t *x,
+                                   int64_t M, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                                   uint16_t *out, void *stream) {
+  (void)g, (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)out, (void)stream;
+  return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
+}
+w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m) {
+  (void)g, (void)max_m;
+  return W4A16_OK;
+}
+uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) { (void)g; return 0; }
+void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g) { (void)g; }

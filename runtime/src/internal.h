@@ -44,6 +44,37 @@ uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M);
 w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m);
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len);
 int w4a16_cuda_available_impl(void);
+/* The per-call checks of w4a16_cuda_plan_run (16-byte alignment, the plan's device), for a caller that launches
+ * work of its own before the plan's kernel. */
+w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
+                                   const uint16_t *residual, const uint16_t *out);
+
+/* Act-order (GPTQ desc_act, w4a16_plan_create_act_order), host side (act_order.c). */
+/* perm = the rows k sorted by g_idx[k], stably (counting sort); W4A16_ERR_BAD_ARGUMENT when a g_idx value is not a
+ * group index or a group does not hold exactly group_size rows. *identity: g_idx[k] == k / group_size for every k
+ * (perm is then 0 .. K-1). */
+w4a16_status w4a16_act_order_sort(const int32_t *g_idx, int64_t K, int64_t group_size, int32_t *perm,
+                                  int *identity);
+/* out (K/8, N), the packed layout of qweight, with row i = qweight's row perm[i]. */
+void w4a16_act_order_permute_rows(const int32_t *qweight, const int32_t *perm, int64_t K, int64_t N, int32_t *out);
+/* xg[m, i] = x[m, perm[i]] (16-bit elements of either io type: only bits move). */
+void w4a16_act_order_gather(const uint16_t *x, int64_t M, int64_t K, const int32_t *perm, uint16_t *xg);
+
+/* Act-order, CUDA side (act_order_cuda.cu, or cuda_stub.c). Synchronous copies for plan creation, device memory
+ * through cudaMalloc / cudaFree. */
+w4a16_status w4a16_cuda_to_host(void *host, const void *device, size_t bytes, const char *what);
+w4a16_status w4a16_cuda_to_device(void **device, const void *host, size_t bytes, const char *what);
+void w4a16_cuda_free(void *device);
+/* A plan's gather state: perm on the device and the gather buffer (max_m * K 16-bit values, reserved for
+ * W4A16_DEFAULT_MAX_M at creation). run gathers x into the buffer and runs p on it, on `stream`. */
+typedef struct w4a16_cuda_gather w4a16_cuda_gather;
+w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K, w4a16_cuda_gather **out);
+w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, const uint16_t *x,
+                                   int64_t M, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                                   uint16_t *out, void *stream);
+w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m);
+uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g);
+void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g);
 
 #ifdef __cplusplus
 }

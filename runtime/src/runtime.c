@@ -6,12 +6,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct w4a16_plan {
   w4a16_backend backend;
   int64_t K, N;
   w4a16_cpu_plan *cpu;
   w4a16_cuda_plan *cuda;
+  /* Act-order (w4a16_plan_create_act_order): the backend plan holds the weight rows sorted by g_idx, and each
+   * run first gathers x's columns into that order. Both NULL for every other plan (and for g_idx = k / G). */
+  int32_t *perm;             /* CPU: perm (host, K values) */
+  w4a16_cuda_gather *gather; /* CUDA: perm on the device and the gather buffer */
 };
 
 /* One message per thread: concurrent failures on different threads never overwrite each other. */
@@ -68,6 +73,48 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
                                      const uint16_t *zero_points, const uint16_t *offsets, int64_t K, int64_t N,
                                      int64_t group_size, w4a16_element_type io_type,
                                      w4a16_element_type scales_type, w4a16_plan **plan) {
+  return w4a16_plan_create_act_order(backend, qweight, scales, zero_points, offsets, NULL, K, N, group_size, io_type,
+                                     scales_type, plan);
+}
+
+/* Act-order: the permutation that sorts K by g_idx (*perm, host memory) and the weight's rows in that order
+ * (*permuted, host memory), read from the backend's memory (g_idx and qweight are device pointers on CUDA).
+ * Both stay NULL when g_idx is k / group_size: the plan is then the one without g_idx. */
+static w4a16_status act_order_weight(w4a16_backend backend, const int32_t *qweight, const int32_t *g_idx, int64_t K,
+                                     int64_t N, int64_t group_size, int32_t **perm, int32_t **permuted) {
+  const size_t kbytes = (size_t)K * 4, qbytes = (size_t)(K / 8) * (size_t)N * 4;
+  const int cuda = backend == W4A16_BACKEND_CUDA;
+  int32_t *host_g = cuda ? (int32_t *)malloc(kbytes) : NULL, *host_q = NULL;
+  int identity = 0;
+  *perm = (int32_t *)malloc(kbytes);
+  w4a16_status st = W4A16_OK;
+  if (!*perm || (cuda && !host_g))
+    st = w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: cannot allocate %zu bytes for g_idx", 2 * kbytes);
+  if (st == W4A16_OK && cuda) st = w4a16_cuda_to_host(host_g, g_idx, kbytes, "g_idx");
+  if (st == W4A16_OK) st = w4a16_act_order_sort(cuda ? host_g : g_idx, K, group_size, *perm, &identity);
+  if (st == W4A16_OK && !identity) {
+    /* One host copy of the codes (two on CUDA: the device's, downloaded, then permuted); plan creation only. */
+    *permuted = (int32_t *)malloc(qbytes);
+    host_q = cuda ? (int32_t *)malloc(qbytes) : NULL;
+    if (!*permuted || (cuda && !host_q))
+      st = w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: cannot allocate %zu bytes to permute the weight",
+                      (cuda ? 2 : 1) * qbytes);
+    if (st == W4A16_OK && cuda) st = w4a16_cuda_to_host(host_q, qweight, qbytes, "qweight");
+    if (st == W4A16_OK) w4a16_act_order_permute_rows(cuda ? host_q : qweight, *perm, K, N, *permuted);
+  }
+  free(host_g);
+  free(host_q);
+  if (st != W4A16_OK || identity) {
+    free(*perm), free(*permuted);
+    *perm = NULL, *permuted = NULL;
+  }
+  return st;
+}
+
+w4a16_status w4a16_plan_create_act_order(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                         const uint16_t *zero_points, const uint16_t *offsets, const int32_t *g_idx,
+                                         int64_t K, int64_t N, int64_t group_size, w4a16_element_type io_type,
+                                         w4a16_element_type scales_type, w4a16_plan **plan) {
   w4a16_clear_error();
   if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_create: plan (output pointer) is NULL");
   *plan = NULL;
@@ -86,20 +133,45 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
   if ((uintptr_t)scales % 2 != 0)
     return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: scales %p must be 2-byte aligned (16-bit elements)",
                       (const void *)scales);
+  if ((uintptr_t)g_idx % 4 != 0)
+    return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_create: g_idx %p must be 4-byte aligned (int32 values)",
+                      (const void *)g_idx);
 
   if ((io_type != W4A16_ELEM_F16 && io_type != W4A16_ELEM_BF16) ||
       (scales_type != W4A16_ELEM_F16 && scales_type != W4A16_ELEM_BF16))
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_create: unknown element type");
+  int32_t *perm = NULL, *permuted = NULL;
+  w4a16_status st = g_idx ? act_order_weight(backend, qweight, g_idx, K, N, group_size, &perm, &permuted) : W4A16_OK;
+  if (st != W4A16_OK) return st;
   w4a16_plan *p = (w4a16_plan *)calloc(1, sizeof *p);
-  if (!p) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
+  if (!p) {
+    free(perm), free(permuted);
+    return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create: host allocation failed");
+  }
   p->backend = backend;
   p->K = K;
   p->N = N;
-  w4a16_status st = backend == W4A16_BACKEND_CPU ? w4a16_cpu_plan_create(qweight, scales, zero_points, offsets, K, N, group_size, io_type, scales_type, &p->cpu)
-                                                 : w4a16_cuda_plan_create(qweight, scales, zero_points, offsets, K, N,
-                                                                          group_size, io_type, scales_type, &p->cuda);
+  if (backend == W4A16_BACKEND_CPU) {
+    st = w4a16_cpu_plan_create(permuted ? permuted : qweight, scales, zero_points, offsets, K, N, group_size, io_type,
+                               scales_type, &p->cpu);
+    p->perm = perm; /* the CPU run gathers on the host */
+    perm = NULL;
+  } else {
+    /* The CUDA plan repacks from device memory: the permuted rows go up into a temporary, freed once the plan holds
+     * its own repacked copy. */
+    void *d_permuted = NULL;
+    if (permuted)
+      st = w4a16_cuda_to_device(&d_permuted, permuted, (size_t)(K / 8) * (size_t)N * 4, "the permuted weight");
+    if (st == W4A16_OK)
+      st = w4a16_cuda_plan_create(permuted ? (const int32_t *)d_permuted : qweight, scales, zero_points, offsets, K, N,
+                                  group_size, io_type, scales_type, &p->cuda);
+    w4a16_cuda_free(d_permuted);
+    if (st == W4A16_OK && perm) st = w4a16_cuda_gather_create(perm, K, &p->gather);
+  }
+  free(perm);
+  free(permuted);
   if (st != W4A16_OK) {
-    free(p);
+    w4a16_plan_destroy(p);
     return st;
   }
   *plan = p;
@@ -130,8 +202,19 @@ w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M
   if (plan->backend == W4A16_BACKEND_CPU) {
     if ((uintptr_t)x % 2 || (uintptr_t)out % 2 || (uintptr_t)bias % 2 || (uintptr_t)residual % 2)
       return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run: x, out, bias and residual must be 2-byte aligned (16-bit elements)");
-    return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, out);
+    if (!plan->perm) return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, out);
+    /* Act-order: x's columns in the weight's order, in per-call scratch (the plan stays read-only). */
+    uint16_t *xg = (uint16_t *)malloc((size_t)M * (size_t)K * 2);
+    if (!xg)
+      return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_run(cpu): cannot allocate %lld bytes to gather x",
+                        (long long)(2 * M * K));
+    w4a16_act_order_gather(x, M, K, plan->perm, xg);
+    const w4a16_status st = w4a16_cpu_plan_run(plan->cpu, xg, M, bias, residual, activation, out);
+    free(xg);
+    return st;
   }
+  if (plan->gather)
+    return w4a16_cuda_gather_run(plan->gather, plan->cuda, x, M, bias, residual, activation, out, stream);
   return w4a16_cuda_plan_run(plan->cuda, x, M, bias, residual, activation, out, stream);
 }
 
@@ -139,12 +222,15 @@ void w4a16_plan_destroy(w4a16_plan *plan) {
   if (!plan) return;
   if (plan->cpu) w4a16_cpu_plan_destroy(plan->cpu);
   if (plan->cuda) w4a16_cuda_plan_destroy(plan->cuda);
+  if (plan->gather) w4a16_cuda_gather_destroy(plan->gather);
+  free(plan->perm);
   free(plan);
 }
 
 uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan) {
   if (!plan) return 0;
-  return plan->cpu ? w4a16_cpu_plan_bytes(plan->cpu) : w4a16_cuda_plan_bytes(plan->cuda);
+  if (plan->cpu) return w4a16_cpu_plan_bytes(plan->cpu) + (plan->perm ? (uint64_t)plan->K * 4 : 0);
+  return w4a16_cuda_plan_bytes(plan->cuda) + (plan->gather ? w4a16_cuda_gather_bytes(plan->gather) : 0);
 }
 
 w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m) {
@@ -153,7 +239,9 @@ w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m) {
   if (max_m <= 0 || max_m > W4A16_MAX_M)
     return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_reserve: max_m = %lld must be in [1, %lld]", (long long)max_m,
                       (long long)W4A16_MAX_M);
-  return plan->cuda ? w4a16_cuda_plan_reserve(plan->cuda, max_m) : W4A16_OK;
+  if (!plan->cuda) return W4A16_OK;
+  const w4a16_status st = w4a16_cuda_plan_reserve(plan->cuda, max_m);
+  return st == W4A16_OK && plan->gather ? w4a16_cuda_gather_reserve(plan->gather, max_m) : st;
 }
 
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M) {
@@ -170,6 +258,10 @@ const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, in
              (long long)M);
   } else {
     w4a16_cuda_plan_describe(plan->cuda, M, buf, len);
+  }
+  if (plan && (plan->perm || plan->gather)) {
+    const size_t used = strlen(buf);
+    snprintf(buf + used, (size_t)len - used, " act-order");
   }
   return buf;
 }

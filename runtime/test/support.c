@@ -194,6 +194,42 @@ void w4t_oracle_acc(const w4t_weights *w, const uint16_t *x, int64_t M, double *
   oracle_acc(w, x, W4A16_ELEM_F16, M, acc, NULL);
 }
 
+void w4t_make_g_idx(int32_t *g_idx, int64_t K, int64_t group, uint64_t seed) {
+  uint64_t s = seed * 2654435761u + 11;
+  for (int64_t k = 0; k < K; ++k) g_idx[k] = (int32_t)k;
+  for (int64_t k = K - 1; k > 0; --k) { /* Fisher-Yates: g_idx holds pi */
+    const int64_t j = (int64_t)(w4t_rand(&s) % (uint64_t)(k + 1));
+    const int32_t t = g_idx[k];
+    g_idx[k] = g_idx[j], g_idx[j] = t;
+  }
+  for (int64_t k = 0; k < K; ++k) g_idx[k] = (int32_t)(g_idx[k] / group);
+}
+
+void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint16_t *x, w4a16_element_type io,
+                         int64_t M, double *acc, double *abs_acc) {
+  const int64_t K = w->K, N = w->N;
+  double *row = (double *)xmalloc((size_t)N * sizeof(double));
+  memset(acc, 0, (size_t)M * (size_t)N * sizeof(double));
+  if (abs_acc) memset(abs_acc, 0, (size_t)M * (size_t)N * sizeof(double));
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t g = g_idx ? g_idx[k] : k / w->group;
+    for (int64_t n = 0; n < N; ++n) { /* W[k, n]: nibble k%8 of word [k/8, n] */
+      const int code = (int)(((uint32_t)w->qweight[(k / 8) * N + n] >> (4 * (k % 8))) & 15u);
+      const double z = w->zero_points ? (double)w4a16_h2f(w->zero_points[g * N + n]) : 8.0;
+      const double m = w->offsets ? (double)w4a16_h2f(w->offsets[g * N + n]) : 0.0;
+      row[n] = ((double)code - z) * w4t_decode(w->scales[g * N + n], w->scales_type) + m;
+    }
+    for (int64_t m = 0; m < M; ++m) {
+      const double xv = w4t_decode(x[m * K + k], io);
+      double *am = acc + m * N;
+      for (int64_t n = 0; n < N; ++n) am[n] += xv * row[n];
+      if (abs_acc)
+        for (int64_t n = 0; n < N; ++n) abs_acc[m * N + n] += fabs(xv * row[n]);
+    }
+  }
+  free(row);
+}
+
 double w4t_oracle_act(double v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
@@ -214,6 +250,11 @@ static void oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *
 void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
                     w4a16_activation act, double *ref) {
   oracle_out(acc, M, N, bias, residual, act, W4A16_ELEM_F16, ref);
+}
+
+void w4t_oracle_out_typed(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                          w4a16_activation act, w4a16_element_type io, double *ref) {
+  oracle_out(acc, M, N, bias, residual, act, io, ref);
 }
 
 /* docs/contract.md §1's comparison for the io type. f16: rel-norm <= 2e-3, every element within
@@ -249,6 +290,11 @@ static w4t_cmp compare(const uint16_t *out, const double *ref, int64_t count, w4
 
 w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count) {
   return compare(out, ref, count, W4A16_ELEM_F16, NULL, NULL);
+}
+
+w4t_cmp w4t_compare_typed(const uint16_t *out, const double *ref, int64_t count, w4a16_element_type io,
+                          const double *abs_acc, const uint16_t *residual) {
+  return compare(out, ref, count, io, abs_acc, residual);
 }
 
 uint64_t w4t_hash(const void *data, size_t bytes) { /* FNV-1a, 64-bit */

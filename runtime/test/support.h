@@ -74,6 +74,18 @@ double w4t_oracle_act(double v, w4a16_activation act);
 void w4t_oracle_out(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
                     w4a16_activation act, double *ref);
 
+/* Act-order (w4a16_plan_create_act_order): g_idx[k] = pi[k] / group with pi a random permutation of 0 .. K-1, so
+ * each group holds `group` rows scattered over K (as GPTQ's desc_act assigns groups in the order of its sort). */
+void w4t_make_g_idx(int32_t *g_idx, int64_t K, int64_t group, uint64_t seed);
+/* acc[m,n] = sum_k x[m,k] W[k,n] in f64, x of type io, row k in group g = g_idx[k] (g_idx NULL: k / group):
+ * W[k,n] = (code[k,n] - z[g,n]) * scale[g,n] + m[g,n] straight from the formula, row by row, no permutation;
+ * abs_acc (or NULL) gets sum_k |x W| for the bf16 bound. */
+void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint16_t *x, w4a16_element_type io,
+                         int64_t M, double *acc, double *abs_acc);
+/* w4t_oracle_out with bias and residual of type io. */
+void w4t_oracle_out_typed(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
+                          w4a16_activation act, w4a16_element_type io, double *ref);
+
 typedef struct {
   double rel_norm;      /* ||out - ref|| / ||ref|| */
   double max_elem_ratio;/* max |out - ref| / (1e-2 (1 + |ref|)); <= 1 passes */
@@ -84,6 +96,10 @@ typedef struct {
 } w4t_cmp;
 /* docs/contract.md §1: rel-norm <= 2e-3, every element within 1e-2 (1 + |ref|), no NaN/Inf. */
 w4t_cmp w4t_compare(const uint16_t *out, const double *ref, int64_t count);
+/* The same for io type io: bf16 is judged by docs/contract.md §1's bf16 tolerance (see w4t_run_case_form), with
+ * abs_acc from w4t_oracle_acc_gidx and the residual (or NULL) of the call. */
+w4t_cmp w4t_compare_typed(const uint16_t *out, const double *ref, int64_t count, w4a16_element_type io,
+                          const double *abs_acc, const uint16_t *residual);
 
 uint64_t w4t_hash(const void *data, size_t bytes);
 

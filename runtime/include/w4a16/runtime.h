@@ -81,6 +81,19 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
                                      int64_t group_size, w4a16_element_type io_type,
                                      w4a16_element_type scales_type, w4a16_plan **plan);
 
+/* Act-order GPTQ (desc_act): row k of the weight belongs to group g_idx[k] (K int32 values; NULL: k / group_size,
+ * the plan of w4a16_plan_create_typed), W[k, n] = (code(k, n) - z[g_idx[k], n]) * scales[g_idx[k], n] (+ offsets).
+ * Every group 0 .. K/group_size - 1 must hold exactly group_size rows, else W4A16_ERR_BAD_ARGUMENT naming the first
+ * group that does not (g_idx is only known at run time: never an abort). The plan sorts K by g_idx (stable),
+ * repacks the weight rows in that order and keeps the permutation (K int32); each run gathers x's columns
+ * into that order first (CUDA: one small gather launch into a plan workspace of max_m * K 16-bit values, sized
+ * like the split-K workspace by w4a16_plan_reserve). g_idx is a host pointer on the CPU backend, a device
+ * pointer on CUDA, like the other buffers. */
+w4a16_status w4a16_plan_create_act_order(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
+                                         const uint16_t *zero_points, const uint16_t *offsets, const int32_t *g_idx,
+                                         int64_t K, int64_t N, int64_t group_size, w4a16_element_type io_type,
+                                         w4a16_element_type scales_type, w4a16_plan **plan);
+
 /* Human-readable message for the last failure on the calling thread ("" if none). */
 const char *w4a16_last_error(void);
 const char *w4a16_status_name(w4a16_status status);
@@ -91,7 +104,8 @@ int w4a16_cuda_available(void);
 /* --- Additions (issue #3); the functions above are the fixed interface. --- */
 
 /* Bytes of memory the plan holds on its backend (repacked weight + scales copy + any padding, and
- * the CUDA backend's stream-K workspace as grown by the runs so far). Returns 0 for a NULL plan. */
+ * the CUDA backend's stream-K workspace as grown by the runs so far; an act-order plan's permutation and,
+ * on CUDA, its gather buffer). Returns 0 for a NULL plan. */
 uint64_t w4a16_plan_resident_bytes(const w4a16_plan *plan);
 
 /* Device workspace (split-K partial sums) a w4a16_plan_run call with this M uses, within docs/contract.md
@@ -108,11 +122,15 @@ uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M);
  * workspace itself (one allocation); a captured call with a larger M returns W4A16_ERR_BAD_ARGUMENT.
  * Calls of one plan on several streams: eager calls are ordered on the device by the plan (an event);
  * a replayed graph is ordered only by the stream it runs on, so do not replay a graph that holds a
- * plan's calls while other calls of that plan run on another stream. */
+ * plan's calls while other calls of that plan run on another stream. An act-order plan's gather buffer
+ * (w4a16_plan_create_act_order) follows the same rules -- reserved with the workspace, grown by an eager call,
+ * a captured call beyond it refused -- and is shared by every call of the plan whatever its configuration,
+ * so for such a plan the last rule holds at every M. */
 #define W4A16_DEFAULT_MAX_M 64
 
-/* Sizes the plan's workspace for every call with M <= max_m (1 <= max_m <= W4A16_MAX_M), growing or
- * shrinking it; the docs/contract.md §2 allowance holds for max_m. Not while a call of the plan is in
+/* Sizes the plan's workspace (and an act-order plan's gather buffer) for every call with M <= max_m
+ * (1 <= max_m <= W4A16_MAX_M), growing or shrinking it; the docs/contract.md §2 allowance holds for max_m
+ * (the gather buffer, max_m * K * 2 bytes, comes on top). Not while a call of the plan is in
  * flight or being captured. No-op on the CPU backend. */
 w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m);
 

@@ -1,0 +1,197 @@
+// Act-order (GPTQ desc_act) on the CUDA backend: the plan's permutation on the device and the gather that puts
+// x's columns in the weight's order before each call's GEMM (w4a16_plan_create_act_order; the permutation and
+// the permuted weight are made on the host, act_order.c). Also the synchronous copies plan creation needs to
+// read g_idx and qweight from the device and to upload the permuted weight.
+//
+// The gather buffer is the one piece of state every call of an act-order plan shares (whatever its kernel
+// configuration): a call gathers into it and the GEMM reads it. So, like run_v3's split-K workspace, a call
+// holds the gather's lock while it launches both kernels, and an eager call on another stream than the previous
+// eager call first waits for an event recorded after that call's GEMM. A call being captured into a CUDA graph
+// neither waits on nor records that event (a capture cannot wait on work recorded outside it): the graph is
+// ordered by the stream it is launched on, and the caller keeps a replay away from the plan's other calls
+// (runtime.h, "CUDA graphs"). Nothing on the call path allocates or synchronises unless an eager call has more
+// tokens than the buffer was reserved for.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <stdio.h>
+
+#include "internal.h"
+
+struct w4a16_cuda_gather {
+  int device = 0, K = 0, sms = 0;
+  int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
+  // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
+  mutable std::mutex mu;
+  mutable uint16_t *buf = nullptr;
+  mutable int64_t reserved_m = 0;
+  cudaEvent_t done = nullptr;  // recorded after each eager call's GEMM (cross-stream order)
+  mutable cudaStream_t last_stream = nullptr;
+  mutable bool ran = false;
+};
+
+namespace {
+
+w4a16_status cuda_fail(cudaError_t e, const char *what) {
+  cudaGetLastError();  // clear a sticky launch error so later calls are judged on their own
+  return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+// cudaMalloc: out of memory is W4A16_ERR_OUT_OF_MEMORY naming `what`; *ptr is null after a failure.
+w4a16_status device_alloc(void **ptr, size_t bytes, const char *where, const char *what) {
+  const cudaError_t e = cudaMalloc(ptr, bytes);
+  if (e == cudaSuccess) return W4A16_OK;
+  *ptr = nullptr;
+  cudaGetLastError();
+  if (e != cudaErrorMemoryAllocation)
+    return w4a16_fail(W4A16_ERR_CUDA, "%s: cudaMalloc of %s: %s", where, what, cudaGetErrorString(e));
+  return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of %s", where, bytes, what);
+}
+
+// xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row): perm is read
+// and xg written 16 bytes per thread, consecutive threads on consecutive vectors (coalesced); x is read one
+// 16-bit value at a time, scattered over one row (at most 2K bytes, which the caches hold). Only bits move, so
+// one kernel serves f16 and bf16. Launched without programmatic dependent launch: it must not start writing the
+// buffer before the previous call's GEMM on the stream has finished reading it.
+__global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__restrict__ perm,
+                              uint16_t *__restrict__ xg, int K, size_t vectors) {
+  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < vectors; v += (size_t)gridDim.x * blockDim.x) {
+    const size_t first = v * 8, m = first / (size_t)K;
+    const int i = (int)(first % (size_t)K);
+    const int4 a = *reinterpret_cast<const int4 *>(perm + i), b = *reinterpret_cast<const int4 *>(perm + i + 4);
+    const uint16_t *row = x + m * (size_t)K;
+    uint4 o;
+    o.x = row[a.x] | (uint32_t)row[a.y] << 16;
+    o.y = row[a.z] | (uint32_t)row[a.w] << 16;
+    o.z = row[b.x] | (uint32_t)row[b.y] << 16;
+    o.w = row[b.z] | (uint32_t)row[b.w] << 16;
+    *reinterpret_cast<uint4 *>(xg + first) = o;
+  }
+}
+
+// Sizes the buffer for max_m tokens (call with g->mu held; no call of the plan may be in flight: cudaFree
+// synchronises the device).
+w4a16_status reserve_locked(const w4a16_cuda_gather *g, int64_t max_m) {
+  if (max_m == g->reserved_m) return W4A16_OK;
+  if (g->buf) {
+    const cudaError_t e = cudaFree(g->buf);
+    g->buf = nullptr, g->reserved_m = 0;
+    if (e != cudaSuccess) return cuda_fail(e, "plan_reserve(cuda): cudaFree");
+  }
+  w4a16_status st = device_alloc((void **)&g->buf, (size_t)max_m * (size_t)g->K * 2, "plan_reserve(cuda)",
+                                 "act-order gather buffer");
+  if (st == W4A16_OK) g->reserved_m = max_m;
+  return st;
+}
+
+}  // namespace
+
+extern "C" w4a16_status w4a16_cuda_to_host(void *host, const void *device, size_t bytes, const char *what) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return w4a16_fail(W4A16_ERR_NO_DEVICE, "plan_create(cuda): no usable CUDA device");
+  }
+  const cudaError_t e = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) return W4A16_OK;
+  cudaGetLastError();
+  return w4a16_fail(W4A16_ERR_CUDA, "plan_create(cuda): reading %s (%zu bytes) from the device: %s (is it a device "
+                                    "pointer?)", what, bytes, cudaGetErrorString(e));
+}
+
+extern "C" w4a16_status w4a16_cuda_to_device(void **device, const void *host, size_t bytes, const char *what) {
+  w4a16_status st = device_alloc(device, bytes, "plan_create(cuda)", what);
+  if (st != W4A16_OK) return st;
+  const cudaError_t e = cudaMemcpy(*device, host, bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) return W4A16_OK;
+  cudaFree(*device);
+  *device = nullptr;
+  return cuda_fail(e, "plan_create(cuda): uploading to the device");
+}
+
+extern "C" void w4a16_cuda_free(void *device) {
+  if (device) cudaFree(device);
+}
+
+extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K, w4a16_cuda_gather **out) {
+  *out = nullptr;
+  w4a16_cuda_gather *g = new (std::nothrow) w4a16_cuda_gather();
+  if (!g) return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): host allocation failed");
+  g->K = (int)K;
+  cudaError_t e;
+  w4a16_status st = W4A16_OK;
+  if ((e = cudaGetDevice(&g->device)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, g->device)) != cudaSuccess ||
+      (e = cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming)) != cudaSuccess)
+    st = cuda_fail(e, "plan_create(cuda): act-order gather");
+  if (st == W4A16_OK) st = w4a16_cuda_to_device((void **)&g->perm, perm, (size_t)K * 4, "the act-order permutation");
+  if (st == W4A16_OK) {
+    std::lock_guard<std::mutex> lock(g->mu);
+    st = reserve_locked(g, W4A16_DEFAULT_MAX_M);
+  }
+  if (st != W4A16_OK) {
+    w4a16_cuda_gather_destroy(g);
+    return st;
+  }
+  *out = g;
+  return W4A16_OK;
+}
+
+extern "C" void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g) {
+  if (!g) return;
+  // cudaFree synchronises the device, so no run still using the buffer is cut short.
+  if (g->buf) cudaFree(g->buf);
+  if (g->perm) cudaFree(g->perm);
+  if (g->done) cudaEventDestroy(g->done);
+  delete g;
+}
+
+extern "C" w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m) {
+  std::lock_guard<std::mutex> lock(g->mu);
+  return reserve_locked(g, max_m);
+}
+
+extern "C" uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) {
+  std::lock_guard<std::mutex> lock(g->mu);
+  return (uint64_t)g->K * 4 + (uint64_t)g->reserved_m * (uint64_t)g->K * 2;
+}
+
+extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p,
+                                              const uint16_t *x, int64_t M, const uint16_t *bias,
+                                              const uint16_t *residual, w4a16_activation act, uint16_t *out,
+                                              void *stream) {
+  // Every check the GEMM makes, before the gather is launched: a call that fails leaves nothing running.
+  w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
+  if (st != W4A16_OK) return st;
+  const cudaStream_t s = (cudaStream_t)stream;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(s, &capture);
+  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaStreamIsCapturing");
+  const bool capturing = capture != cudaStreamCaptureStatusNone;
+  std::lock_guard<std::mutex> lock(g->mu);
+  if (M > g->reserved_m) {
+    if (capturing)
+      return w4a16_fail(W4A16_ERR_BAD_ARGUMENT,
+                        "plan_run(cuda): M = %lld needs %llu bytes of act-order gather buffer; the plan reserved it "
+                        "for M <= %lld: call w4a16_plan_reserve before capturing",
+                        (long long)M, (unsigned long long)(M * (uint64_t)g->K * 2), (long long)g->reserved_m);
+    if ((st = reserve_locked(g, M)) != W4A16_OK) return st;
+  }
+  if (!capturing && g->ran && s != g->last_stream && (e = cudaStreamWaitEvent(s, g->done, 0)) != cudaSuccess)
+    return cuda_fail(e, "plan_run(cuda): ordering after the plan's previous call");
+  const size_t vectors = (size_t)M * (size_t)g->K / 8;
+  const size_t blocks = std::min<size_t>((vectors + 255) / 256, (size_t)g->sms * 16);
+  gather_kernel<<<(unsigned)blocks, 256, 0, s>>>(x, g->perm, g->buf, g->K, vectors);
+  if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(e, "plan_run(cuda): act-order gather launch");
+  st = w4a16_cuda_plan_run(p, g->buf, M, bias, residual, act, out, stream);
+  // Recorded even when the GEMM failed to launch: the gather was launched, and the next call must follow it.
+  if (!capturing) {
+    g->last_stream = s;
+    g->ran = true;
+    if ((e = cudaEventRecord(g->done, s)) != cudaSuccess && st == W4A16_OK)
+      st = cuda_fail(e, "plan_run(cuda): cudaEventRecord");
+  }
+  return st;
+}
