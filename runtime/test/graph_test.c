@@ -7,7 +7,9 @@
  *   2. two graphs of one plan replayed alternately with eager calls between;
  *   3. one plan called on two streams at once; graphs of two plans replayed on two streams at once;
  *   4. a capture invalidated on purpose leaves the plan working (next eager result bitwise equal);
- *   5. a captured call whose M exceeds the reserved workspace fails with a status, not a fault.
+ *   5. a captured call whose M exceeds the reserved workspace fails with a status, not a fault;
+ *   6. act-order plans (random g_idx: a gather into the plan's buffer before every GEMM) on three paths: 1. and 5.
+ *      for the gather buffer, and one plan on two streams at once.
  * --small: one shape, fewer M and replays (for compute-sanitizer); --class NAME: that class only.
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #include "cuda_check.h"
@@ -318,6 +320,94 @@ static void test_invalidated(Case *c, cudaStream_t s) {
   }
 }
 
+/* Act-order plans (w4a16_plan_create_act_order, random g_idx) in the configuration classes of three paths (v3
+ * without and with the workspace, v1): every call gathers x into the plan's gather buffer first. At M in {1, 17, 64}
+ * each call captured in global and thread-local mode and replayed, bitwise equal to the eager call, and an eager
+ * call after the replays too; a captured call beyond the reserved gather buffer fails with a status (after
+ * w4a16_plan_reserve(1)), and captures again after w4a16_plan_reserve(64); one plan on two streams at once (eager,
+ * no host sync between the streams: the gather buffer is shared, the plan orders the calls). */
+static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_t s) {
+  int32_t *g_idx = malloc((size_t)c->K * 4), *dg = dev((size_t)c->K * 4);
+  w4t_make_g_idx(g_idx, c->K, 128, 700);
+  put(dg, g_idx, (size_t)c->K * 4);
+  free(g_idx);
+  static const int classes[] = {0, 3, 7}; /* v3-default, v3-W4-workspace3, v1-S1 */
+  static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal};
+  for (int ci = 0; ci < 3; ++ci) {
+    const Class *cl = &kClasses[classes[ci]];
+    force_class(cl);
+    w4a16_plan *p = NULL;
+    const w4a16_status st = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, c->qweight, c->scales, NULL, NULL, dg,
+                                                        c->K, c->N, 128, W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
+    force_class(NULL);
+    check(st == W4A16_OK, "act-order %s: plan_create: %lld %lld", cl->name, st, 0);
+    if (st != W4A16_OK) continue;
+    for (int i = 0; i < nM; ++i) {
+      const int64_t M = Ms[i];
+      char desc[200];
+      w4a16_plan_describe(p, M, desc, sizeof desc);
+      if (!eager(p, c, M, s, c->want)) {
+        check(0, "%s: eager call at M = %lld failed (%lld)", desc, M, 0);
+        continue;
+      }
+      for (int m = 0; m < 2; ++m) {
+        cudaGraphExec_t e = capture(p, c, M, s, modes[m]);
+        check(e != NULL, "%s: capture (mode %lld) failed at M = %lld", desc, m, M);
+        if (!e) continue;
+        const int bad = replay(e, c, M, s, reps);
+        check(bad == 0, "%s: %lld of the replays differ from the eager call (M = %lld)", desc, bad, M);
+        CK(cudaGraphExecDestroy(e));
+      }
+      check(eager(p, c, M, s, c->got) && memcmp(c->got, c->want, (size_t)(M * c->N * 2)) == 0,
+            "%s: eager call after the replays differs (M = %lld)%lld", desc, M, 0);
+    }
+    /* beyond the reserved gather buffer: refused while capturing, nothing launched; fine after reserving */
+    const int64_t M = 17;
+    if (eager(p, c, M, s, c->want) && w4a16_plan_reserve(p, 1) == W4A16_OK) {
+      cudaGraph_t g = NULL;
+      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      const w4a16_status big = run(p, c, M, s);
+      CK(cudaStreamEndCapture(s, &g));
+      if (g) CK(cudaGraphDestroy(g));
+      check(big == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_last_error(), "w4a16_plan_reserve"),
+            "act-order %s: capture beyond the reserved gather buffer returned %lld (M = %lld)", cl->name, big, M);
+      check(w4a16_plan_reserve(p, 64) == W4A16_OK, "act-order %s: w4a16_plan_reserve(64) failed%lld%lld", cl->name,
+            0, 0);
+      cudaGraphExec_t e = capture(p, c, M, s, cudaStreamCaptureModeGlobal);
+      check(e && replay(e, c, M, s, reps) == 0, "act-order %s: capture after reserving differs (M = %lld)%lld",
+            cl->name, M, 0);
+      if (e) CK(cudaGraphExecDestroy(e));
+    } else {
+      check(0, "act-order %s: eager call or w4a16_plan_reserve(1) failed%lld%lld", cl->name, 0, 0);
+    }
+    /* one plan on two streams at once */
+    cudaStream_t two[2];
+    for (int i = 0; i < 2; ++i) CK(cudaStreamCreateWithFlags(&two[i], cudaStreamNonBlocking));
+    const int64_t M2 = 32;
+    const size_t bytes = (size_t)(M2 * c->N * 2);
+    uint16_t *out2 = dev(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
+    int bad = !eager(p, c, M2, two[0], c->want);
+    for (int i = 0; i < 100 && !bad; ++i) {
+      CK(cudaMemsetAsync(c->out, 0xff, bytes, two[0]));
+      CK(cudaMemsetAsync(out2, 0xff, bytes, two[1]));
+      bad += w4a16_plan_run(p, c->x, M2, c->bias, c->residual, W4A16_ACT_SILU, c->out, two[0]) != W4A16_OK;
+      bad += w4a16_plan_run(p, c->x, M2, c->bias, c->residual, W4A16_ACT_SILU, out2, two[1]) != W4A16_OK;
+      CK(cudaMemcpyAsync(h1, c->out, bytes, cudaMemcpyDeviceToHost, two[0]));
+      CK(cudaMemcpyAsync(h2, out2, bytes, cudaMemcpyDeviceToHost, two[1]));
+      CK(cudaDeviceSynchronize());
+      bad += memcmp(h1, c->want, bytes) != 0;
+      bad += memcmp(h2, c->want, bytes) != 0;
+    }
+    check(bad == 0, "act-order %s: one plan on two streams at once: %lld mismatches in %lld calls", cl->name, bad,
+          200);
+    CK(cudaFree(out2));
+    free(h1), free(h2);
+    for (int i = 0; i < 2; ++i) CK(cudaStreamDestroy(two[i]));
+    w4a16_plan_destroy(p);
+  }
+  CK(cudaFree(dg));
+}
+
 int main(int argc, char **argv) {
   int small = 0;
   const char *only = NULL;
@@ -344,6 +434,7 @@ int main(int argc, char **argv) {
     if (i == 0 && !only) {
       for (int k = 0; k < kNumClasses; ++k) test_alternating(&kClasses[k], &c, s);
       test_invalidated(&c, s);
+      test_act_order(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
       Case b;
       case_init(&b, 4096, 11008, 900);
       test_two_streams(&c, &b);

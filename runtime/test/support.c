@@ -205,6 +205,21 @@ void w4t_make_g_idx(int32_t *g_idx, int64_t K, int64_t group, uint64_t seed) {
   for (int64_t k = 0; k < K; ++k) g_idx[k] = (int32_t)(g_idx[k] / group);
 }
 
+void w4t_sort_by_g_idx(const int32_t *qweight, const int32_t *g_idx, int64_t K, int64_t N, int64_t group,
+                       int32_t *perm, int32_t *sorted) {
+  int64_t i = 0;
+  for (int64_t g = 0; g < K / group; ++g)
+    for (int64_t k = 0; k < K; ++k)
+      if (g_idx[k] == g) perm[i++] = (int32_t)k;
+  for (i = 0; i < K; ++i)
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t k = perm[i];
+      const uint32_t code = ((uint32_t)qweight[(k / 8) * N + n] >> (4 * (k % 8))) & 15u;
+      uint32_t *word = (uint32_t *)&sorted[(i / 8) * N + n];
+      *word = (*word & ~(15u << (4 * (i % 8)))) | code << (4 * (i % 8));
+    }
+}
+
 void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint16_t *x, w4a16_element_type io,
                          int64_t M, double *acc, double *abs_acc) {
   const int64_t K = w->K, N = w->N;

@@ -82,6 +82,11 @@ void w4t_make_g_idx(int32_t *g_idx, int64_t K, int64_t group, uint64_t seed);
  * abs_acc (or NULL) gets sum_k |x W| for the bf16 bound. */
 void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint16_t *x, w4a16_element_type io,
                          int64_t M, double *acc, double *abs_acc);
+/* The act-order plan's design, done by the test its own way: perm lists each group's rows in ascending k, group
+ * after group (a stable sort by g_idx, found by scanning K once per group), and sorted (K/8, N) holds the codes of
+ * qweight's row perm[i] as row i. A plain plan of sorted run on x[:, perm] must give the act-order plan's bits. */
+void w4t_sort_by_g_idx(const int32_t *qweight, const int32_t *g_idx, int64_t K, int64_t N, int64_t group,
+                       int32_t *perm, int32_t *sorted);
 /* w4t_oracle_out with bias and residual of type io. */
 void w4t_oracle_out_typed(const double *acc, int64_t M, int64_t N, const uint16_t *bias, const uint16_t *residual,
                           w4a16_activation act, w4a16_element_type io, double *ref);

@@ -35,18 +35,9 @@ static const char *form_name(const w4t_form *f) {
   return buf;
 }
 
-/* code(k, n) of a (K/8, N) packed weight, and its store. */
-static int get_code(const int32_t *qw, int64_t N, int64_t k, int64_t n) {
-  return (int)(((uint32_t)qw[(k / 8) * N + n] >> (4 * (k % 8))) & 15u);
-}
-static void set_code(int32_t *qw, int64_t N, int64_t k, int64_t n, int code) {
-  uint32_t *word = (uint32_t *)&qw[(k / 8) * N + n];
-  *word = (*word & ~(15u << (4 * (k % 8)))) | (uint32_t)code << (4 * (k % 8));
-}
-
 /* One act-order case; see the header. */
 static void run_case(int64_t K, int64_t N, int64_t M, const w4t_form *f, uint64_t seed) {
-  const int64_t G = f->group, groups = K / G;
+  const int64_t G = f->group;
   char what[256];
   w4t_weights w;
   w4t_make_weights_form(&w, K, N, W4T_RANDOM, f, seed);
@@ -87,14 +78,9 @@ static void run_case(int64_t K, int64_t N, int64_t M, const w4t_form *f, uint64_
   /* the design: rows sorted by g_idx (stably: ascending k within a group), an ordinary grouped plan */
   int32_t *sorted = xmalloc((size_t)(K / 8 * N) * 4), *perm = xmalloc((size_t)K * 4);
   uint16_t *xg = xmalloc((size_t)(M * K) * 2);
-  int64_t i = 0;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t k = 0; k < K; ++k)
-      if (g_idx[k] == g) perm[i++] = (int32_t)k;
-  for (i = 0; i < K; ++i) {
-    for (int64_t n = 0; n < N; ++n) set_code(sorted, N, i, n, get_code(w.qweight, N, perm[i], n));
-    for (int64_t m = 0; m < M; ++m) xg[m * K + i] = x[m * K + perm[i]];
-  }
+  w4t_sort_by_g_idx(w.qweight, g_idx, K, N, G, perm, sorted);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t i = 0; i < K; ++i) xg[m * K + i] = x[m * K + perm[i]];
   st = w4a16_plan_create_typed(W4A16_BACKEND_CPU, sorted, w.scales, w.zero_points, w.offsets, K, N, G, f->io,
                                f->scales, &plain);
   if (st == W4A16_OK) st = w4a16_plan_run(plain, xg, M, bias, res, W4A16_ACT_SILU, out2, NULL);
