@@ -11,7 +11,8 @@
 # raw.tgz (logs and CSVs). SHAPES (default "8192x8192 14336x4096 8192x28672 28672x8192") and ROUNDS (2) override.
 # ZP_TREES="NAME..." also times those trees with zero points (w4a16_bench --zero-points) as NAME-zp, and
 # BF16_TREES="NAME..." in bf16 (--bf16) as NAME-bf16, and VARIANTS="TREE,LABEL,FLAGS;..." any other
-# w4a16_bench flags as LABEL (e.g. "head,head-g64,--group 64"), in the same rounds; FULL_TEST=1 runs the
+# w4a16_bench flags as LABEL (e.g. "head,head-g64,--group 64"; "head,head-act,--act-order" times the same shapes
+# with a random act-order g_idx, to set against the tree's plain rows), in the same rounds; FULL_TEST=1 runs the
 # candidate's full gpu_test (before the benchmarks) instead of --small.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -13,6 +13,7 @@
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
  *               [--sweep FILE] [--graph] [--zero-points] [--bf16] [--group G] [--offsets]
+ *               [--act-order]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -28,7 +29,12 @@
  *                       bf16); implies --ours-only (the baselines are f16)
  *     --group G         ours with scale groups of G = 64 or 32 k (the kernels' affine form); --offsets: with
  *                       offsets, W = code * s + m (GGUF Q4_1, torchao; affine too). Both imply --ours-only, and
- *                       the floor counts the plan's 5 bytes (s, o, zi) per group and column */
+ *                       the floor counts the plan's 5 bytes (s, o, zi) per group and column
+ *     --act-order       ours with a random g_idx (GPTQ desc_act: g_idx[k] = pi[k] / G, pi a random permutation;
+ *                       w4a16_plan_create_act_order): each call gathers x into the plan's order before the GEMM.
+ *                       Combines with the flags above; implies --ours-only (the baselines know no g_idx). The floor
+ *                       stays the op's own (a kernel gathering x in place would read no more), so xfloor against a
+ *                       run without --act-order shows what the gather costs */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -176,8 +182,7 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
   int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, bf16 = 0, group = 128, offsets = 0,
-      user_shape[2] = {0, 0}, user_ms[8],
-      n_user_ms = 0;
+      act_order = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -188,6 +193,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--bf16")) bf16 = ours_only = 1;
     else if (!strcmp(argv[i], "--group") && i + 1 < argc) group = atoi(argv[++i]), ours_only = 1;
     else if (!strcmp(argv[i], "--offsets")) offsets = ours_only = 1;
+    else if (!strcmp(argv[i], "--act-order")) act_order = ours_only = 1;
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -198,8 +204,10 @@ int main(int argc, char **argv) {
   const double bw = measure_read_bw(prop.multiProcessorCount);
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
-  printf("ours timed as %s%s%s\n", graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
-         zero_points ? ", with zero points" : offsets ? ", with offsets" : "", bf16 ? ", bf16" : "");
+  printf("ours timed as %s%s%s%s\n",
+         graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
+         zero_points ? ", with zero points" : offsets ? ", with offsets" : "", bf16 ? ", bf16" : "",
+         act_order ? ", act-order (random g_idx)" : "");
   if (group != 128 && group != 64 && group != 32) return 2;
   const int affine = offsets || group != 128;
   FILE *csv = fopen(csv_path, "w");
@@ -250,6 +258,14 @@ int main(int argc, char **argv) {
       }
       free(hz);
     }
+    int32_t *dg = NULL; /* --act-order: g_idx from its own seed, so the other data stay as they were */
+    if (act_order) {
+      int32_t *hg = malloc((size_t)K * 4);
+      w4t_make_g_idx(hg, K, group, 4242 + (uint64_t)s);
+      dg = dmalloc((size_t)K * 4);
+      CK(cudaMemcpy(dg, hg, (size_t)K * 4, cudaMemcpyHostToDevice));
+      free(hg);
+    }
     w4t_make_x_typed(hx, Mmax, K, W4T_RANDOM, type, seed);
     w4t_make_vec_typed(hb, N, -1, 1, type, seed + 1);
     w4t_make_vec_typed(hr, (int64_t)Mmax * N, -1, 1, type, seed + 2);
@@ -261,8 +277,8 @@ int main(int argc, char **argv) {
       c.qw[r] = dmalloc(qbytes), c.sc[r] = dmalloc(sbytes);
       CK(cudaMemcpy(c.qw[r], hq, qbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(c.sc[r], hs, sbytes, cudaMemcpyHostToDevice));
-      if (w4a16_plan_create_typed(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, doff, K, N, group, type, type,
-                                  &c.plans[r]) != W4A16_OK) {
+      if (w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, c.qw[r], c.sc[r], dz, doff, dg, K, N, group, type, type,
+                                      &c.plans[r]) != W4A16_OK) {
         fprintf(stderr, "plan_create: %s\n", w4a16_last_error());
         return 2;
       }
@@ -280,7 +296,7 @@ int main(int argc, char **argv) {
 
     /* The three implementations must agree before they are timed (M = 16, same weight copy); the
        baselines know no zero points. */
-    if (!zero_points && !bf16 && !affine) {
+    if (!zero_points && !bf16 && !affine && !act_order) {
       const size_t n = (size_t)16 * N;
       uint16_t *o[3];
       for (int impl = 0; impl < 3; ++impl) {
@@ -388,6 +404,7 @@ int main(int argc, char **argv) {
     free(c.plans), free(c.qw), free(c.sc), free(c.w16), free(hq), free(hs), free(hx), free(hb), free(hr);
     if (dz) CK(cudaFree(dz));
     if (doff) CK(cudaFree(doff));
+    if (dg) CK(cudaFree(dg));
     if (c.graph_stream) CK(cudaStreamDestroy(c.graph_stream));
   }
   printf("(ours cold/hot: median us over %d groups of %d calls; xfloor and speedups use the L2-cold medians; "
