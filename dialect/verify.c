@@ -96,19 +96,20 @@ static int64_t staticDim(MlirValue value, int i) {
   return mlirShapedTypeIsDynamicSize(d) ? -1 : d;
 }
 
-/* operandSegmentSizes = [x, weight, scales, bias, residual, zero_points]; IRDL has checked its presence. */
-static void optionalOperands(MlirOperation op, MlirValue *bias, MlirValue *residual, MlirValue *zeroPoints) {
+/* operandSegmentSizes = [x, weight, scales, bias, residual, zero_points, g_idx]; IRDL has checked its
+ * presence. optional[i] gets the operand of segment 3 + i, or null. */
+enum { kNumOptionalOperands = 4 };
+static void optionalOperands(MlirOperation op, MlirValue optional[kNumOptionalOperands]) {
   MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  *bias = *residual = *zeroPoints = (MlirValue){NULL};
-  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) || mlirDenseArrayGetNumElements(seg) != 6)
+  for (int i = 0; i < kNumOptionalOperands; ++i)
+    optional[i] = (MlirValue){NULL};
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) != 3 + kNumOptionalOperands)
     return;
   intptr_t next = 3;
-  if (mlirDenseI32ArrayGetElement(seg, 3))
-    *bias = mlirOperationGetOperand(op, next++);
-  if (mlirDenseI32ArrayGetElement(seg, 4))
-    *residual = mlirOperationGetOperand(op, next++);
-  if (mlirDenseI32ArrayGetElement(seg, 5))
-    *zeroPoints = mlirOperationGetOperand(op, next);
+  for (int i = 0; i < kNumOptionalOperands; ++i)
+    if (mlirDenseI32ArrayGetElement(seg, 3 + i))
+      optional[i] = mlirOperationGetOperand(op, next++);
 }
 
 bool w4a16IsZeroPointType(MlirType t) {
@@ -152,7 +153,7 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
 static void verifyFusedMatmul(Verifier *v) {
   MlirOperation op = v->op;
   if (mlirOperationGetNumOperands(op) < 3 || mlirOperationGetNumResults(op) != 1) {
-    fail(v, "needs operands (x, weight, scales[, bias][, residual][, zero_points]) and one result");
+    fail(v, "needs operands (x, weight, scales[, bias][, residual][, zero_points][, g_idx]) and one result");
     return;
   }
   MlirValue x = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
@@ -203,14 +204,17 @@ static void verifyFusedMatmul(Verifier *v) {
   else
     expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, w4a16IsScalesType, "f16 or bf16");
 
-  MlirValue bias, residual;
-  MlirValue zeroPoints;
-  optionalOperands(op, &bias, &residual, &zeroPoints);
+  MlirValue optional[kNumOptionalOperands];
+  optionalOperands(op, optional);
+  const MlirValue bias = optional[0], residual = optional[1], zeroPoints = optional[2], groupIndex = optional[3];
   if (!mlirValueIsNull(bias))
     expectTensor(v, bias, "bias", 1, (int64_t[]){N}, ioType, ioName);
   if (!mlirValueIsNull(residual))
     expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, ioType, ioName);
   verifyZeroPoints(v, zeroPoints, K, N, groupSize);
+  /* each group holding group_size rows is a property of g_idx's values, checked when the runtime prepares it */
+  if (!mlirValueIsNull(groupIndex))
+    expectTensor(v, groupIndex, "g_idx", 1, (int64_t[]){K}, isI32, "i32");
 }
 
 /* w4a16.int8_prep: A (M, K) f16, CB (N, K) i8, SCB (N) f32, cols (L) i64 -> subA (M, L) f16, subB (L, N) f16.

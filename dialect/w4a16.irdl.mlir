@@ -17,10 +17,12 @@ irdl.dialect @w4a16 {
     %slayout  = irdl.any
     %group    = irdl.any
     %zp       = irdl.any
+    %gidx     = irdl.any
     // zero_points (issue #17): z(g, n) as the discardable attributes zero_point_layout and
     // zero_point_offset say; without it, the attribute zero_point (default 8.0) is the constant z.
+    // g_idx (act-order GPTQ): (K) i32, row k's group; without it, row k is in group k / group_size.
     irdl.operands(x: %x, weight: %weight, scales: %scales, bias: optional %bias, residual: optional %residual,
-                  zero_points: optional %zp)
+                  zero_points: optional %zp, g_idx: optional %gidx)
     irdl.results(out: %out)
     irdl.attributes {
       "activation" = %act,

@@ -53,7 +53,7 @@ static int zeroPointLayoutCode(MlirOperation op) {
 
 /* --- the template ------------------------------------------------------------------------------- */
 
-enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kNumOperands };
+enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kGroupIndex, kNumOperands };
 
 typedef struct FusedOperands {
   MlirValue value[kNumOperands];
@@ -61,7 +61,7 @@ typedef struct FusedOperands {
 } FusedOperands;
 
 static FusedOperands operandsOf(MlirOperation op) {
-  FusedOperands f = {{{NULL}}, {true, true, true, false, false, false}};
+  FusedOperands f = {{{NULL}}, {true, true, true, false, false, false, false}};
   MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
   for (int i = kBias; i < kNumOperands; ++i)
     f.present[i] = mlirDenseI32ArrayGetElement(seg, i) != 0;
@@ -95,25 +95,27 @@ static int64_t zeroPointOffset(MlirOperation op) {
 }
 
 /* The runtime entry point: w4a16_rt_matmul_<w> for the symmetric form, w4a16_rt_matmul_zp_<w>_<z> with
- * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor),
- * and w4a16_rt_matmul_typed_<io>_<s>_<w>_<z> when x/bias/residual/out (io) or the scales (s) are bf16:
- * the zero-point signature with those element types (z = f16, empty, when there is no tensor). */
+ * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor) or
+ * a g_idx (act-order), and w4a16_rt_matmul_typed_<io>_<s>_<w>_<z> when x/bias/residual/out (io) or the
+ * scales (s) are bf16: the zero-point signature with those element types (z = f16, empty, when there is no
+ * tensor; g_idx empty when there is none). */
 static void appendRuntimeSignature(Text *t, const char *io, const char *s, const char *w, const char *z) {
   append(t, "(memref<?x?x%s>, memref<?x?x%s>, memref<?x?x%s>, memref<?x%s>, memref<?x?x%s>, ", io, w, s, io, io);
   if (z)
-    append(t, "memref<?x?x%s>, ", z);
-  append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64" : "");
+    append(t, "memref<?x?x%s>, memref<?xi32>, ", z);
+  append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64, i32" : "");
 }
 
 /* The runtime declaration and one private function performing the call for `op`. */
 static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   FusedOperands f = operandsOf(op);
-  static const char *const names[] = {"x", "weight", "scales", "bias", "residual", "zero_points"};
+  static const char *const names[] = {"x", "weight", "scales", "bias", "residual", "zero_points", "g_idx"};
   MlirType outType = mlirValueGetType(mlirOperationGetResult(op, 0));
   const char *w = elementSuffix(mlirValueGetType(f.value[kWeight]));
   const char *io = elementSuffix(mlirValueGetType(f.value[kX])), *s = elementSuffix(mlirValueGetType(f.value[kScales]));
   const bool typed = strcmp(io, "f16") != 0 || strcmp(s, "f16") != 0;
-  const bool zeroPoints = typed || f.present[kZeroPoints] || constantZeroPoint(op) != W4A16_ZERO_POINT;
+  const bool zeroPoints =
+      typed || f.present[kZeroPoints] || f.present[kGroupIndex] || constantZeroPoint(op) != W4A16_ZERO_POINT;
   const char *z = !zeroPoints ? NULL : f.present[kZeroPoints] ? elementSuffix(mlirValueGetType(f.value[kZeroPoints])) : "f16";
   char callee[80];
   if (typed)
@@ -143,8 +145,9 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   for (int i = 0; i < (z ? kNumOperands : kZeroPoints); ++i) {
     MlirType type = f.present[i] ? mlirValueGetType(f.value[i]) : (MlirType){NULL};
     Text dynamic = {NULL, 0, 0};
-    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : io;
-    append(&dynamic, i == kBias ? "memref<?x%s>" : "memref<?x?x%s>", elem);
+    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : i == kGroupIndex ? "i32" : io;
+    const bool oneDim = i == kBias || i == kGroupIndex;
+    append(&dynamic, oneDim ? "memref<?x%s>" : "memref<?x?x%s>", elem);
     if (f.present[i]) {
       append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
       appendType(t, type);
@@ -155,7 +158,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       append(t, " to %s\n", dynamic.buf);
     } else {
       Text empty = {NULL, 0, 0};
-      append(&empty, i == kBias ? "memref<0x%s>" : "memref<0x0x%s>", elem);
+      append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);
       append(t, "  %%%s_buf = memref.alloca() : %s\n", names[i], empty.buf);
       append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", names[i], names[i], empty.buf, dynamic.buf);
       free(empty.buf);
@@ -176,21 +179,25 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   appendMemrefOf(t, outType);
   append(t, " to memref<?x?x%s>\n", io);
 
-  int flags[] = {activationCode(op), weightLayoutCode(op), scalesLayoutCode(op), f.present[kBias], f.present[kResidual],
-                 f.present[kZeroPoints], f.present[kZeroPoints] ? zeroPointLayoutCode(op) : 0, (int)zeroPointOffset(op)};
-  static const char *const flagNames[] = {"activation", "weight_layout", "scales_layout", "has_bias", "has_residual",
-                                          "has_zero_points", "zero_point_layout", "zero_point_offset"};
-  const int numFlags = z ? 8 : 5;
+  int flags[] = {activationCode(op),      weightLayoutCode(op),
+                 scalesLayoutCode(op),    f.present[kBias],
+                 f.present[kResidual],    f.present[kZeroPoints],
+                 f.present[kZeroPoints] ? zeroPointLayoutCode(op) : 0,
+                 (int)zeroPointOffset(op), f.present[kGroupIndex]};
+  static const char *const flagNames[] = {"activation",      "weight_layout",     "scales_layout",
+                                          "has_bias",        "has_residual",      "has_zero_points",
+                                          "zero_point_layout", "zero_point_offset", "has_g_idx"};
+  const int numFlags = z ? 9 : 5;
   for (int i = 0; i < numFlags; ++i)
     append(t, "  %%%s = arith.constant %d : i32\n", flagNames[i], flags[i]);
   if (z)
     append(t, "  %%zero_point = arith.constant %.17e : f64\n", constantZeroPoint(op));
   append(t, "  %%status = func.call @%s(%%x_arg, %%weight_arg, %%scales_arg, %%bias_arg, %%residual_arg, ", callee);
   if (z)
-    append(t, "%%zero_points_arg, ");
+    append(t, "%%zero_points_arg, %%g_idx_arg, ");
   append(t, "%%out_arg, %%activation, %%weight_layout, %%scales_layout, %%has_bias, %%has_residual");
   if (z)
-    append(t, ", %%has_zero_points, %%zero_point_layout, %%zero_point_offset, %%zero_point");
+    append(t, ", %%has_zero_points, %%zero_point_layout, %%zero_point_offset, %%zero_point, %%has_g_idx");
   append(t, ") : ");
   appendRuntimeSignature(t, io, s, w, z);
   append(t, "\n  %%out = bufferization.to_tensor %%out_buf restrict writable : ");

@@ -387,16 +387,29 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
     if (n > kMaxRank)
       return fail(ev, "tensor.extract of too high a rank");
     const int readsBefore = ev->numReads;
-    for (intptr_t i = 0; i < n; ++i)
+    int runtimeDim = -1; /* the first index read from a tensor */
+    for (intptr_t i = 0; i < n; ++i) {
+      const int before = ev->numReads;
       idx[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i + 1)).bits;
+      if (runtimeDim < 0 && ev->numReads > before)
+        runtimeDim = (int)i;
+    }
     /* An index read from a tensor that is not a constant: a gather whose positions are only known at
-     * run time (act-order GPTQ's g_idx), not an index the IR computes. */
-    if (ev->indicesFromConstantsOnly && ev->numReads > readsBefore) {
+     * run time (act-order GPTQ's g_idx), not an index the IR computes -- unless it is the group index the
+     * matcher is trying. */
+    bool fromGroupIndex = !mlirValueIsNull(ev->groupIndex);
+    for (int r = readsBefore; r < ev->numReads; ++r)
+      fromGroupIndex &= valueEq(ev->reads[r].tensor, ev->groupIndex);
+    if (ev->indicesFromConstantsOnly && runtimeDim >= 0 && !fromGroupIndex) {
       MlirOperation table = producer(tensor);
-      return fail(ev, !mlirOperationIsNull(table) && opIs(table, "arith.constant")
-                          ? "data index a constant table (a code book such as NF4 or FP4: its entries, not (code - z) "
-                            "* scale, are the weights)"
-                          : "an index is read from a runtime tensor (a gather such as act-order g_idx)");
+      if (!mlirOperationIsNull(table) && opIs(table, "arith.constant"))
+        return fail(ev, "data index a constant table (a code book such as NF4 or FP4: its entries, not (code - z) "
+                        "* scale, are the weights)");
+      for (int r = readsBefore; r < ev->numReads && mlirValueIsNull(ev->runtimeIndex); ++r)
+        if (!valueEq(ev->reads[r].tensor, ev->groupIndex))
+          ev->runtimeIndex = ev->reads[r].tensor;
+      ev->runtimeIndexRange = dimOf(tensor, runtimeDim);
+      return fail(ev, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
     }
     for (intptr_t i = 0; i < n; ++i)
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))

@@ -46,6 +46,13 @@ struct Evaluator {
    * index read from a non-constant tensor is an error -- for a dequantisation it is a runtime gather
    * (act-order g_idx), not an index the IR computes. Set it after evalInit. */
   bool indicesFromConstantsOnly;
+  /* With indicesFromConstantsOnly: a runtime tensor from which indices may be read all the same -- act-order
+   * GPTQ's g_idx, to which the matcher gives group numbers as synthetic data (null: none). */
+  MlirValue groupIndex;
+  /* Set when indicesFromConstantsOnly rejected an index read from a runtime tensor: that tensor, and the size
+   * of the dim of the tensor it indexed (a group index's number of groups). */
+  MlirValue runtimeIndex;
+  int64_t runtimeIndexRange;
   /* Off (default): comparisons are evaluated like any op. On: a comparison inside a linalg body whose
    * operands depend on the iteration point alone (no data) must give the same result at every point of
    * each loop's range; otherwise evaluation fails. Sample points alone cannot see IR that computes another

@@ -149,7 +149,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirLocation loc = mlirOperationGetLocation(matmul);
   MlirContext ctx = mlirOperationGetContext(matmul);
 
-  MlirValue operands[6];
+  MlirValue operands[7];
   int n = 0;
   operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
   operands[n++] = collapseTo(dq->codes, dq->codesSplit, last, loc);
@@ -161,12 +161,15 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
   if (hasZeroPoints)
     operands[n++] = collapseTo(dq->zeroPoints, dq->zpSplit, last, loc);
+  const bool actOrder = !mlirValueIsNull(dq->groupIndex);
+  if (actOrder)
+    operands[n++] = collapseTo(dq->groupIndex, rankOf(dq->groupIndex), last, loc);
 
-  int32_t segments[6] = {1, 1, 1, ep->hasBias, ep->hasResidual, hasZeroPoints};
+  int32_t segments[7] = {1, 1, 1, ep->hasBias, ep->hasResidual, hasZeroPoints, actOrder};
   MlirNamedAttribute attrs[8] = {
       named(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
       named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
-      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 6, segments)),
+      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 7, segments)),
       named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
       named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
   };
@@ -220,7 +223,7 @@ static void describeTypes(const MatmulMatch *mm, const DequantMatch *dq, char *o
 
 static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char *out, size_t size) {
   const bool act = ep->activation != W4A16_ACT_NONE;
-  char group[96] = "";
+  char group[160] = "";
   int used = 0;
   if (dq->groupSize != W4A16_DEFAULT_GROUP_SIZE)
     used = snprintf(group, sizeof group, ", group %lld", (long long)dq->groupSize);
@@ -237,6 +240,10 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
     snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
   } else if (dq->signedCodes) {
     snprintf(group + used, sizeof group - (size_t)used, ", signed codes");
+  }
+  if (!mlirValueIsNull(dq->groupIndex)) {
+    used = (int)strlen(group);
+    snprintf(group + used, sizeof group - (size_t)used, ", act-order g_idx");
   }
   snprintf(out, size, "dequant(%s, scales %s%s) -> matmul%s%s%s%s", w4a16_weight_layout_name(dq->weightLayout),
            w4a16_scales_layout_name(dq->scalesLayout), group, ep->hasBias ? " -> bias" : "", act ? " -> " : "",

@@ -3,7 +3,7 @@
  *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x any row-major view of an (M, K) f16
  *             tensor, y of shape (rows.., N): unit dims, M split over several row dims in x's order, or
  *             no row at all (a matvec, M = 1) allowed (match_matmul.c)
- *   dequant:  Wd[k, n] = (code(k, n) - 8) * scale(k / G, n), G = 128                   (match_dequant.c)
+ *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n), g = k / G or g_idx[k]    (match_dequant.c)
  *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
  * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any
@@ -62,6 +62,8 @@ typedef struct DequantMatch {
   bool signedCodes; /* the stored values are two's-complement i4: W = s * scale, s = code XOR 8 minus 8 */
   bool offsets;     /* zeroPoints holds additive offsets m: W = (code - zeroPoint) * scale + m */
   int codesSplit, scalesSplit; /* leading dims forming dim 0 when collapsing to 2-D */
+  /* Act-order GPTQ: row k's group is groupIndex[k], a runtime tensor of K integers, not k / G (null). */
+  MlirValue groupIndex;
   OpSet producers;
 } DequantMatch;
 

@@ -1,5 +1,6 @@
 /* The dequantisation of the chain: Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n), g = k / G, with z the
- * constant 8, another constant, or read from a zero-point tensor (unpacked, or packed like GPTQ's qzeros).
+ * constant 8, another constant, or read from a zero-point tensor (unpacked, or packed like GPTQ's qzeros);
+ * or g = g_idx[k], a runtime tensor of one group number per row (act-order GPTQ, desc_act).
  *
  * The matmul's weight operand is evaluated at sample (k, n) through every elementwise op and view,
  * down to the stored codes (an integer tensor) and scales (a float tensor), filled with synthetic
@@ -29,7 +30,14 @@ typedef struct Synthetic {
   MlirValue reroll;
   /* Codes packed two per byte: this tensor's elements are random bytes, so that both nibbles vary. */
   MlirValue bytePairs;
+  /* Act-order's g_idx (null: none): its element k holds actOrderGroup(k, groups). */
+  MlirValue groupIndex;
+  int64_t groups;
 } Synthetic;
+
+/* The group number a synthetic g_idx gives row k: scattered over the groups, unlike k / G, so that a chain
+ * reading group k / G, or any other, does not pass for one reading g_idx[k]. */
+static int64_t actOrderGroup(int64_t k, int64_t groups) { return (int64_t)(mix64(0xac7000u + (uint64_t)k) % (uint64_t)groups); }
 
 /* Integers in containers of up to 8 bits are 0..15, so that every reading of a 4-bit value -- masked or
  * not, signed or unsigned extension of an i8 zero point -- gives the same number; whether the chain reads
@@ -45,10 +53,12 @@ static Scalar syntheticLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx)
     ++slot;
   if (slot == data->numSlots && data->numSlots < kMaxLeafReads)
     data->slots[data->numSlots++] = tensor;
+  int width = intWidth(elementTypeOf(tensor));
+  if (!mlirValueIsNull(data->groupIndex) && valueEq(tensor, data->groupIndex))
+    return intScalar((uint64_t)actOrderGroup(linearIndex(tensor, idx), data->groups), width);
   uint64_t h = mix64(0x5eed0000u + (uint64_t)slot);
   for (int i = 0, r = rankOf(tensor); i < r; ++i)
     h = mix64(h ^ (uint64_t)idx[i]);
-  int width = intWidth(elementTypeOf(tensor));
   if (width > 8)
     return intScalar(h, width);
   if (width > 0) {
@@ -67,9 +77,13 @@ typedef struct Sample {
   uint64_t codeWord; /* the stored element: a code, or a packed word or byte */
   int64_t code;      /* code(k, n): the nibble of codeWord the weight layout names (decodeCodes) */
   const LeafRead *codeRead, *scaleRead, *zpRead; /* zpRead: null without a zero-point tensor */
+  int64_t group; /* the group the sample's row belongs to: k / G, or g_idx[k] under act-order */
   Scalar zpRaw;      /* the zero-point tensor's element read */
   LeafRead reads[3];
 } Sample;
+
+/* The group of sample s's row under group size G. */
+static int64_t groupOf(const Sample *s, int64_t G) { return s->group >= 0 ? s->group : s->k / G; }
 
 typedef struct DequantEval {
   const MatmulMatch *mm;
@@ -101,6 +115,15 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
                   memcmp(p->ev.reads[j].idx, r->idx, sizeof(int64_t) * (size_t)r->rank) == 0;
     if (repeated)
       continue;
+    if (!mlirValueIsNull(p->data.groupIndex) && valueEq(r->tensor, p->data.groupIndex)) {
+      /* a group index has one entry per row k: row k reads entry k, and nothing else */
+      if (linearIndex(r->tensor, r->idx) != k) {
+        setReason(why, mm->view.op, "act-order: row k = %lld reads entry %lld of the runtime index tensor (a group "
+                                    "index g_idx is read at k)", (long long)k, (long long)linearIndex(r->tensor, r->idx));
+        return false;
+      }
+      continue;
+    }
     if (intWidth(elementTypeOf(r->tensor)) > 0 && numInts < 3)
       ints[numInts++] = *r;
     else if (numFloats < 3)
@@ -134,6 +157,7 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     setReason(why, mm->view.op, "weight elements read codes, scales or zero points from different tensors");
     return false;
   }
+  s->group = mlirValueIsNull(p->data.groupIndex) ? -1 : actOrderGroup(k, p->data.groups);
   s->codeWord = syntheticLeaf(&p->ev, s->codeRead->tensor, s->codeRead->idx).bits;
   s->scale = syntheticLeaf(&p->ev, s->scaleRead->tensor, s->scaleRead->idx).f;
   if (s->zpRead)
@@ -261,19 +285,23 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   const MatmulMatch *mm = p->mm;
   DequantMatch *dq = p->dq;
   MlirValue scales = dq->scales;
-  /* The largest supported G whose (K/G, N) or (N, K/G) indexing every sample reads. */
+  /* The largest supported G whose (K/G, N) or (N, K/G) indexing every sample reads (under act-order, the G
+   * that g_idx's range implies). */
   static const int64_t kGroupSizes[] = {128, 64, 32};
+  const int64_t actOrderG[] = {dq->groupSize};
+  const int64_t *candidates = mlirValueIsNull(dq->groupIndex) ? kGroupSizes : actOrderG;
+  const size_t numCandidates = mlirValueIsNull(dq->groupIndex) ? sizeof kGroupSizes / sizeof kGroupSizes[0] : 1;
   bool gn = false, ng = false, dependsOnK = false, dependsOnN = false;
   int64_t groups = 0;
-  for (size_t c = 0; c < sizeof kGroupSizes / sizeof kGroupSizes[0] && !gn && !ng; ++c) {
-    const int64_t G = kGroupSizes[c];
+  for (size_t c = 0; c < numCandidates && !gn && !ng; ++c) {
+    const int64_t G = candidates[c];
     if (mm->K % G != 0)
       continue;
     gn = ng = true, groups = mm->K / G, dq->groupSize = G;
     for (int i = 0; i < count; ++i) {
       int64_t linear = linearIndex(scales, samples[i].scaleRead->idx);
-      gn &= linear == (samples[i].k / G) * mm->N + samples[i].n;
-      ng &= linear == samples[i].n * groups + samples[i].k / G;
+      gn &= linear == groupOf(&samples[i], G) * mm->N + samples[i].n;
+      ng &= linear == samples[i].n * groups + groupOf(&samples[i], G);
     }
   }
   for (int i = 0; i < count; ++i) {
@@ -404,7 +432,7 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
     bool indexed = true;
     for (int i = 0; i < count && indexed; ++i) {
       const Sample *s = &samples[i];
-      const int64_t g = s->k / G, linear = linearIndex(zp, s->zpRead->idx);
+      const int64_t g = groupOf(s, G), linear = linearIndex(zp, s->zpRead->idx);
       indexed = linear == (layout == W4A16_ZP_G_N ? g * N + s->n : layout == W4A16_ZP_N_G ? s->n * groups + g
                                                                                          : g * (N / 8) + s->n / 8);
     }
@@ -536,9 +564,9 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
   return wider;
 }
 
-/* After a match that read a constant index table (a g_idx = k / G given as data): every k, not only the
- * sampled ones, must read the scales (and zero points) of group k / G -- a table with one wrong entry
- * passed the samples and fused. K evaluations, only for such chains. */
+/* After a match that read a constant index table (a g_idx = k / G given as data), or a runtime g_idx: every
+ * k, not only the sampled ones, must read the scales (and zero points) of its group -- a table with one wrong
+ * entry passed the samples and fused. K evaluations, only for such chains. */
 static bool everyKInItsGroup(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
@@ -547,25 +575,41 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
     Sample s;
     if (!evalSample(p, k, 0, &s, why))
       return false;
-    const int64_t g = k / G;
+    const int64_t g = groupOf(&s, G);
     const bool scaleOk = linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N : g);
     const int64_t zpWant = dq->zpLayout == W4A16_ZP_N_G ? g : dq->zpLayout == W4A16_ZP_G_N ? g * N : g * (N / 8);
     const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
     if (!scaleOk || !zpOk) {
-      setReason(why, mm->view.op, "a constant index table maps k = %lld to another group than k / G = %lld (%s)",
-                (long long)k, (long long)g, scaleOk ? "zero points" : "scales");
+      if (mlirValueIsNull(dq->groupIndex))
+        setReason(why, mm->view.op, "a constant index table maps k = %lld to another group than k / G = %lld (%s)",
+                  (long long)k, (long long)g, scaleOk ? "zero points" : "scales");
+      else
+        setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
+                  scaleOk ? "zero points" : "scales");
       return false;
     }
   }
   return true;
 }
 
-bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
+/* A runtime tensor an index was read from, and the size of the dim it indexed. */
+typedef struct RuntimeIndex {
+  MlirValue tensor;
+  int64_t range;
+} RuntimeIndex;
+
+/* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order).
+ * An index read from another runtime tensor fails it, and *runtimeIndex says which. */
+static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
+                           RuntimeIndex *runtimeIndex, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
   evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
   p.ev.positionInvariantConditions = true;
+  p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
+  p.data.groups = groups;
+  dq->groupSize = groups > 0 ? mm->K / groups : 0;
 
   /* Edges of nibbles, words and groups, plus scattered points. */
   int64_t ks[28], ns[8];
@@ -587,11 +631,14 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   int count = 0;
   for (int i = 0; i < numK; ++i)
     for (int j = 0; j < numN; ++j) {
-      if (!evalSample(&p, ks[i], ns[j], &samples[count++], why))
+      if (!evalSample(&p, ks[i], ns[j], &samples[count++], why)) {
+        *runtimeIndex = (RuntimeIndex){p.ev.runtimeIndex, p.ev.runtimeIndexRange};
         return false;
+      }
     }
   if (!storedData(&p, dq->codes, "codes", why) || !storedData(&p, dq->scales, "scales", why) ||
       (!mlirValueIsNull(dq->zeroPoints) && !storedData(&p, dq->zeroPoints, "zero points", why)) ||
+      (!mlirValueIsNull(groupIndex) && !storedData(&p, groupIndex, "the group indices (g_idx)", why)) ||
       !matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
     return false;
   /* Two codes per byte: sampled again with random bytes, so that the arithmetic sees both nibbles vary (the
@@ -631,7 +678,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
     }
   }
   free(attempt);
-  if (!matched || (p.ev.readIndexTable && !everyKInItsGroup(&p, why)))
+  if (!matched || ((p.ev.readIndexTable || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(&p, why)))
     return false;
 
   MlirValue weight = linalgInput(&mm->view, mm->weightInput);
@@ -642,4 +689,40 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   for (int i = 0; i < p.ev.numTouched; ++i)
     opSetAdd(&dq->producers, p.ev.touched[i]);
   return true;
+}
+
+/* Whether the runtime tensor an index was read from can be act-order's group index: K integers selecting
+ * among K / G groups, G one the runtime takes. */
+static bool groupIndexCandidate(const MatmulMatch *mm, MlirValue tensor, int64_t groups, Reason *why) {
+  char type[48];
+  typeName(mlirValueGetType(tensor), type, sizeof type);
+  if (numElements(tensor) != mm->K) {
+    setReason(why, mm->view.op, "an index is read from a runtime tensor (%s) that is no group index: a group index "
+                                "(act-order g_idx) has one entry per row, K = %lld", type, (long long)mm->K);
+    return false;
+  }
+  if (groups <= 0 || mm->K % groups != 0 || !w4a16_group_size_supported(mm->K / groups)) {
+    setReason(why, mm->view.op, "act-order: g_idx (%s) selects among %lld rows of the scales or zero points: not "
+                                "groups of 32, 64 or 128 of K = %lld", type, (long long)groups, (long long)mm->K);
+    return false;
+  }
+  if (intWidth(elementTypeOf(tensor)) != 32) {
+    setReason(why, mm->view.op, "act-order: g_idx is %s; the runtime takes i32 group indices (GPTQ's g_idx)", type);
+    return false;
+  }
+  return true;
+}
+
+bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
+  RuntimeIndex seen = {{NULL}, 0};
+  if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, &seen, why))
+    return true;
+  if (mlirValueIsNull(seen.tensor))
+    return false;
+  /* An index read from a runtime tensor: evaluated again with that tensor as act-order's g_idx, holding
+   * group numbers; the match holds if every row reads the scales and zero points of group g_idx[k]. The
+   * reason, if not, is that of this second try. */
+  *why = (Reason){{0}, {NULL}};
+  return groupIndexCandidate(mm, seen.tensor, seen.range, why) &&
+         matchDequantAs(mm, dq, seen.tensor, seen.range, &seen, why);
 }

@@ -33,6 +33,8 @@ typedef struct PlanKey {
   double zeroPoint;
   /* Element types of x/bias/residual/out and of the scales (w4a16_element_type). */
   int ioType, scalesType;
+  /* Act-order's g_idx (K int32, row k's group), NULL: row k is in group k / G. */
+  const int32_t *groupIndex;
 } PlanKey;
 
 enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_BF16, ZP_F32 };
@@ -154,9 +156,9 @@ static void *toDevice(const void *host, size_t bytes, bool *ok) {
 #endif
 
 static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
-                               const uint16_t *zeroPoints, const uint16_t *offsets, int64_t K, int64_t N, int64_t G,
-                               w4a16_element_type ioType, w4a16_element_type scalesType, w4a16_plan **plan,
-                               char *why) {
+                               const uint16_t *zeroPoints, const uint16_t *offsets, const int32_t *groupIndex,
+                               int64_t K, int64_t N, int64_t G, w4a16_element_type ioType,
+                               w4a16_element_type scalesType, w4a16_plan **plan, char *why) {
   if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
     snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
                             "build has no CUDA backend or there is no usable GPU");
@@ -164,22 +166,25 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
   }
   w4a16_status status = W4A16_ERR_CUDA;
   if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create_typed(backend, packed, scales, zeroPoints, offsets, K, N, G, ioType, scalesType, plan);
+    status = w4a16_plan_create_act_order(backend, packed, scales, zeroPoints, offsets, groupIndex, K, N, G, ioType,
+                                         scalesType, plan);
   } else {
 #if W4A16_WITH_CUDA
     size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
     bool ok = true;
     void *dWeight = toDevice(packed, weightBytes, &ok), *dScales = toDevice(scales, scaleBytes, &ok);
     void *dZeroPoints = toDevice(zeroPoints, scaleBytes, &ok), *dOffsets = toDevice(offsets, scaleBytes, &ok);
+    void *dGroupIndex = toDevice(groupIndex, (size_t)K * sizeof *groupIndex, &ok);
     if (ok)
-      status = w4a16_plan_create_typed(backend, dWeight, dScales, dZeroPoints, dOffsets, K, N, G, ioType, scalesType,
-                                       plan);
+      status = w4a16_plan_create_act_order(backend, dWeight, dScales, dZeroPoints, dOffsets, dGroupIndex, K, N, G,
+                                           ioType, scalesType, plan);
     else
       snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(cudaGetLastError()));
     cudaFree(dWeight); /* the plan holds its own repacked copy */
     cudaFree(dScales);
     cudaFree(dZeroPoints);
     cudaFree(dOffsets);
+    cudaFree(dGroupIndex);
     if (!ok)
       return status;
 #endif
@@ -259,7 +264,7 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
       zeroPoints)
     status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
-                        all8 ? NULL : zeroPoints, offsets, key->K, key->N, key->groupSize,
+                        all8 ? NULL : zeroPoints, offsets, key->groupIndex, key->K, key->N, key->groupSize,
                         (w4a16_element_type)key->ioType, (w4a16_element_type)key->scalesType, plan, why);
   else
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
@@ -279,7 +284,8 @@ static bool sameKey(const PlanKey *a, const PlanKey *b) {
          a->groupSize == b->groupSize && a->zeroPoints == b->zeroPoints && a->zpKind == b->zpKind &&
          a->zpLayout == b->zpLayout && a->zpOffset == b->zpOffset && a->zeroPoint == b->zeroPoint &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
-         a->backend == b->backend && a->ioType == b->ioType && a->scalesType == b->scalesType;
+         a->backend == b->backend && a->ioType == b->ioType && a->scalesType == b->scalesType &&
+         a->groupIndex == b->groupIndex;
 }
 
 /* g_lock held. */
@@ -468,9 +474,9 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
 /* Shared by the entry points; weight is (aligned + offset) of the weight memref. */
 static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *wSizes, const int64_t *wStrides,
                       int codeBytes, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
-                      w4a16_memref2d_f16 *residual, const ZeroPoints *zp, w4a16_memref2d_f16 *out,
-                      int32_t activation, int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
-                      int32_t hasResidual, w4a16_element_type ioType, w4a16_element_type scalesType) {
+                      w4a16_memref2d_f16 *residual, const ZeroPoints *zp, const w4a16_memref1d_i32 *groupIndex,
+                      w4a16_memref2d_f16 *out, int32_t activation, int32_t weightLayout, int32_t scalesLayout,
+                      int32_t hasBias, int32_t hasResidual, w4a16_element_type ioType, w4a16_element_type scalesType) {
   int64_t M = x->sizes[0], K = x->sizes[1], N = out->sizes[1];
   uint64_t prepareId = w4a16_rt_prepare_id();
   char why[WHY_SIZE] = "";
@@ -480,10 +486,16 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
                                       hasBias, hasResidual, why);
   if (status == W4A16_OK)
     status = checkZeroPoints(zp, K, N, G, why);
+  if (status == W4A16_OK && groupIndex && (groupIndex->sizes[0] != K || (groupIndex->strides[0] != 1 && K > 1))) {
+    snprintf(why, WHY_SIZE, "g_idx has %lld entries (stride %lld), expected a contiguous (K) = (%lld) tensor",
+             (long long)groupIndex->sizes[0], (long long)groupIndex->strides[0], (long long)K);
+    status = W4A16_ERR_BAD_SHAPE;
+  }
   w4a16_plan *plan = NULL;
   w4a16_backend runsOn = w4a16_rt_backend();
   PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
-                 zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType};
+                 zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType,
+                 groupIndex ? groupIndex->aligned + groupIndex->offset : NULL};
   if (status == W4A16_OK && prepareId)
     status = preparePlan(&key, prepareId, &plan, &runsOn, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
@@ -508,7 +520,7 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i
                                          int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                          int32_t hasResidual) {
   return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 4, scales, bias, residual,
-                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
+                &kSymmetric, NULL, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
                 W4A16_ELEM_F16);
 }
 
@@ -518,7 +530,7 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i8(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         int32_t weightLayout, int32_t scalesLayout, int32_t hasBias,
                                         int32_t hasResidual) {
   return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, 1, scales, bias, residual,
-                &kSymmetric, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
+                &kSymmetric, NULL, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, W4A16_ELEM_F16,
                 W4A16_ELEM_F16);
 }
 
@@ -539,13 +551,15 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
  * counterpart (bf16 is 16 raw bits), so one body serves them all. */
 #define W4A16_ENTRY(NAME, IOTYPE, STYPE, WTYPE, WBYTES, ZTYPE, ZKIND)                                           \
   int32_t NAME(w4a16_memref2d_f16 *x, WTYPE *weight, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,     \
-               w4a16_memref2d_f16 *residual, ZTYPE *zeroPoints, w4a16_memref2d_f16 *out, int32_t activation,   \
-               int32_t weightLayout, int32_t scalesLayout, int32_t hasBias, int32_t hasResidual,               \
-               int32_t hasZeroPoints, int32_t zeroPointLayout, int32_t zeroPointOffset, double zeroPoint) {    \
+               w4a16_memref2d_f16 *residual, ZTYPE *zeroPoints, w4a16_memref1d_i32 *groupIndex,                 \
+               w4a16_memref2d_f16 *out, int32_t activation, int32_t weightLayout, int32_t scalesLayout,        \
+               int32_t hasBias, int32_t hasResidual, int32_t hasZeroPoints, int32_t zeroPointLayout,           \
+               int32_t zeroPointOffset, double zeroPoint, int32_t hasGroupIndex) {                             \
     ZeroPoints zp = {hasZeroPoints ? (const void *)(zeroPoints->aligned + zeroPoints->offset) : NULL,           \
                      zeroPoints->sizes, zeroPoints->strides, ZKIND, zeroPointLayout, zeroPointOffset, zeroPoint}; \
     return matmul(x, weight->aligned + weight->offset, weight->sizes, weight->strides, WBYTES, scales, bias,     \
-                  residual, &zp, out, activation, weightLayout, scalesLayout, hasBias, hasResidual, IOTYPE, STYPE); \
+                  residual, &zp, hasGroupIndex ? groupIndex : NULL, out, activation, weightLayout, scalesLayout, \
+                  hasBias, hasResidual, IOTYPE, STYPE);                                                        \
   }
 /* X(name, io type, scales type, weight memref, weight bytes, zero-point memref, zero-point kind) for every
  * entry of the two families: each zero-point element type of each weight type of each (io, scales) pair. */

@@ -250,7 +250,7 @@ static const char *const kBadModule =
     "module {\n"
     "  func.func @bad(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3x64xf16>) -> tensor<4x64xf16> {\n"
     "    %r = \"w4a16.fused_matmul\"(%x, %w, %s) {activation = \"none\", group_size = 128 : i64,\n"
-    "         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = \"g_n\",\n"
+    "         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = \"g_n\",\n"
     "         weight_layout = \"packed_k8_n\"}\n"
     "         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<3x64xf16>) -> tensor<4x64xf16>\n"
     "    return %r : tensor<4x64xf16>\n"
@@ -329,10 +329,10 @@ int main(void) {
     CHECK(mlirOperationGetNumOperands(f) == 4, "expected operands (x, weight, scales, bias), got %d",
           (int)mlirOperationGetNumOperands(f));
     MlirAttribute seg = mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("operandSegmentSizes"));
-    CHECK(!mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) && mlirDenseArrayGetNumElements(seg) == 6 &&
+    CHECK(!mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) && mlirDenseArrayGetNumElements(seg) == 7 &&
               mlirDenseI32ArrayGetElement(seg, 3) == 1 && mlirDenseI32ArrayGetElement(seg, 4) == 0 &&
-              mlirDenseI32ArrayGetElement(seg, 5) == 0,
-          "operandSegmentSizes is not [1, 1, 1, 1, 0, 0]");
+              mlirDenseI32ArrayGetElement(seg, 5) == 0 && mlirDenseI32ArrayGetElement(seg, 6) == 0,
+          "operandSegmentSizes is not [1, 1, 1, 1, 0, 0, 0]");
     /* The fused op reads the function arguments directly. */
     MlirBlock entry = mlirOperationGetBlock(f);
     for (intptr_t i = 0; i < 4 && i < mlirOperationGetNumOperands(f); ++i) {

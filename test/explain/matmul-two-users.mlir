@@ -7,7 +7,7 @@
 // IR-LABEL: func.func @f(
 // IR:        %[[R:.+]] = "w4a16.fused_matmul"
 // IR-SAME:     activation = "none"
-// IR-SAME:     operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// IR-SAME:     operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // IR:        linalg.generic
 // IR-SAME:     ins(%[[R]],
 func.func @f(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>, %bias: tensor<64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {

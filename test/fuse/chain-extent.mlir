@@ -17,7 +17,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<8x1024xf16>, tensor<128x512xi32>, tensor<8x512xf16>, tensor<512xf16>) -> tensor<8x512xf16>
@@ -89,7 +89,7 @@ func.func @bias_value_has_two_users(%x: tensor<8x1024xf16>, %qweight: tensor<128
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x1024xf16>, tensor<128x512xi32>, tensor<8x512xf16>) -> tensor<?x512xf16>
@@ -163,7 +163,7 @@ func.func @matmul_result_has_two_users(%x: tensor<?x1024xf16>, %qweight: tensor<
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
@@ -231,7 +231,7 @@ func.func @relu_after_bias(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[B]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<16x1024xf16>, tensor<1024x4096xi4>, tensor<8x4096xf16>, tensor<4096xf16>) -> tensor<16x4096xf16>
@@ -291,7 +291,7 @@ func.func @erf_gelu_after_bias(%x: tensor<16x1024xf16>, %w: tensor<8x128x4096xi4
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<2x512xf16>, tensor<64x256xi32>, tensor<4x256xf16>) -> tensor<2x256xf16>
@@ -358,7 +358,7 @@ func.func @quick_gelu_is_not_silu(%x: tensor<2x512xf16>, %qweight: tensor<64x256
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[RES]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
@@ -429,7 +429,7 @@ func.func @residual_before_silu(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi3
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
@@ -499,7 +499,7 @@ func.func @bias_after_silu(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
@@ -574,7 +574,7 @@ func.func @silu_value_has_two_users(%x: tensor<4x256xf16>, %qweight: tensor<32x6
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
@@ -640,8 +640,8 @@ func.func @torch_silu_input_has_third_user(%x: tensor<4x256xf16>, %qweight: tens
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<4x256xf16>
 // CHECK-SAME:    %[[QA:[a-zA-Z0-9_]+]]: tensor<32x64xi32>, %[[SA:[a-zA-Z0-9_]+]]: tensor<2x64xf16>
 // CHECK-SAME:    %[[QB:[a-zA-Z0-9_]+]]: tensor<32x64xi32>, %[[SB:[a-zA-Z0-9_]+]]: tensor<2x64xf16>
-// CHECK-DAG:     %[[A:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QA]], %[[SA]]) {{.*}}activation = "none"{{.*}}array<i32: 1, 1, 1, 0, 0, 0>
-// CHECK-DAG:     %[[B:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QB]], %[[SB]]) {{.*}}activation = "none"{{.*}}array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-DAG:     %[[A:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QA]], %[[SA]]) {{.*}}activation = "none"{{.*}}array<i32: 1, 1, 1, 0, 0, 0, 0>
+// CHECK-DAG:     %[[B:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QB]], %[[SB]]) {{.*}}activation = "none"{{.*}}array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-DAG:     %[[SIG:.+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x64xf16>)
 // CHECK:         %[[P:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[SIG]], %[[B]] : tensor<4x64xf16>, tensor<4x64xf16>)
@@ -735,7 +735,7 @@ func.func @sigmoid_gate_times_other_matmul(%x: tensor<4x256xf16>, %qa: tensor<32
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<2x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<2x64xf16>

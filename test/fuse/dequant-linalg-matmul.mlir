@@ -19,7 +19,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<32x4096xf16>, tensor<4096x11008xi4>, tensor<32x11008xf16>) -> tensor<32x11008xf16>

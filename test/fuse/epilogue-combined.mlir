@@ -18,7 +18,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<512x11008xi32>, tensor<32x11008xf16>, tensor<11008xf16>, tensor<?x11008xf16>) -> tensor<?x11008xf16>
@@ -98,7 +98,7 @@ func.func @bias_silu_residual_separate(%x: tensor<?x4096xf16>, %qweight: tensor<
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<32x4096xf16>, tensor<4096x11008xi4>, tensor<32x11008xf16>, tensor<11008xf16>, tensor<32x11008xf16>) -> tensor<32x11008xf16>
@@ -152,7 +152,7 @@ func.func @bias_silu_residual_one_generic(%x: tensor<32x4096xf16>, %w: tensor<32
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<14336x4096xi4>, tensor<14336x32xf16>, tensor<14336xf16>, tensor<?x14336xf16>) -> tensor<?x14336xf16>
@@ -216,7 +216,7 @@ func.func @bias_silu_residual_named(%x: tensor<?x4096xf16>, %w: tensor<14336x32x
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<8x768xf16>, tensor<96x3072xi32>, tensor<6x3072xf16>, tensor<3072xf16>, tensor<8x3072xf16>) -> tensor<8x3072xf16>
@@ -294,7 +294,7 @@ func.func @bias_gelu_residual_one_generic_f32(%x: tensor<8x768xf16>, %qweight: t
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<4096x4096xi4>, tensor<4096x32xf16>, tensor<4096xf16>, tensor<?x4096xf16>) -> tensor<?x4096xf16>
@@ -379,7 +379,7 @@ func.func @contraction_bias_gelu_residual(%x: tensor<?x4096xf16>, %w: tensor<409
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<7x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>, tensor<7x64xf16>) -> tensor<7x64xf16>

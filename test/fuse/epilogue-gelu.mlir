@@ -14,7 +14,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<512x4096xi32>, tensor<32x4096xf16>) -> tensor<?x4096xf16>
@@ -87,7 +87,7 @@ func.func @gelu_tanh_f16_cube_by_mul(%x: tensor<?x4096xf16>, %qweight: tensor<51
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<32x4096xf16>, tensor<4096x16384xi4>, tensor<32x16384xf16>) -> tensor<32x16384xf16>
@@ -146,7 +146,7 @@ func.func @gelu_tanh_f32_powf(%x: tensor<32x4096xf16>, %w: tensor<32x128x16384xi
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>) -> tensor<?x64xf16>
@@ -205,7 +205,7 @@ func.func @gelu_tanh_f32_acc_fpowi(%x: tensor<?x256xf16>, %w: tensor<64x2x128xi4
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "gelu_tanh"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<8x1024xf16>, tensor<128x4096xi32>, tensor<8x4096xf16>) -> tensor<8x4096xf16>

@@ -14,7 +14,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[RES]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<16x4096xf16>, tensor<512x4096xi32>, tensor<32x4096xf16>, tensor<16x4096xf16>) -> tensor<16x4096xf16>
@@ -73,7 +73,7 @@ func.func @residual_generic(%x: tensor<16x4096xf16>, %qweight: tensor<512x4096xi
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[RES]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x11008xf16>, tensor<4096x11008xi4>, tensor<4096x86xf16>, tensor<?x4096xf16>) -> tensor<?x4096xf16>
@@ -120,7 +120,7 @@ func.func @residual_commuted(%x: tensor<?x11008xf16>, %w: tensor<4096x86x128xi4>
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]], %[[RES]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<2x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<2x64xf16>
@@ -160,7 +160,7 @@ func.func @residual_named_add(%x: tensor<2x256xf16>, %w: tensor<2x128x64xi4>, %s
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[RES]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x2048xf16>, tensor<256x2048xi32>, tensor<16x2048xf16>, tensor<?x2048xf16>) -> tensor<?x2048xf16>

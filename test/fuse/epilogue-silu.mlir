@@ -14,7 +14,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<512x11008xi32>, tensor<32x11008xf16>) -> tensor<?x11008xf16>
@@ -80,7 +80,7 @@ func.func @silu_f16_one_generic(%x: tensor<?x4096xf16>, %qweight: tensor<512x110
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "k_n"
 // CHECK-SAME:      : (tensor<16x4096xf16>, tensor<4096x14336xi4>, tensor<32x14336xf16>) -> tensor<16x14336xf16>
@@ -132,7 +132,7 @@ func.func @silu_f32_one_generic(%x: tensor<16x4096xf16>, %w: tensor<32x128x14336
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<4096x4096xi4>, tensor<4096x32xf16>) -> tensor<?x4096xf16>
@@ -188,7 +188,7 @@ func.func @silu_torch_sigmoid_then_mul(%x: tensor<?x4096xf16>, %w: tensor<4096x3
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<5x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<5x64xf16>
@@ -251,7 +251,7 @@ func.func @silu_sigmoid_named_mul_commuted(%x: tensor<5x256xf16>, %qweight: tens
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<32x4096xf16>, tensor<512x11008xi32>, tensor<32x11008xf16>) -> tensor<32x11008xf16>
@@ -315,7 +315,7 @@ func.func @silu_on_f32_accumulator(%x: tensor<32x4096xf16>, %qweight: tensor<512
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "silu"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<4x2048xf16>, tensor<5632x2048xi4>, tensor<5632x16xf16>) -> tensor<4x5632xf16>

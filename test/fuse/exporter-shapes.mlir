@@ -166,7 +166,7 @@ func.func @unit_batch_grouped(%arg0: tensor<64x2x128xi4>, %arg1: tensor<1x1x2x12
 // CHECK-SAME:    %[[RES:[a-zA-Z0-9_]+]]: tensor<1x64xf16>
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %{{.+}}, %{{.+}}, %[[B]], %[[RES]])
 // CHECK-SAME:      activation = "silu"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK:         return %[[R]]
 // REMARK: exporter-shapes.mlir:202:9: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias -> silu -> residual
 #id2 = affine_map<(d0, d1) -> (d0, d1)>

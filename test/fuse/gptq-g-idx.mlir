@@ -1,8 +1,9 @@
 // GPTQ's dequantisation reads each row's scale through g_idx: scales[g_idx[k], n] (GPTQModel's
 // TorchQuantLinear). Exported without act-order, g_idx is a constant table holding k / G: the matcher
 // evaluates the table (an integer constant used as an index), so the chain fuses like the plain k / G
-// form. With act-order (desc_act) g_idx is a runtime tensor whose positions are only known at run time:
-// unfused, with a remark naming the gather (issue #18; fused by issue #22 later).
+// form. With act-order (desc_act) g_idx is a runtime tensor whose positions are only known at run time: the
+// fused op takes it as its g_idx operand (issue #22 flipped this case, which stayed unfused with the remark
+// "an index is read from a runtime tensor" before).
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -12,7 +13,7 @@
 // CHECK-LABEL: func.func @gptq_g_idx(
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      activation = "silu"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK-NOT:     linalg.
 // CHECK-NOT:     arith.constant dense
 // REMARK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> bias -> silu -> residual
@@ -67,9 +68,11 @@ func.func @gptq_g_idx(%x: tensor<1x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @gptq_act_order(
-// CHECK-NOT:     w4a16.fused_matmul
-// CHECK:         linalg.matmul
-// REMARK: remark: w4a16: not fused: dequantisation: an index is read from a runtime tensor (a gather such as act-order g_idx)
+// CHECK-SAME:    %[[GIDX:[a-zA-Z0-9_]+]]: tensor<256xi32>, %[[X:[a-zA-Z0-9_]+]]: tensor<1x256xf16>, %[[QW:[a-zA-Z0-9_]+]]: tensor<32x64xi32>, %[[S:[a-zA-Z0-9_]+]]: tensor<2x64xf16>
+// CHECK:         "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %{{.+}}, %{{.+}}, %[[GIDX]])
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1>
+// CHECK-NOT:     linalg.
+// REMARK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, act-order g_idx) -> matmul -> bias -> silu -> residual
 func.func @gptq_act_order(%g_idx: tensor<256xi32>, %x: tensor<1x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>, %r: tensor<1x64xf16>) -> tensor<1x64xf16> {
   %de = tensor.empty() : tensor<256x64xf16>
   %w = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {

@@ -13,7 +13,7 @@
 // CHECK-LABEL: func.func @partial(
 // CHECK-COUNT-1: "w4a16.fused_matmul"
 // CHECK-SAME:      activation = "none"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK:         linalg.generic
 // CHECK:         linalg.generic
 // CHECK:           math.exp
@@ -78,14 +78,14 @@ func.func @partial(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %scales: 
 // CHECK-LABEL: func.func @already_fused(
 // CHECK:         %[[F:.+]] = "w4a16.fused_matmul"
 // CHECK-SAME:      activation = "silu"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%[[F]],
 // CHECK-NOT:     w4a16.fused_matmul
 func.func @already_fused(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>, %r: tensor<?x64xf16>) -> tensor<?x64xf16> {
   %c0 = arith.constant 0 : index
   %m = tensor.dim %x, %c0 : tensor<?x256xf16>
-  %f = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
+  %f = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
   %e = tensor.empty(%m) : tensor<?x64xf16>
   %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%f, %r : tensor<?x64xf16>, tensor<?x64xf16>) outs(%e : tensor<?x64xf16>) {
   ^bb0(%a: f16, %bb: f16, %out: f16):
@@ -102,7 +102,7 @@ func.func @already_fused(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tenso
 // CHECK-LABEL: func.func @full_and_unfusable(
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      activation = "gelu_tanh"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>
 // CHECK:         linalg.matmul
 // CHECK-NOT:     w4a16.fused_matmul
 func.func @full_and_unfusable(%x: tensor<8x1024xf16>, %qweight: tensor<128x256xi32>, %scales: tensor<8x256xf16>, %bias: tensor<256xf16>, %residual: tensor<8x256xf16>, %qw7: tensor<128x256xi32>, %s7: tensor<8x256xf16>) -> (tensor<8x256xf16>, tensor<8x256xf16>) {

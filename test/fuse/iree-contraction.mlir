@@ -22,7 +22,7 @@
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<?x4096xf16>, tensor<11008x4096xi4>, tensor<11008x32xf16>) -> tensor<?x11008xf16>
@@ -77,7 +77,7 @@ func.func @iree_nk_f16_dynamic_m(%arg0: tensor<?x4096xf16>, %arg1: tensor<11008x
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<1x4096xf16>, tensor<4096x4096xi4>, tensor<4096x32xf16>) -> tensor<1x4096xf16>

@@ -14,8 +14,8 @@
 // CHECK-SAME:    %[[UQ:[a-zA-Z0-9_]+]]: tensor<512x11008xi32>, %[[US:[a-zA-Z0-9_]+]]: tensor<32x11008xf16>
 // CHECK-SAME:    %[[DQ:[a-zA-Z0-9_]+]]: tensor<1376x4096xi32>, %[[DS:[a-zA-Z0-9_]+]]: tensor<86x4096xf16>
 // CHECK-NOT:     linalg.matmul
-// CHECK-DAG:     %[[G:.+]] = "w4a16.fused_matmul"(%[[X]], %[[GQ]], %[[GS]]) {{.*}}activation = "silu"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
-// CHECK-DAG:     %[[U:.+]] = "w4a16.fused_matmul"(%[[X]], %[[UQ]], %[[US]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
+// CHECK-DAG:     %[[G:.+]] = "w4a16.fused_matmul"(%[[X]], %[[GQ]], %[[GS]]) {{.*}}activation = "silu"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
+// CHECK-DAG:     %[[U:.+]] = "w4a16.fused_matmul"(%[[X]], %[[UQ]], %[[US]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
 // CHECK:         %[[P:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[G]], %[[U]] : tensor<?x11008xf16>, tensor<?x11008xf16>)
 // CHECK:           arith.mulf
@@ -24,7 +24,7 @@
 // CHECK-NOT:     linalg.
 // CHECK:         %[[D:.+]] = "w4a16.fused_matmul"(%[[P]], %[[DQ]], %[[DS]], %[[H]])
 // CHECK-SAME:      activation = "none"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<?x11008xf16>, tensor<1376x4096xi32>, tensor<86x4096xf16>, tensor<?x4096xf16>) -> tensor<?x4096xf16>
 // CHECK-NOT:     linalg.
@@ -157,8 +157,8 @@ func.func @llama_mlp_gptq(%x: tensor<?x4096xf16>, %h: tensor<?x4096xf16>, %gate_
 // CHECK-NOT:     linalg.matmul
 // CHECK-DAG:     %[[GWC:.+]] = tensor.collapse_shape %[[GW]] {{\[\[}}0], [1, 2]] : tensor<14336x32x128xi4> into tensor<14336x4096xi4>
 // CHECK-DAG:     %[[UWC:.+]] = tensor.collapse_shape %[[UW]] {{\[\[}}0], [1, 2]] : tensor<14336x32x128xi4> into tensor<14336x4096xi4>
-// CHECK-DAG:     %[[G:.+]] = "w4a16.fused_matmul"(%[[X]], %[[GWC]], %[[GS]]) {{.*}}activation = "silu"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "n_k"
-// CHECK-DAG:     %[[U:.+]] = "w4a16.fused_matmul"(%[[X]], %[[UWC]], %[[US]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "n_k"
+// CHECK-DAG:     %[[G:.+]] = "w4a16.fused_matmul"(%[[X]], %[[GWC]], %[[GS]]) {{.*}}activation = "silu"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>{{.*}}weight_layout = "n_k"
+// CHECK-DAG:     %[[U:.+]] = "w4a16.fused_matmul"(%[[X]], %[[UWC]], %[[US]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>{{.*}}weight_layout = "n_k"
 // CHECK:         %[[P:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[G]], %[[U]] : tensor<32x14336xf16>, tensor<32x14336xf16>)
 // CHECK:           arith.mulf
@@ -166,7 +166,7 @@ func.func @llama_mlp_gptq(%x: tensor<?x4096xf16>, %h: tensor<?x4096xf16>, %gate_
 // CHECK-NOT:     linalg.
 // CHECK:         %[[D:.+]] = "w4a16.fused_matmul"(%[[P]], %{{[a-zA-Z0-9_]+}}, %[[DS]], %[[H]])
 // CHECK-SAME:      activation = "none"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<32x14336xf16>, tensor<4096x14336xi4>, tensor<4096x112xf16>, tensor<32x4096xf16>) -> tensor<32x4096xf16>
@@ -259,8 +259,8 @@ func.func @llama_mlp_torch(%x: tensor<32x4096xf16>, %h: tensor<32x4096xf16>, %gw
 // CHECK-SAME:    %[[XB:[a-zA-Z0-9_]+]]: tensor<?x1024xf16>, %[[QW:[a-zA-Z0-9_]+]]: tensor<128x768xi32>, %[[QS:[a-zA-Z0-9_]+]]: tensor<8x768xf16>
 // CHECK-NOT:     linalg.
 // CHECK-DAG:     %[[WC:.+]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1], [2]] : tensor<4x128x256xi4> into tensor<512x256xi4>
-// CHECK-DAG:     %[[RA:.+]] = "w4a16.fused_matmul"(%[[XA]], %[[WC]], %[[S]], %[[B]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>{{.*}}weight_layout = "k_n"
-// CHECK-DAG:     %[[RB:.+]] = "w4a16.fused_matmul"(%[[XB]], %[[QW]], %[[QS]]) {{.*}}activation = "gelu_tanh"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
+// CHECK-DAG:     %[[RA:.+]] = "w4a16.fused_matmul"(%[[XA]], %[[WC]], %[[S]], %[[B]]) {{.*}}activation = "none"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>{{.*}}weight_layout = "k_n"
+// CHECK-DAG:     %[[RB:.+]] = "w4a16.fused_matmul"(%[[XB]], %[[QW]], %[[QS]]) {{.*}}activation = "gelu_tanh"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>{{.*}}weight_layout = "packed_k8_n"
 // CHECK-NOT:     linalg.
 // CHECK:         return %[[RA]], %[[RB]] : tensor<4x256xf16>, tensor<?x768xf16>
 func.func @two_independent_chains(%xa: tensor<4x512xf16>, %w: tensor<4x128x256xi4>, %s: tensor<4x256xf16>, %bias: tensor<256xf16>, %xb: tensor<?x1024xf16>, %qweight: tensor<128x768xi32>, %scales: tensor<8x768xf16>) -> (tensor<4x256xf16>, tensor<?x768xf16>) {
@@ -349,9 +349,9 @@ func.func @two_independent_chains(%xa: tensor<4x512xf16>, %w: tensor<4x128x256xi
 // CHECK-SAME:    %[[KQ:[a-zA-Z0-9_]+]]: tensor<256x256xi32>, %[[KS:[a-zA-Z0-9_]+]]: tensor<16x256xf16>
 // CHECK-SAME:    %[[VQ:[a-zA-Z0-9_]+]]: tensor<256x256xi32>, %[[VS:[a-zA-Z0-9_]+]]: tensor<16x256xf16>
 // CHECK-NOT:     linalg.
-// CHECK-DAG:     %[[Q:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QQ]], %[[QS]], %[[QB]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
-// CHECK-DAG:     %[[K:.+]] = "w4a16.fused_matmul"(%[[X]], %[[KQ]], %[[KS]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
-// CHECK-DAG:     %[[V:.+]] = "w4a16.fused_matmul"(%[[X]], %[[VQ]], %[[VS]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-DAG:     %[[Q:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QQ]], %[[QS]], %[[QB]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
+// CHECK-DAG:     %[[K:.+]] = "w4a16.fused_matmul"(%[[X]], %[[KQ]], %[[KS]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
+// CHECK-DAG:     %[[V:.+]] = "w4a16.fused_matmul"(%[[X]], %[[VQ]], %[[VS]]) {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-NOT:     linalg.
 // CHECK:         return %[[Q]], %[[K]], %[[V]]
 func.func @qkv_shared_x(%x: tensor<?x2048xf16>, %q_qw: tensor<256x2048xi32>, %q_s: tensor<16x2048xf16>, %q_b: tensor<2048xf16>, %k_qw: tensor<256x256xi32>, %k_s: tensor<16x256xf16>, %v_qw: tensor<256x256xi32>, %v_s: tensor<16x256xf16>) -> (tensor<?x2048xf16>, tensor<?x256xf16>, tensor<?x256xf16>) {

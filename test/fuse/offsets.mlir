@@ -9,7 +9,7 @@
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<64x2048xf16>, %[[M:[a-zA-Z0-9_]+]]: tensor<64x2048xf16>
 // CHECK:         "w4a16.fused_matmul"(%{{.+}}, %{{.+}}, %[[S]], %{{.+}}, %[[M]])
 // CHECK-SAME:      group_size = 32 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>
 // CHECK-SAME:      zero_point = 0.000000e+00 : f64
 // CHECK-SAME:      zero_point_layout = "g_n"
 // CHECK-SAME:      zero_points_are_offsets

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func.func @awq_gemm(
 // CHECK:         "w4a16.fused_matmul"
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>
 // CHECK-SAME:      weight_layout = "packed_k_n8_awq"
 // CHECK-SAME:      zero_point_layout = "packed_g_n8_awq"
 // CHECK-NOT:     linalg.matmul

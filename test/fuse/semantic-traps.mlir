@@ -76,7 +76,7 @@ func.func @scale_per_ingroup_position(%x: tensor<4x4096xf16>, %w: tensor<4096x32
 // CHECK-LABEL: func.func @zero_points_from_argument(
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<4096x32xf16>, %[[ZPS:[a-zA-Z0-9_]+]]: tensor<4096x32xf16>
 // CHECK:         "w4a16.fused_matmul"(%{{.+}}, %{{.+}}, %[[S]], %[[ZPS]])
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>
 // CHECK-SAME:      zero_point_layout = "n_g"
 // CHECK-NOT:     linalg.
 func.func @zero_points_from_argument(%x: tensor<4x4096xf16>, %w: tensor<4096x32x128xi4>, %s: tensor<4096x32xf16>, %zps: tensor<4096x32xf16>) -> tensor<4x4096xf16> {
@@ -215,7 +215,7 @@ func.func @contraction_max_plus(%x: tensor<4x4096xf16>, %w: tensor<4096x32x128xi
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[WC]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "n_g"
 // CHECK-SAME:      weight_layout = "n_k"
 // CHECK-SAME:      : (tensor<4x4096xf16>, tensor<4096x4096xi4>, tensor<4096x32xf16>) -> tensor<4x4096xf16>
@@ -256,7 +256,7 @@ func.func @transposes_cancel(%x: tensor<4x4096xf16>, %w: tensor<4096x32x128xi4>,
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<64x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<64x64xf16>
@@ -313,7 +313,7 @@ func.func @row_vector_is_not_bias(%x: tensor<64x256xf16>, %qweight: tensor<32x64
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<64x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<64x64xf16>
@@ -370,7 +370,7 @@ func.func @transposed_add_is_not_residual(%x: tensor<64x256xf16>, %qweight: tens
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<64x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<64x64xf16>
@@ -433,7 +433,7 @@ func.func @activation_reads_transposed(%x: tensor<64x256xf16>, %qweight: tensor<
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<64x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<64x64xf16>
@@ -495,7 +495,7 @@ func.func @silu_divide_reversed(%x: tensor<64x256xf16>, %qweight: tensor<32x64xi
 // CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]])
 // CHECK-SAME:      activation = "none"
 // CHECK-SAME:      group_size = 128 : i64
-// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
 // CHECK-SAME:      scales_layout = "g_n"
 // CHECK-SAME:      weight_layout = "packed_k8_n"
 // CHECK-SAME:      : (tensor<64x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<64x64xf16>

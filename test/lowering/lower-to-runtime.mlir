@@ -31,7 +31,7 @@
 // CHECK-NEXT:    %[[T:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<?x64xf16> to tensor<?x64xf16>
 // CHECK:         return %[[T]] : tensor<?x64xf16>
 func.func @dynamic_m(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<?x64xf16> {
-  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
   return %0 : tensor<?x64xf16>
 }
 
@@ -53,8 +53,8 @@ func.func @dynamic_m(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x
 // CHECK:         call @w4a16_rt_matmul_i4(
 // CHECK:       func.func private @[[H1]](
 func.func @static_m_i4(%x: tensor<4x256xf16>, %w: tensor<64x256xi4>, %s: tensor<64x2xf16>, %r: tensor<4x64xf16>) -> tensor<4x64xf16> {
-  %0 = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "gelu_tanh", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
-  %1 = "w4a16.fused_matmul"(%x, %w, %s, %0) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "gelu_tanh", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %1 = "w4a16.fused_matmul"(%x, %w, %s, %0) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<4x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %1 : tensor<4x64xf16>
 }
 

@@ -25,7 +25,7 @@
 // ENTRY:       } loc("{{.*}}template-locations.mlir":[[@LINE+1]]:1)
 func.func @proj(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<?x64xf16> {
   %y = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64,
-         operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+         operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
          : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
   return %y : tensor<?x64xf16>
 }
@@ -49,7 +49,7 @@ func.func @prep(%A: tensor<4x64xf16>, %CB: tensor<32x64xi8>, %SCB: tensor<32xf32
 func.func @encoded_bias(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16, "enc">) -> tensor<4x64xf16> {
   // expected-error @+1 {{w4a16-lower-to-runtime: could not build the runtime call: 'memref.cast' op operand type 'memref<64xf16, "enc">' and result type 'memref<?xf16>' are cast incompatible}}
   %y = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64,
-         operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+         operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
          : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16, "enc">) -> tensor<4x64xf16>
   return %y : tensor<4x64xf16>
 }

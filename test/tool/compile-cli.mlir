@@ -44,7 +44,7 @@
 // NO64: rc=2
 func.func @proj(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<?x64xf16> {
   %y = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 128 : i64,
-         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
          : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
   return %y : tensor<?x64xf16>
 }

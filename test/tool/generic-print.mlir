@@ -21,7 +21,7 @@
 // PRETTY:         return
 func.func @fused(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "gelu_tanh", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }

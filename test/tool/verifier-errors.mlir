@@ -16,7 +16,7 @@
 func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3x64xf16>) -> tensor<4x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op scales dim 0 is 3, expected 2}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<3x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -26,7 +26,7 @@ func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3
 func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op activation "relu" is not one of "none", "silu", "gelu_tanh"}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -36,7 +36,7 @@ func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tens
 func.func @bad_group(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x64xf16>) -> tensor<4x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op group_size must be 32, 64 or 128}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 96 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -47,7 +47,7 @@ func.func @bad_group(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<4x
 func.func @n_not_multiple_of_8(%x: tensor<4x256xf16>, %w: tensor<32x7xi32>, %s: tensor<2x7xf16>) -> tensor<4x7xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op K = 256, N = 7, group size 128: N must be a positive multiple of 8}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x7xi32>, tensor<2x7xf16>) -> tensor<4x7xf16>
   return %0 : tensor<4x7xf16>
 }
@@ -58,12 +58,12 @@ func.func @n_not_multiple_of_8(%x: tensor<4x256xf16>, %w: tensor<32x7xi32>, %s: 
 // OUT-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x256xf16>
 // OUT-SAME:    %[[B:[a-zA-Z0-9_]+]]: tensor<64xf16>
 // OUT:         %[[R:.+]] = "w4a16.fused_matmul"(%[[X]], %{{.+}}, %{{.+}}, %[[B]])
-// OUT-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>
+// OUT-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>
 // OUT:         return %[[R]]
 // OUT-NOT:     func.func
 func.func @good(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<?x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<?x64xf16>
   return %0 : tensor<?x64xf16>
 }

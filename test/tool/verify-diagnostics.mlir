@@ -43,7 +43,7 @@
 func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3x64xf16>) -> tensor<4x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op scales dim 0 is 3, expected 2}}
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<3x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
@@ -52,7 +52,7 @@ func.func @bad_scales(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<3
 
 func.func @bad_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   // expected-error-re @-3 {{activation "relu" is not one of {{("[a-z_]+"(, )?)+}}}}
   return %0 : tensor<4x64xf16>
@@ -79,7 +79,7 @@ func.func @redefinition() {
 
 func.func @good(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 128 : i64,
-        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+        operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
         : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }

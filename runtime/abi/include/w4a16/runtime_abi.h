@@ -7,11 +7,12 @@
  * with <w> = i32 (packed (K/8, N) words), i8 or i4 (one code per byte, as LLVM stores i4).
  * Layout and activation codes are contract.h's enums (w4a16_weight_layout, w4a16_scales_layout,
  * w4a16_activation). Two more families, defined in w4a16_rt_abi.c and declared by the code that calls them:
- *   _mlir_ciface_w4a16_rt_matmul_zp_<w>_<z>(x, weight, scales, bias, residual, zero_points, out, activation,
- *       weight_layout, scales_layout, has_bias, has_residual, has_zero_points, zero_point_layout,
- *       zero_point_offset, double zero_point)
+ *   _mlir_ciface_w4a16_rt_matmul_zp_<w>_<z>(x, weight, scales, bias, residual, zero_points, g_idx, out,
+ *       activation, weight_layout, scales_layout, has_bias, has_residual, has_zero_points, zero_point_layout,
+ *       zero_point_offset, double zero_point, has_g_idx)
  * with zero points of element type <z> (i32, i8, i4, f16, bf16, f32) (zero_point_layout: a
- * w4a16_zero_point_layout, or-ed with W4A16_ZP_OFFSETS and W4A16_ZP_WRAPS as the op's attributes say), and
+ * w4a16_zero_point_layout, or-ed with W4A16_ZP_OFFSETS and W4A16_ZP_WRAPS as the op's attributes say) and
+ * g_idx a 1-D i32 memref (act-order's group indices, issue #22; empty with has_g_idx 0), and
  *   _mlir_ciface_w4a16_rt_matmul_typed_<io>_<s>_<w>_<z>(the same arguments)
  * where x/bias/residual/out are <io> and the scales <s> (f16 or bf16, not both f16). bf16 memrefs have the
  * f16 descriptors' layout (16 raw bits per element).
@@ -60,6 +61,7 @@ W4A16_MEMREF(2, w4a16_memref2d_f16, uint16_t);
 W4A16_MEMREF(2, w4a16_memref2d_i32, int32_t);
 W4A16_MEMREF(2, w4a16_memref2d_i8, uint8_t);
 W4A16_MEMREF(2, w4a16_memref2d_f32, float);
+W4A16_MEMREF(1, w4a16_memref1d_i32, int32_t);
 
 
 int32_t _mlir_ciface_w4a16_rt_matmul_i32(w4a16_memref2d_f16 *x, w4a16_memref2d_i32 *weight,
