@@ -16,10 +16,14 @@
  *      backend selected is no CPU fallback (w4a16_rt_cpu_fallbacks unchanged): with a GPU, prepare and run
  *      return 0; without one, prepare returns W4A16_ERR_NO_DEVICE. (The fallback itself, for a K the
  *      kernels do not take: cpu_fallback_test.c.)
+ *   6. gptq_act_order: a g_idx whose groups do not hold 128 rows each (one row moved to another group; a
+ *      group number out of range) is only known at run time: prepare returns W4A16_ERR_BAD_ARGUMENT with a
+ *      message naming g_idx, prints nothing, aborts nothing, and leaves no plan behind; a valid g_idx prepares.
  *
- *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so */
+ *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so ACT_ORDER_FUSED.so */
 #define _POSIX_C_SOURCE 200809L
 
+#include "gptq_act_order.h"
 #include "hqq_group64.h"
 #include "iree_i4.h"
 #include "llama_mlp.h"
@@ -294,6 +298,74 @@ static void cuda_form_tests(const char *fused) {
   free(x), free(w), free(s), free(z);
 }
 
+/* --- gptq_act_order: a g_idx the runtime refuses at prepare time ------------------------------------- */
+
+typedef struct ActOrder {
+  w4a16c_gptq_act_order_status_fn *prepare, *run;
+  w4a16c_memref2d_f16 x, s;
+  w4a16c_memref2d_i32 q, z;
+  w4a16c_memref1d_i32 g;
+  w4a16c_memref1d_f16 b;
+} ActOrder;
+
+static int32_t act_order_prepare_discard(void *arg) {
+  ActOrder *t = arg;
+  w4a16c_memref2d_f16 out = {0};
+  int32_t status = t->prepare(&out, &t->x, &t->q, &t->z, &t->s, &t->g, &t->b);
+  free(out.allocated);
+  return status;
+}
+
+static int32_t act_order_run_discard(void *arg) {
+  ActOrder *t = arg;
+  w4a16c_memref2d_f16 out = {0};
+  int32_t status = t->run(&out, &t->x, &t->q, &t->z, &t->s, &t->g, &t->b);
+  free(out.allocated);
+  return status;
+}
+
+static void act_order_tests(const char *fused) {
+  enum { D = 2048, GS = 128 };
+  ActOrder t = {.prepare = symbol(fused, "w4a16c_prepare_gptq_act_order"), .run = symbol(fused, "w4a16c_run_gptq_act_order")};
+  uint16_t *x = xmalloc(2 * D), *s = xmalloc(2 * (size_t)D * (D / GS)), *b = xmalloc(2 * D);
+  int32_t *q = xmalloc(4 * (size_t)D / 8 * D), *z = xmalloc(4 * (size_t)(D / GS) * (D / 8)), *g = xmalloc(4 * D);
+  for (int i = 0; i < D; ++i)
+    x[i] = double_to_f16(uniform_in(&g_rng, -1, 1)), b[i] = 0, g[i] = (int32_t)((i * 7) % D / GS);
+  for (size_t i = 0; i < (size_t)D / 8 * D; ++i)
+    q[i] = (int32_t)(splitmix64(&g_rng) >> 32);
+  for (int i = 0; i < D * (D / GS); ++i)
+    s[i] = double_to_f16(1e-3);
+  for (int i = 0; i < (D / GS) * (D / 8); ++i)
+    z[i] = (int32_t)0x88888888u;
+  t.x = (w4a16c_memref2d_f16){x, x, 0, {1, D}, {D, 1}};
+  t.q = (w4a16c_memref2d_i32){q, q, 0, {D / 8, D}, {D, 1}};
+  t.z = (w4a16c_memref2d_i32){z, z, 0, {D / GS, D / 8}, {D / 8, 1}};
+  t.s = (w4a16c_memref2d_f16){s, s, 0, {D / GS, D}, {D, 1}};
+  t.g = (w4a16c_memref1d_i32){g, g, 0, {D}, {1}};
+  t.b = (w4a16c_memref1d_f16){b, b, 0, {D}, {1}};
+  printf("gptq_act_order (g_idx checked when prepared):\n");
+  int32_t status = -1;
+  check(silently(act_order_prepare_discard, &t, &status) && status == 0, "a g_idx of 128 rows per group prepares");
+  check(silently(act_order_run_discard, &t, &status) && status == 0, "and runs");
+  const int32_t moved = g[0];
+  g[0] = (moved + 1) % (D / GS); /* one group gets 129 rows, another 127 */
+  check(silently(act_order_prepare_discard, &t, &status) && status == W4A16_ERR_BAD_ARGUMENT &&
+            strstr(w4a16_rt_last_error(), "g_idx"),
+        "a group of 129 rows: prepare returns W4A16_ERR_BAD_ARGUMENT naming g_idx, prints nothing");
+  printf("    (\"%s\")\n", w4a16_rt_last_error());
+  check(silently(act_order_run_discard, &t, &status) && status == W4A16_ERR_BAD_ARGUMENT &&
+            strstr(w4a16_rt_last_error(), "not prepared"),
+        "the failed prepare left no plan: the run fails as not prepared");
+  g[0] = D / GS; /* out of range */
+  check(silently(act_order_prepare_discard, &t, &status) && status == W4A16_ERR_BAD_ARGUMENT &&
+            strstr(w4a16_rt_last_error(), "g_idx"),
+        "a group number out of range: W4A16_ERR_BAD_ARGUMENT naming g_idx");
+  g[0] = moved;
+  check(silently(act_order_prepare_discard, &t, &status) && status == 0, "the valid g_idx prepares again");
+  w4a16_rt_release_plans();
+  free(x), free(s), free(b), free(q), free(z), free(g);
+}
+
 /* Keeps the runtime's symbols in the executable for the dlopen'ed builds. */
 void *const w4a16_compiled_abi_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
                                          (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter,
@@ -319,14 +391,15 @@ static void symbol_table_tests(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so\n", argv[0]);
+  if (argc != 6) {
+    fprintf(stderr, "usage: %s IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so ACT_ORDER_FUSED.so\n", argv[0]);
     return 2;
   }
   w4a16_rt_set_backend(W4A16_BACKEND_CPU);
   iree_tests(argv[1], argv[2]);
   llama_tests(argv[3]);
   cuda_form_tests(argv[4]);
+  act_order_tests(argv[5]);
   symbol_table_tests();
   printf("compiled-code ABI: %s\n", g_failures ? "FAIL" : "PASS");
   return g_failures ? 1 : 0;

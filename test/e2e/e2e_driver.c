@@ -48,7 +48,8 @@ typedef enum ArgKind {
   ARG_CODE_PAIRS,   /* two 4-bit codes per byte: random bytes */
   ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
   ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
-  ARG_FLOAT_ZEROS   /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
+  ARG_FLOAT_ZEROS,  /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
+  ARG_GROUP_INDEX   /* act-order g_idx, (K,) i32: group_size rows per group, scattered over K at random */
 } ArgKind;
 
 enum { kMaxRank = 3, kMaxArgs = 10, kMaxLayers = 4 };
@@ -60,6 +61,7 @@ typedef struct ArgDesc {
   int rank;
   int64_t shape[kMaxRank]; /* DYN_M = the batch dimension */
   int layer;               /* for ARG_SCALES: index into Example.layers */
+  int64_t group_size;      /* for ARG_GROUP_INDEX */
 } ArgDesc;
 
 typedef struct Layer {
@@ -246,6 +248,18 @@ static const Example kExamples[] = {
      2,
      false,
      false},
+    {"gptq_act_order",
+     6,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"g_idx", ARG_GROUP_INDEX, 1, {2048}, 0, 128},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
     {"iree_i4",
      3,
      {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
@@ -426,6 +440,20 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
     uint16_t *p = xmalloc((size_t)n * 2);
     for (int64_t i = 0; i < n; ++i)
       p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)(rng_uniform(6.0, 9.0));
+    return p;
+  }
+  case ARG_GROUP_INDEX: { /* g_idx[perm[i]] = i / G for a random permutation perm (Fisher-Yates) */
+    int32_t *perm = xmalloc((size_t)n * 4), *p = xmalloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; ++i)
+      perm[i] = (int32_t)i;
+    for (int64_t i = n - 1; i > 0; --i) {
+      const int64_t j = (int64_t)(rng_next() % (uint64_t)(i + 1));
+      const int32_t t = perm[i];
+      perm[i] = perm[j], perm[j] = t;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      p[perm[i]] = (int32_t)(i / a->group_size);
+    free(perm);
     return p;
   }
   }
