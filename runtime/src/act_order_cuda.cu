@@ -17,11 +17,14 @@
 #include <mutex>
 #include <new>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
 struct w4a16_cuda_gather {
-  int device = 0, K = 0, sms = 0;
+  int device = 0, K = 0;
+  bool pdl = false;         // programmatic dependent launch (sm_90; W4A16_NO_PDL=1 turns it off, as for v3)
+  bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
   mutable std::mutex mu;
@@ -50,24 +53,73 @@ w4a16_status device_alloc(void **ptr, size_t bytes, const char *where, const cha
   return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of %s", where, bytes, what);
 }
 
-// xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row): perm is read
-// and xg written 16 bytes per thread, consecutive threads on consecutive vectors (coalesced); x is read one
-// 16-bit value at a time, scattered over one row (at most 2K bytes, which the caches hold). Only bits move, so
-// one kernel serves f16 and bf16. Launched without programmatic dependent launch: it must not start writing the
-// buffer before the previous call's GEMM on the stream has finished reading it.
+// xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row), one vector per
+// thread: perm is read and xg written 16 bytes per thread, consecutive threads on consecutive vectors
+// (coalesced); x is read one 16-bit value at a time, scattered over one row (at most 2K bytes, which the caches
+// hold). Only bits move, so one kernel serves f16 and bf16.
+// Programmatic dependent launch (sm_90): the gather is launched while the previous kernel on the stream (the
+// previous call's GEMM, which reads the buffer, or whatever wrote x) still runs. It lets the GEMM after it launch
+// at once, so that the GEMM's CTAs prefetch their weights as early as a plain call's would, then reads perm (plan
+// data, never written after creation) and only then waits for the previous kernel before it touches x or the
+// buffer. The GEMM waits for the gather (griddepcontrol.wait: its completion and writes) before it reads x; the
+// gather completes only after the previous kernel has.
 __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__restrict__ perm,
                               uint16_t *__restrict__ xg, int K, size_t vectors) {
-  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < vectors; v += (size_t)gridDim.x * blockDim.x) {
-    const size_t first = v * 8, m = first / (size_t)K;
-    const int i = (int)(first % (size_t)K);
-    const int4 a = *reinterpret_cast<const int4 *>(perm + i), b = *reinterpret_cast<const int4 *>(perm + i + 4);
-    const uint16_t *row = x + m * (size_t)K;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  const size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  const size_t first = v * 8, m = first / (size_t)K;
+  const int i = (int)(first % (size_t)K);
+  int4 a = {}, b = {};
+  if (v < vectors) a = *reinterpret_cast<const int4 *>(perm + i), b = *reinterpret_cast<const int4 *>(perm + i + 4);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  if (v >= vectors) return;
+  const uint16_t *row = x + m * (size_t)K;
+  uint4 o;
+  o.x = row[a.x] | (uint32_t)row[a.y] << 16;
+  o.y = row[a.z] | (uint32_t)row[a.w] << 16;
+  o.z = row[b.x] | (uint32_t)row[b.y] << 16;
+  o.w = row[b.z] | (uint32_t)row[b.w] << 16;
+  *reinterpret_cast<uint4 *>(xg + first) = o;
+}
+
+// The same gather with x's row staged in shared memory, one CTA per row: the row is read once, coalesced, and
+// the scattered reads hit shared memory instead of one 32-byte L2 sector per value (gather_kernel's reads cost
+// M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200, bench/RESULTS.md). Each thread's
+// first vector of perm is read before the wait (plan data); the rest after it.
+constexpr int kRowThreads = 1024;
+constexpr int64_t kRowsInSmemFromM = 8;
+__global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t *__restrict__ x,
+                                                                 const int32_t *__restrict__ perm,
+                                                                 uint16_t *__restrict__ xg, int K) {
+  extern __shared__ uint4 row_smem[];  // x's row: K 16-bit values
+  const uint16_t *srow = reinterpret_cast<const uint16_t *>(row_smem);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  const int vectors = K / 8, tid = threadIdx.x;
+  int4 a = {}, b = {};
+  if (tid < vectors) a = *reinterpret_cast<const int4 *>(perm + 8 * tid), b = *reinterpret_cast<const int4 *>(perm + 8 * tid + 4);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  const size_t m = blockIdx.x;
+  const uint4 *src = reinterpret_cast<const uint4 *>(x + m * (size_t)K);
+  for (int v = tid; v < vectors; v += kRowThreads) row_smem[v] = src[v];
+  __syncthreads();
+  uint4 *dst = reinterpret_cast<uint4 *>(xg + m * (size_t)K);
+  for (int v = tid; v < vectors; v += kRowThreads) {
+    if (v != tid)
+      a = *reinterpret_cast<const int4 *>(perm + 8 * v), b = *reinterpret_cast<const int4 *>(perm + 8 * v + 4);
     uint4 o;
-    o.x = row[a.x] | (uint32_t)row[a.y] << 16;
-    o.y = row[a.z] | (uint32_t)row[a.w] << 16;
-    o.z = row[b.x] | (uint32_t)row[b.y] << 16;
-    o.w = row[b.z] | (uint32_t)row[b.w] << 16;
-    *reinterpret_cast<uint4 *>(xg + first) = o;
+    o.x = srow[a.x] | (uint32_t)srow[a.y] << 16;
+    o.y = srow[a.z] | (uint32_t)srow[a.w] << 16;
+    o.z = srow[b.x] | (uint32_t)srow[b.y] << 16;
+    o.w = srow[b.z] | (uint32_t)srow[b.w] << 16;
+    dst[v] = o;
   }
 }
 
@@ -123,9 +175,19 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   cudaError_t e;
   w4a16_status st = W4A16_OK;
   if ((e = cudaGetDevice(&g->device)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, g->device)) != cudaSuccess ||
       (e = cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming)) != cudaSuccess)
     st = cuda_fail(e, "plan_create(cuda): act-order gather");
+  int major = 0;
+  if (st == W4A16_OK && (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g->device)) != cudaSuccess)
+    st = cuda_fail(e, "plan_create(cuda): act-order gather");
+  const char *no_pdl = getenv("W4A16_NO_PDL");
+  g->pdl = major >= 9 && !(no_pdl && atoi(no_pdl) == 1);
+  int smem_optin = 0;
+  if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
+      (size_t)K * 2 <= (size_t)smem_optin)
+    g->rows_in_smem = cudaFuncSetAttribute(gather_rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) ==
+                      cudaSuccess;
+  cudaGetLastError();  // a refused attribute only means the other kernel
   if (st == W4A16_OK) st = w4a16_cuda_to_device((void **)&g->perm, perm, (size_t)K * 4, "the act-order permutation");
   if (st == W4A16_OK) {
     std::lock_guard<std::mutex> lock(g->mu);
@@ -182,9 +244,23 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   if (!capturing && g->ran && s != g->last_stream && (e = cudaStreamWaitEvent(s, g->done, 0)) != cudaSuccess)
     return cuda_fail(e, "plan_run(cuda): ordering after the plan's previous call");
   const size_t vectors = (size_t)M * (size_t)g->K / 8;
-  const size_t blocks = std::min<size_t>((vectors + 255) / 256, (size_t)g->sms * 16);
-  gather_kernel<<<(unsigned)blocks, 256, 0, s>>>(x, g->perm, g->buf, g->K, vectors);
-  if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(e, "plan_run(cuda): act-order gather launch");
+  cudaLaunchConfig_t cfg = {};
+  cfg.stream = s;
+  cudaLaunchAttribute pdl;
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  if (g->pdl) cfg.attrs = &pdl, cfg.numAttrs = 1;
+  // One CTA per row pays for its row's load in series: at a few rows the one-vector-per-thread gather, spread over
+  // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
+  if (g->rows_in_smem && M >= kRowsInSmemFromM) {
+    cfg.gridDim = dim3((unsigned)M), cfg.blockDim = dim3(kRowThreads), cfg.dynamicSmemBytes = (size_t)g->K * 2;
+    e = cudaLaunchKernelEx(&cfg, gather_rows_kernel, x, (const int32_t *)g->perm, g->buf, g->K);
+  } else {  // one vector per thread: perm is read before the wait
+    cfg.gridDim = dim3((unsigned)((vectors + 255) / 256)), cfg.blockDim = dim3(256);
+    e = cudaLaunchKernelEx(&cfg, gather_kernel, x, (const int32_t *)g->perm, g->buf, g->K, vectors);
+  }
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): act-order gather launch");
   st = w4a16_cuda_plan_run(p, g->buf, M, bias, residual, act, out, stream);
   // Recorded even when the GEMM failed to launch: the gather was launched, and the next call must follow it.
   if (!capturing) {

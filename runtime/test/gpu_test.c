@@ -644,7 +644,8 @@ static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, cons
 
 /* The act-order matrix: K = N = 4096 at M in {1, 16, 32, 64} in f16 and bf16, symmetric and with zero points;
  * G = 64 and 32 (affine), M = 65 and 130 (the gather buffer grown by an eager call), v1 and v3's split-K through
- * the workspace forced (the gather ahead of the workspace's own ordering). */
+ * the workspace forced (the gather ahead of the workspace's own ordering), and K = 131072 (the gather without
+ * shared memory). */
 static void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf) {
   const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
   if (small) {
@@ -673,6 +674,10 @@ static void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_
   act_order_case(2048, 520, pathMs, 3, &big[1], seed++, st16);
   act_order_case(8192, 1024, pathMs, 3, &big[3], seed++, stbf);
   set_global(0), set_splits(0);
+  /* x's row (2K bytes) past the shared memory a CTA can take (227 KB on the H200): the gather reads x from
+   * global memory instead (act_order_cuda.cu) */
+  static const int64_t wideMs[] = {1, 17};
+  act_order_case(131072, 64, wideMs, 2, &big[1], seed++, st16);
 }
 
 /* Act-order plans on the CUDA backend besides their results: g_idx = k / G is the plain plan (bits, bytes, no
