@@ -20,7 +20,8 @@
 #        test/e2e/run-gpu.sh
 #      builds the runtime (CUDA backend), w4a16_rt_abi and e2e-driver with CMake from test/e2e/gpu
 #      (W4A16_RUNTIME_ONLY=ON) into build-e2e-gpu/, then runs the comparisons below. Exit status 0 iff all
-#      pass. Set M_UNFUSED / M_BACKENDS to change the batch sizes.
+#      pass. Set M_UNFUSED / M_BACKENDS to change the batch sizes, E2E_DRIVER to use a prebuilt e2e-driver
+#      (with the CUDA backend) instead of building one.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,7 +30,9 @@ CARRY="$ROOT/.carry/e2e"
 # hqq_group64, torchao_bf16 and gguf_q4_0 in their affine form (W = (code - zi) * s + o).
 EXAMPLES=(llama_mlp gpt_mlp iree_i4 decode_matvec iree_signed_i4
           gptq_group32 gptq_asym autogptq_v1_torch awq_gemm q4_1_offsets hqq_group64 gptq_bf16 torchao_bf16 llama_rmsnorm_proj
-          gguf_q4_0 torchao_uint4_packed)
+          gguf_q4_0 torchao_uint4_packed gptq_act_order)
+# E2E_EXAMPLES="a b": only those
+[[ -n "${E2E_EXAMPLES:-}" ]] && read -ra EXAMPLES <<<"$E2E_EXAMPLES"
 
 if [[ "${1:-}" == "--stage" ]]; then
   COMPILE="${W4A16_COMPILE:-$ROOT/build/bin/w4a16-compile}"
@@ -50,13 +53,17 @@ for ex in "${EXAMPLES[@]}"; do
   done
 done
 
-BUILD="$ROOT/build-e2e-gpu"
-NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-echo "== build: runtime (CUDA backend) + w4a16_rt_abi + e2e-driver in $BUILD"
-cmake "${GEN[@]}" -S "$ROOT/test/e2e/gpu" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" >/dev/null
-cmake --build "$BUILD" --target e2e-driver -j "$(nproc)"
-DRIVER="$BUILD/bin/e2e-driver"
+# E2E_DRIVER: an e2e-driver built elsewhere with the CUDA backend (the build below takes minutes of device time).
+DRIVER="${E2E_DRIVER:-}"
+if [[ -z "$DRIVER" ]]; then
+  BUILD="$ROOT/build-e2e-gpu"
+  NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+  GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+  echo "== build: runtime (CUDA backend) + w4a16_rt_abi + e2e-driver in $BUILD"
+  cmake "${GEN[@]}" -S "$ROOT/test/e2e/gpu" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" >/dev/null
+  cmake --build "$BUILD" --target e2e-driver -j "$(nproc)"
+  DRIVER="$BUILD/bin/e2e-driver"
+fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 
 M_UNFUSED="${M_UNFUSED:-1,3,5}"

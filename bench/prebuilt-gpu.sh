@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Device checks and timings from binaries built on the build machine, so that a device call spends its minutes
+# on the GPU rather than on nvcc. Stage on the build machine (after building the runtime's targets):
+#   bench/prebuilt-gpu.sh --stage NAME BUILD_DIR
+# packs BUILD_DIR/bin/{w4a16_gpu_test, w4a16_graph_test, w4a16_bench, e2e-driver} (stripped, xz: ~3 MB; the
+# four share their kernels) into .carry/bins/NAME.tar.xz. On the device (device tool, carry [".carry"]):
+#   bench/prebuilt-gpu.sh check NAME          gpu_test (full), graph_test, compute-sanitizer memcheck of
+#                                             gpu_test --small, and the GPU e2e (test/e2e/run-gpu.sh with
+#                                             E2E_DRIVER; stage .carry/e2e first)
+#   bench/prebuilt-gpu.sh time NAME[,FLAGS]...
+#                                             w4a16_bench --ours-only of binaries NAME with FLAGS ("@" stands for
+#                                             a space: "pdl,--act-order@--bf16"), back-to-back and as CUDA-graph
+#                                             replays (MODES), on SHAPES x M = MS, ROUNDS rounds, the runs
+#                                             interleaved in each round so that drift hits all alike
+# Output under $OUT (default bench/out/prebuilt-TIME): summary.txt and the logs/CSVs.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BINS=$ROOT/.carry/bins
+if [ "${1:-}" = --stage ]; then
+  name=$2 build=$3 tmp=$(mktemp -d)
+  for b in w4a16_gpu_test w4a16_graph_test w4a16_bench e2e-driver; do  # those that were built
+    [ -x "$build/bin/$b" ] && { strip -o "$tmp/$b" "$build/bin/$b" || exit 1; }
+  done
+  mkdir -p "$BINS" && tar cf - -C "$tmp" . | xz -9 -T2 >"$BINS/$name.tar.xz" && rm -r "$tmp"
+  ls -l "$BINS/$name.tar.xz"
+  exit 0
+fi
+O=${OUT:-$ROOT/bench/out/prebuilt-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$O"
+S=$O/summary.txt
+unpack() { mkdir -p "/tmp/prebuilt/$1" && tar xJf "$BINS/$1.tar.xz" -C "/tmp/prebuilt/$1"; }
+echo "== $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) $*" | tee "$S"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader | tee -a "$S"
+mode=$1; shift
+if [ "$mode" = check ]; then
+  name=$1 && unpack "$name" && B=/tmp/prebuilt/$name
+  t0=$(date +%s)
+  timeout 240 "$B/w4a16_gpu_test" >"$O/gpu_test.log" 2>&1
+  echo "gpu_test: exit $? in $(( $(date +%s) - t0 )) s; $(grep -c '^FAIL' "$O/gpu_test.log") FAIL lines; $(tail -1 "$O/gpu_test.log")" | tee -a "$S"
+  grep -iE "act-order" "$O/gpu_test.log" | tail -5 | tee -a "$S"
+  t0=$(date +%s)
+  timeout 150 "$B/w4a16_graph_test" >"$O/graph_test.log" 2>&1
+  echo "graph_test: exit $? in $(( $(date +%s) - t0 )) s; $(grep -c '^FAIL' "$O/graph_test.log") FAIL lines; $(tail -1 "$O/graph_test.log")" | tee -a "$S"
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  t0=$(date +%s)
+  timeout 120 "$SAN" --tool memcheck --error-exitcode 9 "$B/w4a16_gpu_test" --small >"$O/memcheck.log" 2>&1
+  echo "memcheck gpu_test --small: exit $? in $(( $(date +%s) - t0 )) s; $(grep -E 'ERROR SUMMARY' "$O/memcheck.log" | tail -1)" | tee -a "$S"
+  t0=$(date +%s)
+  E2E_DRIVER=$B/e2e-driver timeout 200 bash "$ROOT/test/e2e/run-gpu.sh" >"$O/e2e.log" 2>&1
+  echo "e2e: exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$O/e2e.log")" | tee -a "$S"
+  grep -E "e2e [a-z_0-9]+: (PASS|FAIL)" "$O/e2e.log" | sort | uniq -c | tee -a "$S"
+  exit 0
+fi
+runs=("$@")
+for spec in "${runs[@]}"; do [ -d "/tmp/prebuilt/${spec%%,*}" ] || unpack "${spec%%,*}"; done
+for r in $(seq 1 "${ROUNDS:-2}"); do
+  for shape in ${SHAPES:-8192x8192 14336x4096 8192x28672 28672x8192 4096x4096 4096x11008 11008x4096 4096x12288}; do
+    for spec in "${runs[@]}"; do
+      n=${spec%%,*} f=${spec#*,}; [ "$f" = "$spec" ] && f=
+      for mode in ${MODES:-eager graph}; do
+        label="$n${f:+-${f//[-@ ]/}}-$mode"
+        # shellcheck disable=SC2086 # the flags split into words
+        timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
+          --shape "$shape" --ms "${MS:-1,16,32}" --csv "$O/bench-$label-$shape-r$r.csv" >"$O/bench-$label-$shape-r$r.log" 2>&1
+        echo "bench $label $shape round $r: exit $?" >>"$O/bench-runs.txt"
+      done
+    done
+  done
+done
+echo "bench runs: $(grep -c 'exit 0' "$O/bench-runs.txt") ok, $(grep -vc 'exit 0' "$O/bench-runs.txt") failed" | tee -a "$S"
