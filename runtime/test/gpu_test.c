@@ -764,6 +764,17 @@ static void test_cuda_errors(void) {
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
 }
 
+/* The PASS/FAIL line of a matrix run in f16 and in bf16; returns its failures. */
+static int64_t report_f16_bf16(const char *what, const w4t_stats *f16, const w4t_stats *bf16) {
+  printf("%s: %s on the GPU: f16 %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element error "
+         "%.3f of its bound; bf16 %lld runs, %lld failures, worst rel-norm %.3e (limit 1.6e-2), worst element error "
+         "%.3f of its bound\n",
+         f16->failures || bf16->failures ? "FAIL" : "PASS", what, (long long)f16->runs, (long long)f16->failures,
+         f16->worst_rel_norm, f16->worst_elem_ratio, (long long)bf16->runs, (long long)bf16->failures,
+         bf16->worst_rel_norm, bf16->worst_elem_ratio);
+  return f16->failures + bf16->failures;
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   if (!w4a16_cuda_available()) {
@@ -789,22 +800,10 @@ int main(int argc, char **argv) {
   total_fail += bf.failures;
   w4t_stats af = {0, 0, 0, 0}, afbf = {0, 0, 0, 0};
   run_affine_matrix(small, 12000, &af, &afbf);
-  printf("%s: affine forms (offsets, fractional zero points, 16, G = 64 / 32) on the GPU: f16 %lld runs, %lld "
-         "failures, worst rel-norm %.3e (limit 2e-3), worst element error %.3f of its bound; bf16 %lld runs, %lld "
-         "failures, worst rel-norm %.3e (limit 1.6e-2), worst element error %.3f of its bound\n",
-         af.failures || afbf.failures ? "FAIL" : "PASS", (long long)af.runs, (long long)af.failures,
-         af.worst_rel_norm, af.worst_elem_ratio, (long long)afbf.runs, (long long)afbf.failures, afbf.worst_rel_norm,
-         afbf.worst_elem_ratio);
-  total_fail += af.failures + afbf.failures;
+  total_fail += report_f16_bf16("affine forms (offsets, fractional zero points, 16, G = 64 / 32)", &af, &afbf);
   w4t_stats ao = {0, 0, 0, 0}, aobf = {0, 0, 0, 0};
   run_act_order_matrix(small, 15000, &ao, &aobf);
-  printf("%s: act-order plans (random g_idx) on the GPU: f16 %lld runs, %lld failures, worst rel-norm %.3e (limit "
-         "2e-3), worst element error %.3f of its bound; bf16 %lld runs, %lld failures, worst rel-norm %.3e (limit "
-         "1.6e-2), worst element error %.3f of its bound\n",
-         ao.failures || aobf.failures ? "FAIL" : "PASS", (long long)ao.runs, (long long)ao.failures,
-         ao.worst_rel_norm, ao.worst_elem_ratio, (long long)aobf.runs, (long long)aobf.failures, aobf.worst_rel_norm,
-         aobf.worst_elem_ratio);
-  total_fail += ao.failures + aobf.failures;
+  total_fail += report_f16_bf16("act-order plans (random g_idx)", &ao, &aobf);
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();

@@ -141,15 +141,11 @@ static int replay(cudaGraphExec_t e, Case *c, int64_t M, cudaStream_t s, int n) 
   return bad;
 }
 
-static void test_class(const Class *cl, Case *c, const int64_t *Ms, int nM, int reps_first, int reps, cudaStream_t s) {
-  force_class(cl);
-  w4a16_plan *p;
-  const w4a16_status st = w4a16_plan_create(W4A16_BACKEND_CUDA, c->qweight, c->scales, c->K, c->N, 128, &p);
-  force_class(NULL);
-  char what[160];
-  snprintf(what, sizeof what, "%s %lldx%lld", cl->name, (long long)c->K, (long long)c->N);
-  check(st == W4A16_OK, "%s: plan_create: %lld %lld", what, st, 0);
-  if (st != W4A16_OK) return;
+/* At every M of Ms: an eager call of p (its result the reference), the call captured in global and in thread-local
+ * mode and replayed (reps_first times for the first M's first mode, reps otherwise), every replay bitwise equal to
+ * it, and an eager call after the replays too. */
+static void capture_replay_each_m(w4a16_plan *p, Case *c, const int64_t *Ms, int nM, int reps_first, int reps,
+                                  cudaStream_t s) {
   static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal};
   for (int i = 0; i < nM; ++i) {
     const int64_t M = Ms[i];
@@ -168,11 +164,21 @@ static void test_class(const Class *cl, Case *c, const int64_t *Ms, int nM, int 
       check(bad == 0, "%s: %lld of the replays differ from the eager call (M = %lld)", desc, bad, M);
       CK(cudaGraphExecDestroy(e));
     }
-    uint16_t *after = malloc((size_t)(M * c->N * 2));
-    check(eager(p, c, M, s, after) && memcmp(after, c->want, (size_t)(M * c->N * 2)) == 0,
+    check(eager(p, c, M, s, c->got) && memcmp(c->got, c->want, (size_t)(M * c->N * 2)) == 0,
           "%s: eager call after the replays differs (M = %lld)%lld", desc, M, 0);
-    free(after);
   }
+}
+
+static void test_class(const Class *cl, Case *c, const int64_t *Ms, int nM, int reps_first, int reps, cudaStream_t s) {
+  force_class(cl);
+  w4a16_plan *p;
+  const w4a16_status st = w4a16_plan_create(W4A16_BACKEND_CUDA, c->qweight, c->scales, c->K, c->N, 128, &p);
+  force_class(NULL);
+  char what[160];
+  snprintf(what, sizeof what, "%s %lldx%lld", cl->name, (long long)c->K, (long long)c->N);
+  check(st == W4A16_OK, "%s: plan_create: %lld %lld", what, st, 0);
+  if (st != W4A16_OK) return;
+  capture_replay_each_m(p, c, Ms, nM, reps_first, reps, s);
   w4a16_plan_destroy(p);
 }
 
@@ -332,7 +338,6 @@ static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStr
   put(dg, g_idx, (size_t)c->K * 4);
   free(g_idx);
   static const int classes[] = {0, 3, 7}; /* v3-default, v3-W4-workspace3, v1-S1 */
-  static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal};
   for (int ci = 0; ci < 3; ++ci) {
     const Class *cl = &kClasses[classes[ci]];
     force_class(cl);
@@ -342,25 +347,7 @@ static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStr
     force_class(NULL);
     check(st == W4A16_OK, "act-order %s: plan_create: %lld %lld", cl->name, st, 0);
     if (st != W4A16_OK) continue;
-    for (int i = 0; i < nM; ++i) {
-      const int64_t M = Ms[i];
-      char desc[200];
-      w4a16_plan_describe(p, M, desc, sizeof desc);
-      if (!eager(p, c, M, s, c->want)) {
-        check(0, "%s: eager call at M = %lld failed (%lld)", desc, M, 0);
-        continue;
-      }
-      for (int m = 0; m < 2; ++m) {
-        cudaGraphExec_t e = capture(p, c, M, s, modes[m]);
-        check(e != NULL, "%s: capture (mode %lld) failed at M = %lld", desc, m, M);
-        if (!e) continue;
-        const int bad = replay(e, c, M, s, reps);
-        check(bad == 0, "%s: %lld of the replays differ from the eager call (M = %lld)", desc, bad, M);
-        CK(cudaGraphExecDestroy(e));
-      }
-      check(eager(p, c, M, s, c->got) && memcmp(c->got, c->want, (size_t)(M * c->N * 2)) == 0,
-            "%s: eager call after the replays differs (M = %lld)%lld", desc, M, 0);
-    }
+    capture_replay_each_m(p, c, Ms, nM, reps, reps, s);
     /* beyond the reserved gather buffer: refused while capturing, nothing launched; fine after reserving */
     const int64_t M = 17;
     if (eager(p, c, M, s, c->want) && w4a16_plan_reserve(p, 1) == W4A16_OK) {
