@@ -502,6 +502,27 @@ bool isElementwiseProducer(MlirOperation op) {
   return !opIs(op, "linalg.fill") && linalgView(op, &view) && linalgIsElementwise(&view);
 }
 
+/* Element idx of `tensor.insert_slice %source into %dest[offsets] [sizes] [strides]` (all static): the source's
+ * element where idx falls on the slice, else the destination's (torch.cat lowers to a chain of these). */
+static bool evalInsertSlice(Evaluator *ev, MlirOperation op, const int64_t *idx, Scalar *out) {
+  const MlirValue source = mlirOperationGetOperand(op, 0), dest = mlirOperationGetOperand(op, 1);
+  MlirAttribute offsets = attr(op, "static_offsets"), sizes = attr(op, "static_sizes"),
+                strides = attr(op, "static_strides");
+  const int rank = rankOf(dest);
+  if (mlirOperationGetNumOperands(op) != 2 || rankOf(source) != rank || rank > kMaxRank ||
+      mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides))
+    return false;
+  int64_t src[kMaxRank];
+  bool inside = true;
+  for (int d = 0; d < rank && inside; ++d) {
+    const int64_t from = idx[d] - mlirDenseI64ArrayGetElement(offsets, d), step = mlirDenseI64ArrayGetElement(strides, d);
+    src[d] = step > 0 ? from / step : -1;
+    inside = step > 0 && from >= 0 && from % step == 0 && src[d] < mlirDenseI64ArrayGetElement(sizes, d);
+  }
+  *out = evalElement(ev, inside ? source : dest, inside ? src : idx);
+  return true;
+}
+
 static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const int64_t *idx, Scalar *out) {
   if (opIs(op, "linalg.fill")) {
     *out = evalScalar(ev, mlirOperationGetOperand(op, 0), 0);
@@ -526,6 +547,24 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
       src[d] = mlirDenseI64ArrayGetElement(offsets, d) + idx[d] * mlirDenseI64ArrayGetElement(strides, d);
     *out = evalElement(ev, source, src);
     return true;
+  }
+  if (opIs(op, "tensor.insert_slice")) /* static offsets, sizes and strides, no rank change */
+    return evalInsertSlice(ev, op, idx, out);
+  if (opIs(op, "tensor.concat")) {
+    const int dim = (int)mlirIntegerAttrGetValueInt(attr(op, "dim"));
+    int64_t src[kMaxRank];
+    memcpy(src, idx, sizeof(int64_t) * (size_t)rankOf(mlirOperationGetResult(op, 0)));
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i) {
+      const MlirValue part = mlirOperationGetOperand(op, i);
+      if (dimOf(part, dim) < 0)
+        return false;
+      if (src[dim] < dimOf(part, dim)) {
+        *out = evalElement(ev, part, src);
+        return true;
+      }
+      src[dim] -= dimOf(part, dim);
+    }
+    return false;
   }
   if (opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape")) {
     int64_t src[kMaxRank];
@@ -572,6 +611,8 @@ Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
       return out;
     }
   }
+  if (!mlirOperationIsNull(p) && opIs(p, "tensor.empty"))
+    return fail(ev, "reads an element that no op wrote (of a tensor.empty)");
   Scalar table;
   if (smallIndexTable(tensor, idx, &table)) { /* index arithmetic, not data (also as a linalg operand) */
     ev->readIndexTable |= numElements(tensor) > 16;

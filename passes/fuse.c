@@ -83,6 +83,19 @@ static MlirValue collapseTo(MlirValue value, int split, MlirOperation before, Ml
   return reshape(value, to, 2, ends, NULL, before, loc);
 }
 
+/* A stored operand (static shape, row-major) as the op's 2-D (rows, cols) operand: its leading `split` dims
+ * collapsed into the rows, or, with split 0 (no leading dims form the rows: HQQ's [N*K/G, G] codes of an (N, K)
+ * layout), collapsed into one dim and expanded to (rows, cols). */
+static MlirValue asOperand(MlirValue value, int split, int64_t rows, int64_t cols, MlirOperation before,
+                           MlirLocation loc) {
+  if (split > 0)
+    return collapseTo(value, split, before, loc);
+  const MlirValue flat = collapseTo(value, rankOf(value), before, loc);
+  const int64_t to[2] = {rows, cols};
+  const int ends[1] = {2};
+  return reshape(flat, to, 2, ends, NULL, before, loc);
+}
+
 /* `value` as (rows, cols): its leading rowDims dims are the rows, the rest the columns. */
 static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, MlirLocation loc) {
   if (rowDims > 0)
@@ -152,15 +165,22 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirValue operands[7];
   int n = 0;
   operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
-  operands[n++] = collapseTo(dq->codes, dq->codesSplit, last, loc);
-  operands[n++] = collapseTo(dq->scales, dq->scalesSplit, last, loc);
+  const int64_t K = mm->K, N = mm->N, groups = K / dq->groupSize;
+  int64_t rows, cols;
+  w4a16_weight_shape(dq->weightLayout, K, N, &rows, &cols);
+  operands[n++] = asOperand(dq->codes, dq->codesSplit, rows, cols, last, loc);
+  const bool scalesByGroup = dq->scalesLayout == W4A16_SCALES_G_N;
+  operands[n++] = asOperand(dq->scales, dq->scalesSplit, scalesByGroup ? groups : N, scalesByGroup ? N : groups, last, loc);
   if (ep->hasBias)
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
     operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - 1, last, loc);
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
-  if (hasZeroPoints)
-    operands[n++] = collapseTo(dq->zeroPoints, dq->zpSplit, last, loc);
+  if (hasZeroPoints) {
+    const bool packed = dq->zpLayout == W4A16_ZP_PACKED_G_N8 || dq->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
+    operands[n++] = dq->zpLayout == W4A16_ZP_N_G ? asOperand(dq->zeroPoints, dq->zpSplit, N, groups, last, loc)
+                                                 : asOperand(dq->zeroPoints, dq->zpSplit, groups, packed ? N / 8 : N, last, loc);
+  }
   const bool actOrder = !mlirValueIsNull(dq->groupIndex);
   if (actOrder)
     operands[n++] = collapseTo(dq->groupIndex, rankOf(dq->groupIndex), last, loc);

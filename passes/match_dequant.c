@@ -19,7 +19,7 @@ bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
   /* the weight side only: there a view of a bigger tensor (a slice) leaves the codes' layout to the layout
    * rules, where a sliced bias or residual would be taken whole */
   return isViewProducer(op) || isElementwiseProducer(op) || opIs(op, "tensor.cast") ||
-         opIs(op, "tensor.extract_slice");
+         opIs(op, "tensor.extract_slice") || opIs(op, "tensor.insert_slice") || opIs(op, "tensor.concat");
 }
 
 typedef struct Synthetic {
@@ -165,7 +165,8 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
   return true;
 }
 
-/* Number of leading dims of tensor whose sizes multiply to `rows` (-1 if none). */
+/* Number of leading dims of tensor (static, row-major) whose sizes multiply to `rows`, or 0 where none do (HQQ's
+ * [N*K/64, 64] codes for an (N, K) layout): the rewrite then reshapes the tensor through one dim. */
 static int splitFor(MlirValue tensor, int64_t rows) {
   int64_t product = 1;
   for (int i = 1, r = rankOf(tensor); i <= r; ++i) { /* at least one dim: one row (K = G) is a (1, N) tensor */
@@ -173,21 +174,9 @@ static int splitFor(MlirValue tensor, int64_t rows) {
     if (product == rows)
       return i;
   }
-  return -1;
-}
-
-/* The number of leading dims of `tensor` that form its 2-D view's `rows` (splitFor), or 0 with the reason
- * that `what` holds `layout` in row-major order but its shape splits no such rows (HQQ's [N*K/64, 64]). */
-static int rowSplit(const MatmulMatch *mm, MlirValue tensor, int64_t rows, const char *what, const char *layout,
-                    Reason *why) {
-  const int split = splitFor(tensor, rows);
-  if (split > 0)
-    return split;
-  char type[48];
-  setReason(why, mm->view.op, "%s %s hold %s in row-major order, but no leading dims of it form its %lld rows", what,
-            typeName(mlirValueGetType(tensor), type, sizeof type), layout, (long long)rows);
   return 0;
 }
+
 
 /* code(k, n) of every sample under dq's weight layout. */
 static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *samples, int count) {
@@ -245,21 +234,15 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     }
     if (!every || (container == W4A16_CODES_IN_WORDS && (rankOf(codes) != 2 || dimOf(codes, 0) != rows)))
       continue;
-    dq->weightLayout = (w4a16_weight_layout)layout, dq->codesSplit = 1;
-    if (container != W4A16_CODES_IN_WORDS) {
-      const char *shape = layout == W4A16_WEIGHT_K_N          ? "(K, N)"
-                          : layout == W4A16_WEIGHT_N_K        ? "(N, K)"
-                          : layout == W4A16_WEIGHT_PACKED_K2_N ? "(K/2, N)"
-                                                              : "(N, K/2)";
-      dq->codesSplit = rowSplit(mm, codes, rows, "codes", shape, why);
-    }
-    return dq->codesSplit > 0;
+    dq->weightLayout = (w4a16_weight_layout)layout;
+    dq->codesSplit = container == W4A16_CODES_IN_WORDS ? 1 : splitFor(codes, rows);
+    return true;
   }
   char name[32];
   setReason(why, mm->view.op,
             width == 32 ? "packed %s codes are not laid out as (K/8, N) or (K, N/8) words"
-                        : "%s codes are not laid out as (K, N) or (N, K), nor two per byte as (N, K/2), (K/2, N) or "
-                          "GGML Q4_0 blocks",
+                        : "%s codes are not laid out as (K, N) or (N, K), nor two per byte as (N, K/2), (K/2, N), "
+                          "GGML Q4_0 blocks or (N, K)'s halves",
             typeName(elementTypeOf(codes), name, sizeof name));
   return false;
 }
@@ -320,8 +303,8 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
       return false;
     }
     dq->scalesLayout = gn ? W4A16_SCALES_G_N : W4A16_SCALES_N_G;
-    dq->scalesSplit = rowSplit(mm, scales, gn ? groups : mm->N, "scales", gn ? "(K/G, N)" : "(N, K/G)", why);
-    return dq->scalesSplit > 0;
+    dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
+    return true;
   }
   if (!dependsOnK) {
     setReason(why, mm->view.op, "scale per column (one scale per output column, no K groups)");
@@ -455,9 +438,8 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       }
       if (decodes) {
         dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
-        dq->zpSplit = rowSplit(mm, zp, layout == W4A16_ZP_N_G ? N : groups, "zero points",
-                               w4a16_zero_point_layout_name(layout), why);
-        return dq->zpSplit > 0;
+        dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
+        return true;
       }
     }
   }

@@ -49,7 +49,8 @@ typedef enum ArgKind {
   ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
   ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
   ARG_FLOAT_ZEROS,  /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
-  ARG_GROUP_INDEX   /* act-order g_idx, (K,) i32: group_size rows per group, scattered over K at random */
+  ARG_GROUP_INDEX   /* act-order g_idx, (K,) i32: G rows per group (G from the example's scales: K * N / their
+                       size), scattered over K at random */
 } ArgKind;
 
 enum { kMaxRank = 3, kMaxArgs = 10, kMaxLayers = 4 };
@@ -61,7 +62,6 @@ typedef struct ArgDesc {
   int rank;
   int64_t shape[kMaxRank]; /* DYN_M = the batch dimension */
   int layer;               /* for ARG_SCALES: index into Example.layers */
-  int64_t group_size;      /* for ARG_GROUP_INDEX */
 } ArgDesc;
 
 typedef struct Layer {
@@ -248,13 +248,23 @@ static const Example kExamples[] = {
      2,
      false,
      false},
+    {"hqq_4bit",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 512}, 0},
+      {"wq", ARG_CODE_PAIRS, 2, {2048, 64}, 0},
+      {"scale", ARG_SCALES, 2, {4096, 1}, 0},
+      {"zero", ARG_FLOAT_ZEROS, 2, {4096, 1}, 0}},
+     512,
+     1,
+     {{512, 1.155}},
+     2, false, false},
     {"gptq_act_order",
      6,
      {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
       {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
       {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
       {"scales", ARG_SCALES, 2, {16, 2048}, 0},
-      {"g_idx", ARG_GROUP_INDEX, 1, {2048}, 0, 128},
+      {"g_idx", ARG_GROUP_INDEX, 1, {2048}, 0},
       {"bias", ARG_BIAS, 1, {2048}, 0}},
      2048,
      1,
@@ -443,6 +453,11 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
     return p;
   }
   case ARG_GROUP_INDEX: { /* g_idx[perm[i]] = i / G for a random permutation perm (Fisher-Yates) */
+    int64_t groups = 0;
+    for (int i = 0; i < ex->nargs && !groups; ++i)
+      if (ex->args[i].kind == ARG_SCALES)
+        groups = numel(&ex->args[i], 1) / ex->out_n;
+    const int64_t group_size = n / groups;
     int32_t *perm = xmalloc((size_t)n * 4), *p = xmalloc((size_t)n * 4);
     for (int64_t i = 0; i < n; ++i)
       perm[i] = (int32_t)i;
@@ -452,7 +467,7 @@ static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
       perm[i] = perm[j], perm[j] = t;
     }
     for (int64_t i = 0; i < n; ++i)
-      p[perm[i]] = (int32_t)(i / a->group_size);
+      p[perm[i]] = (int32_t)(i / group_size);
     free(perm);
     return p;
   }

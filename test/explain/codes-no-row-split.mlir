@@ -1,9 +1,11 @@
-// --w4a16-explain: codes stored as [N * K / 64, 64] (HQQ's storage) hold (N, K) in row-major order, but
-// no leading dims of that shape form the N rows the op's 2-D operand needs; the chain stays unfused with a
-// remark saying so (it got none).
+// --w4a16-explain: codes stored as [N * K / 64, 64] (HQQ's storage) hold (N, K) in row-major order although no
+// leading dims of that shape form the N rows of the op's 2-D operand: that is no obstacle any more (the rewrite
+// reshapes such a tensor through one dim; test/fuse/grouped-storage.mlir), so the remark is about what does
+// stop this chain: it uses the whole i8 element as the code (until then it was "no leading dims of it form its
+// 512 rows").
 //
 // RUN: w4a16-opt --w4a16-explain %s -o /dev/null 2>&1 | FileCheck %s
-// CHECK: remark: w4a16: not fused: codes tensor<4096x64xi8> hold (N, K) in row-major order, but no leading dims of it form its 512 rows
+// CHECK: remark: w4a16: not fused: codes wider than 4 bits: the i8 code element is used whole
 // CHECK-NOT: remark:
 //
 #id = affine_map<(d0, d1) -> (d0, d1)>

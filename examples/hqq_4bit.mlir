@@ -1,31 +1,17 @@
-// --w4a16-explain: HQQ's 4-bit unpacking (two nibbles of each uint8, concatenated with tensor.insert_slice as
-// torch.cat lowers) computes the codes inside the function from an op the matcher does not see through. The
-// runtime prepares a weight once from stored bytes, so such a chain stays unfused, with a remark naming the
-// op (it used to get no remark at all: the codes' shape split no leading dims into N).
+// HQQ's 4-bit linear layer (mobiusml/hqq: BitPack.pack_4bit_u8 pairs element e of the weight's grouped view
+// with element e + N*K/2 in one byte, the first in the high nibble; Quantizer.dequantize with axis = 1,
+// group_size = 64: W = (unpack(W_q) - zero) * scale over the [N*K/64, 64] view; HQQLinear: x @ W.t()), as
+// torch-mlir lowers it: the unpacking a torch.cat of the two nibbles (two tensor.insert_slice), uint8 -> f16 by
+// uitofp, f16 arithmetic, the reshape to (N, K) a collapse + expand, .t() a linalg.transpose. The matmul
+// accumulates in f32 here (the f16 accumulation torch-mlir emits would make the reference the least accurate
+// side; test/explain/codes-computed.mlir has that form). N = K = 512, G = 64, f16 float zero points.
 //
-// RUN: w4a16-opt --w4a16-explain %s -o /dev/null 2>&1 | FileCheck %s
-// CHECK: remark: w4a16: not fused: codes are computed by tensor.insert_slice, which the matcher does not see through
-// CHECK-NOT: remark:
-//
-// Source: mobiusml/hqq @ 0dbf39a66df2897ee2f169d64a011e88114ca8d0, hqq/core/bitpack.py
-//   BitPack.pack_4bit_u8:  (W_q[:step] << 4) | W_q[step:]           (rows of the grouped view paired with rows + R/2)
-//   BitPack.unpack_4bit_u8_cat: torch.cat([(W_q & 0b11110000) >> 4, W_q & 0b00001111], axis=0)
-// and mobiusml/hqq @ 74bbe01e51dcba34d6d2ab6ded22bedcdb89d2f7, hqq/core/quantize.py:
-//   Quantizer.quantize(axis=1, group_size=64): W.reshape([-1, group_size]); scale/zero shape [N*K/64, 1]
-//   Quantizer.dequantize: W_r = ((unpack(W_q).to(f16) - zero) * scale).reshape(shape)   (f16 arithmetic)
-//   HQQLinear forward_pytorch: out = torch.matmul(x, W_est.t())
-// Shapes: N = K = 512, G = 64, W_q packed ui8 [2048, 64], scale/zero f16 [4096, 1], x f16 [M, K], M dynamic.
-// Lowering rules applied (as torch-mlir TorchToLinalg would):
-//   * ui8 -> signless i8; `&` with scalar 0xF0 -> linalg.generic arith.andi with the constant -16 : i8;
-//   * `>> 4` (aten.__rshift__.Scalar -> bitwise_right_shift) -> arith.shrui on i8 (what PyTorch computes for uint8; hand-corrected relative to torch-mlir, which emits shrsi)
-//   * torch.cat(dim 0) -> tensor.empty + two tensor.insert_slice;
-//   * .to(float16) of a ui8 tensor -> arith.uitofp i8 -> f16;
-//   * sub.Tensor (alpha 1) -> arith.mulf(rhs, 1.0) then arith.subf, size-1 dim broadcast via map (d0, 0);
-//   * mul.Tensor -> arith.mulf; reshape [4096,64]->[512,512] -> tensor.collapse_shape + tensor.expand_shape;
-//   * .t() -> linalg.transpose; matmul f16 x f16 -> linalg.matmul with an f16 zero-filled accumulator.
+// Expected: one fused chain, weight layout halves_n_k (the W_q bytes as (N/2, K)), scales and zero points
+// n_g reshaped from [N*K/64, 1] through one dim; the CUDA kernels run it in their affine form.
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #bc = affine_map<(d0, d1) -> (d0, 0)>
-func.func @hqq_axis1_shrui(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale: tensor<4096x1xf16>, %zero: tensor<4096x1xf16>) -> tensor<?x512xf16> {
+func.func @hqq_4bit(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale: tensor<4096x1xf16>, %zero: tensor<4096x1xf16>) -> tensor<?x512xf16> {
   %c0 = arith.constant 0 : index
   %m = tensor.dim %x, %c0 : tensor<?x512xf16>
   %e8 = tensor.empty() : tensor<2048x64xi8>
@@ -72,9 +58,15 @@ func.func @hqq_axis1_shrui(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scal
   %w = tensor.expand_shape %flat [[0, 1]] output_shape [512, 512] : tensor<262144xf16> into tensor<512x512xf16>
   %et = tensor.empty() : tensor<512x512xf16>
   %wt = linalg.transpose ins(%w : tensor<512x512xf16>) outs(%et : tensor<512x512xf16>) permutation = [1, 0]
-  %zf = arith.constant 0.0 : f16
+  %zf = arith.constant 0.0 : f32
   %eo = tensor.empty(%m) : tensor<?x512xf16>
-  %acc = linalg.fill ins(%zf : f16) outs(%eo : tensor<?x512xf16>) -> tensor<?x512xf16>
-  %y = linalg.matmul ins(%x, %wt : tensor<?x512xf16>, tensor<512x512xf16>) outs(%acc : tensor<?x512xf16>) -> tensor<?x512xf16>
+  %eo32 = tensor.empty(%m) : tensor<?x512xf32>
+  %acc = linalg.fill ins(%zf : f32) outs(%eo32 : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %y32 = linalg.matmul ins(%x, %wt : tensor<?x512xf16>, tensor<512x512xf16>) outs(%acc : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y32 : tensor<?x512xf32>) outs(%eo : tensor<?x512xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %h = arith.truncf %a : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<?x512xf16>
   return %y : tensor<?x512xf16>
 }
