@@ -222,6 +222,28 @@ static void test_alternating(const Class *cl, Case *c, cudaStream_t s) {
 
 /* One plan on two streams at once (eager, no host sync between the streams), then graphs of two plans
  * replayed on two streams at once. Both through the workspace, the only state a call shares. */
+/* 100 rounds of p's call at M on both streams at once (x shared, read-only; separate outputs), no host sync
+ * between the streams within a round: how many calls failed or differ from c->want (the eager result). */
+static int one_plan_two_streams(w4a16_plan *p, Case *c, int64_t M, const cudaStream_t s[2]) {
+  const size_t bytes = (size_t)(M * c->N * 2);
+  uint16_t *out2 = dev(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
+  int bad = 0;
+  for (int i = 0; i < 100; ++i) {
+    CK(cudaMemsetAsync(c->out, 0xff, bytes, s[0]));
+    CK(cudaMemsetAsync(out2, 0xff, bytes, s[1]));
+    bad += w4a16_plan_run(p, c->x, M, c->bias, c->residual, W4A16_ACT_SILU, c->out, s[0]) != W4A16_OK;
+    bad += w4a16_plan_run(p, c->x, M, c->bias, c->residual, W4A16_ACT_SILU, out2, s[1]) != W4A16_OK;
+    CK(cudaMemcpyAsync(h1, c->out, bytes, cudaMemcpyDeviceToHost, s[0]));
+    CK(cudaMemcpyAsync(h2, out2, bytes, cudaMemcpyDeviceToHost, s[1]));
+    CK(cudaDeviceSynchronize());
+    bad += memcmp(h1, c->want, bytes) != 0;
+    bad += memcmp(h2, c->want, bytes) != 0;
+  }
+  CK(cudaFree(out2));
+  free(h1), free(h2);
+  return bad;
+}
+
 static void test_two_streams(Case *a, Case *b) {
   const Class *cl = &kClasses[3]; /* v3-W4-workspace3 */
   force_class(cl);
@@ -236,20 +258,7 @@ static void test_two_streams(Case *a, Case *b) {
   const int64_t M = 32;
   const size_t bytes = (size_t)(M * a->N * 2);
   eager(pa, a, M, s[0], a->want);
-  /* one plan, two streams: x is shared (read-only), outputs are separate buffers */
-  uint16_t *out2 = dev(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
-  int bad = 0;
-  for (int i = 0; i < 100; ++i) {
-    CK(cudaMemsetAsync(a->out, 0xff, bytes, s[0]));
-    CK(cudaMemsetAsync(out2, 0xff, bytes, s[1]));
-    bad += w4a16_plan_run(pa, a->x, M, a->bias, a->residual, W4A16_ACT_SILU, a->out, s[0]) != W4A16_OK;
-    bad += w4a16_plan_run(pa, a->x, M, a->bias, a->residual, W4A16_ACT_SILU, out2, s[1]) != W4A16_OK;
-    CK(cudaMemcpyAsync(h1, a->out, bytes, cudaMemcpyDeviceToHost, s[0]));
-    CK(cudaMemcpyAsync(h2, out2, bytes, cudaMemcpyDeviceToHost, s[1]));
-    CK(cudaDeviceSynchronize());
-    bad += memcmp(h1, a->want, bytes) != 0;
-    bad += memcmp(h2, a->want, bytes) != 0;
-  }
+  int bad = one_plan_two_streams(pa, a, M, s);
   check(bad == 0, "one plan (%s) on two streams at once: %lld mismatches in %lld calls", cl->name, bad, 200);
   /* two plans, a graph each, replayed on two streams at once */
   eager(pb, b, M, s[1], b->want);
@@ -261,18 +270,16 @@ static void test_two_streams(Case *a, Case *b) {
     CK(cudaGraphLaunch(ga, s[0]));
     CK(cudaGraphLaunch(gb, s[1]));
     if (i % 20 == 19) {
-      CK(cudaMemcpyAsync(h1, a->out, bytes, cudaMemcpyDeviceToHost, s[0]));
+      CK(cudaMemcpyAsync(a->got, a->out, bytes, cudaMemcpyDeviceToHost, s[0]));
       CK(cudaMemcpyAsync(b->got, b->out, bbytes, cudaMemcpyDeviceToHost, s[1]));
       CK(cudaDeviceSynchronize());
-      bad += memcmp(h1, a->want, bytes) != 0;
+      bad += memcmp(a->got, a->want, bytes) != 0;
       bad += memcmp(b->got, b->want, bbytes) != 0;
     }
   }
   check(bad == 0, "graphs of two plans (%s) replayed on two streams at once: %lld mismatches%lld", cl->name, bad, 0);
   if (ga) CK(cudaGraphExecDestroy(ga));
   if (gb) CK(cudaGraphExecDestroy(gb));
-  CK(cudaFree(out2));
-  free(h1), free(h2);
   for (int i = 0; i < 2; ++i) CK(cudaStreamDestroy(s[i]));
   w4a16_plan_destroy(pa), w4a16_plan_destroy(pb);
 }
@@ -370,25 +377,9 @@ static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStr
     /* one plan on two streams at once */
     cudaStream_t two[2];
     for (int i = 0; i < 2; ++i) CK(cudaStreamCreateWithFlags(&two[i], cudaStreamNonBlocking));
-    const int64_t M2 = 32;
-    const size_t bytes = (size_t)(M2 * c->N * 2);
-    uint16_t *out2 = dev(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
-    int bad = !eager(p, c, M2, two[0], c->want);
-    for (int i = 0; i < 100 && !bad; ++i) {
-      CK(cudaMemsetAsync(c->out, 0xff, bytes, two[0]));
-      CK(cudaMemsetAsync(out2, 0xff, bytes, two[1]));
-      bad += w4a16_plan_run(p, c->x, M2, c->bias, c->residual, W4A16_ACT_SILU, c->out, two[0]) != W4A16_OK;
-      bad += w4a16_plan_run(p, c->x, M2, c->bias, c->residual, W4A16_ACT_SILU, out2, two[1]) != W4A16_OK;
-      CK(cudaMemcpyAsync(h1, c->out, bytes, cudaMemcpyDeviceToHost, two[0]));
-      CK(cudaMemcpyAsync(h2, out2, bytes, cudaMemcpyDeviceToHost, two[1]));
-      CK(cudaDeviceSynchronize());
-      bad += memcmp(h1, c->want, bytes) != 0;
-      bad += memcmp(h2, c->want, bytes) != 0;
-    }
+    const int bad = eager(p, c, 32, two[0], c->want) ? one_plan_two_streams(p, c, 32, two) : 1;
     check(bad == 0, "act-order %s: one plan on two streams at once: %lld mismatches in %lld calls", cl->name, bad,
           200);
-    CK(cudaFree(out2));
-    free(h1), free(h2);
     for (int i = 0; i < 2; ++i) CK(cudaStreamDestroy(two[i]));
     w4a16_plan_destroy(p);
   }
