@@ -510,7 +510,9 @@ static bool evalInsertSlice(Evaluator *ev, MlirOperation op, const int64_t *idx,
                 strides = attr(op, "static_strides");
   const int rank = rankOf(dest);
   if (mlirOperationGetNumOperands(op) != 2 || rankOf(source) != rank || rank > kMaxRank ||
-      mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides))
+      mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides) ||
+      !mlirAttributeIsADenseI64Array(offsets) || !mlirAttributeIsADenseI64Array(sizes) ||
+      !mlirAttributeIsADenseI64Array(strides))
     return false;
   int64_t src[kMaxRank];
   bool inside = true;
@@ -551,9 +553,13 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
   if (opIs(op, "tensor.insert_slice")) /* static offsets, sizes and strides, no rank change */
     return evalInsertSlice(ev, op, idx, out);
   if (opIs(op, "tensor.concat")) {
-    const int dim = (int)mlirIntegerAttrGetValueInt(attr(op, "dim"));
+    const MlirAttribute dimAttr = attr(op, "dim");
+    const int rank = rankOf(mlirOperationGetResult(op, 0));
+    const int dim = !mlirAttributeIsNull(dimAttr) && mlirAttributeIsAInteger(dimAttr) ? (int)mlirIntegerAttrGetValueInt(dimAttr) : -1;
+    if (dim < 0 || dim >= rank)
+      return false;
     int64_t src[kMaxRank];
-    memcpy(src, idx, sizeof(int64_t) * (size_t)rankOf(mlirOperationGetResult(op, 0)));
+    memcpy(src, idx, sizeof(int64_t) * (size_t)rank);
     for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i) {
       const MlirValue part = mlirOperationGetOperand(op, i);
       if (dimOf(part, dim) < 0)
