@@ -9,7 +9,9 @@
  *   4. a capture invalidated on purpose leaves the plan working (next eager result bitwise equal);
  *   5. a captured call whose M exceeds the reserved workspace fails with a status, not a fault;
  *   6. act-order plans (random g_idx: a gather into the plan's buffer before every GEMM) on three paths: 1. and 5.
- *      for the gather buffer, and one plan on two streams at once.
+ *      for the gather buffer, and one plan on two streams at once;
+ *   7. the other kernel instantiations (integer zero points, the affine form with offsets, bf16 x and scales,
+ *      bf16 with zero points) in four classes (v3 default, v3 cluster, v3 workspace, v1): 1. for each.
  * --small: one shape, fewer M and replays (for compute-sanitizer); --class NAME: that class only.
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #include "cuda_check.h"
@@ -244,6 +246,50 @@ static int one_plan_two_streams(w4a16_plan *p, Case *c, int64_t M, const cudaStr
   return bad;
 }
 
+/* Plans of the other kernel instantiations -- integer zero points (exact form), offsets (affine form), bf16 x,
+ * bias, residual, out and scales, bf16 with zero points -- in four configuration classes, each captured and
+ * replayed as in test_class. The case's f16 data is read as bf16 by the bf16 plans: other values, all finite,
+ * which is all a bitwise replay-vs-eager check needs. */
+static void test_forms(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_t s) {
+  const int64_t groups = c->K / 128, n = groups * c->N;
+  uint16_t *h = malloc((size_t)n * 2);
+  uint64_t seed = 4242;
+  for (int64_t i = 0; i < n; ++i) { /* integers 0..15: the exact zero-point form */
+    const int z = (int)w4t_uniform(&seed, 0.0, 16.0);
+    h[i] = w4t_encode(z > 15 ? 15 : z, W4A16_ELEM_F16);
+  }
+  uint16_t *zero_points = dev((size_t)n * 2), *offsets = dev((size_t)n * 2);
+  put(zero_points, h, (size_t)n * 2);
+  w4t_make_vec(h, n, -0.01, 0.01, 4243);
+  put(offsets, h, (size_t)n * 2);
+  free(h);
+  const struct {
+    const char *name;
+    const uint16_t *zero_points, *offsets;
+    w4a16_element_type io, scales;
+  } forms[] = {{"zero points", zero_points, NULL, W4A16_ELEM_F16, W4A16_ELEM_F16},
+               {"offsets (affine)", NULL, offsets, W4A16_ELEM_F16, W4A16_ELEM_F16},
+               {"bf16", NULL, NULL, W4A16_ELEM_BF16, W4A16_ELEM_BF16},
+               {"bf16 zero points", zero_points, NULL, W4A16_ELEM_BF16, W4A16_ELEM_F16}};
+  static const int classes[] = {0, 2, 3, 7}; /* v3-default, v3-W4-cluster3, v3-W4-workspace3, v1-S1 */
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f)
+    for (int ci = 0; ci < 4; ++ci) {
+      const Class *cl = &kClasses[classes[ci]];
+      force_class(cl);
+      w4a16_plan *p = NULL;
+      const w4a16_status st = w4a16_plan_create_typed(W4A16_BACKEND_CUDA, c->qweight, c->scales, forms[f].zero_points,
+                                                      forms[f].offsets, c->K, c->N, 128, forms[f].io, forms[f].scales,
+                                                      &p);
+      force_class(NULL);
+      check(st == W4A16_OK, "%s: plan_create failed (%lld, class %lld)", forms[f].name, st, classes[ci]);
+      if (st != W4A16_OK) continue;
+      capture_replay_each_m(p, c, Ms, nM, reps, reps, s);
+      w4a16_plan_destroy(p);
+    }
+  CK(cudaFree(zero_points));
+  CK(cudaFree(offsets));
+}
+
 static void test_two_streams(Case *a, Case *b) {
   const Class *cl = &kClasses[3]; /* v3-W4-workspace3 */
   force_class(cl);
@@ -413,6 +459,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < kNumClasses; ++k) test_alternating(&kClasses[k], &c, s);
       test_invalidated(&c, s);
       test_act_order(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
+      test_forms(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
       Case b;
       case_init(&b, 4096, 11008, 900);
       test_two_streams(&c, &b);
