@@ -1,0 +1,255 @@
+/* The examples e2e-driver knows (examples/<name>.mlir): each function's arguments in order, with how to make
+ * their data, the result's N, the number of fused chains its fused build must prepare, and the layers' K and
+ * input RMS (to size the scales so that outputs are O(1)). Included by e2e_driver.c only. */
+#ifndef W4A16_E2E_EXAMPLES_H
+#define W4A16_E2E_EXAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* The examples: one descriptor table per function signature (see examples/<name>.mlir).                 */
+/* ---------------------------------------------------------------------------------------------------- */
+
+typedef enum ArgKind {
+  ARG_X,            /* (M, K) f16 or bf16 activations, uniform in [-2, 2] */
+  ARG_CODES_PACKED, /* i32 words of 8 unsigned 4-bit codes (GPTQ (K/8, N)) */
+  ARG_CODES_BYTES,  /* one unsigned 4-bit code per byte (i8 container or i4 as LLVM stores it) */
+  ARG_CODE_PAIRS,   /* two 4-bit codes per byte: random bytes */
+  ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
+  ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
+  ARG_FLOAT_ZEROS,  /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
+  ARG_GROUP_INDEX   /* act-order g_idx, (K,) i32: G rows per group (G from the example's scales: K * N / their
+                       size), scattered over K at random */
+} ArgKind;
+
+enum { kMaxRank = 3, kMaxArgs = 10, kMaxLayers = 4 };
+#define DYN_M (-1)
+
+typedef struct ArgDesc {
+  const char *name;
+  ArgKind kind;
+  int rank;
+  int64_t shape[kMaxRank]; /* DYN_M = the batch dimension */
+  int layer;               /* for ARG_SCALES: index into Example.layers */
+} ArgDesc;
+
+typedef struct Layer {
+  int64_t K;        /* reduction length */
+  double input_rms; /* typical RMS of the layer's input, to size its scales */
+} Layer;
+
+typedef struct Example {
+  const char *name;
+  int nargs;
+  ArgDesc args[kMaxArgs];
+  int64_t out_n;     /* result is (M, out_n) f16 */
+  int fused_chains;  /* fused build: each prepares one plan per weight */
+  Layer layers[kMaxLayers];
+  int out_rank;      /* 1: the result is an (out_n) vector (a matvec: M = 1); 0 or 2: (M, out_n) */
+  bool io_bf16;      /* x, bias and the result are bf16 (f16 otherwise) */
+  bool scales_bf16;  /* the scales are bf16 (f16 otherwise) */
+} Example;
+
+static const Example kExamples[] = {
+    {"llama_mlp",
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"gate_qweight", ARG_CODES_PACKED, 2, {512, 11008}, 0},
+      {"gate_scales", ARG_SCALES, 2, {32, 11008}, 0},
+      {"up_qweight", ARG_CODES_PACKED, 2, {512, 11008}, 0},
+      {"up_scales", ARG_SCALES, 2, {32, 11008}, 1},
+      {"down_qweight", ARG_CODES_PACKED, 2, {1376, 4096}, 0},
+      {"down_scales", ARG_SCALES, 2, {86, 4096}, 2}},
+     4096,
+     3,
+     {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}},
+     2, false, false},
+    {"gpt_mlp",
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"fc1_weight", ARG_CODES_BYTES, 3, {16384, 32, 128}, 0},
+      {"fc1_scales", ARG_SCALES, 2, {16384, 32}, 0},
+      {"fc1_bias", ARG_BIAS, 1, {16384}, 0},
+      {"fc2_weight", ARG_CODES_BYTES, 3, {4096, 128, 128}, 0},
+      {"fc2_scales", ARG_SCALES, 2, {4096, 128}, 1},
+      {"fc2_bias", ARG_BIAS, 1, {4096}, 0}},
+     4096,
+     2,
+     {{4096, 1.155}, {16384, 0.65}},
+     2, false, false},
+    {"decode_matvec",
+     5,
+     {{"x", ARG_X, 1, {4096}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {512, 4096}, 0},
+      {"scales", ARG_SCALES, 2, {32, 4096}, 0},
+      {"bias", ARG_BIAS, 1, {4096}, 0},
+      {"residual", ARG_BIAS, 1, {4096}, 0}},
+     4096,
+     1,
+     {{4096, 1.155}},
+     1, false, false},
+    {"gptq_group32",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {64, 2048}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"gptq_asym",
+     5,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"autogptq_v1_torch",
+     5,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"awq_gemm",
+     5,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {2048, 256}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"iree_signed_i4",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"weight", ARG_CODES_BYTES, 3, {2048, 16, 128}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 16}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"q4_1_offsets",
+     5,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {64, 2048}, 0},
+      {"mins", ARG_SCALES, 2, {64, 2048}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"gguf_q4_0",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"q", ARG_CODE_PAIRS, 3, {2048, 64, 16}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 64}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"torchao_uint4_packed",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"q", ARG_CODE_PAIRS, 2, {2048, 1024}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 16}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, true, true},
+    {"gptq_bf16",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2,
+     true,
+     false},
+    {"torchao_bf16",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"weight", ARG_CODES_BYTES, 2, {2048, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 16}, 0},
+      {"zeros", ARG_SCALES, 2, {2048, 16}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2,
+     true,
+     true},
+    {"llama_rmsnorm_proj",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"norm_weight", ARG_BIAS, 1, {2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0}},
+     2048,
+     1,
+     {{2048, 0.289}}, /* RMSNorm's output: unit RMS times weights uniform in [-0.5, 0.5] */
+     2,
+     false,
+     false},
+    {"hqq_group64",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"weight", ARG_CODES_BYTES, 2, {2048, 2048}, 0},
+      {"scales", ARG_SCALES, 2, {2048, 32}, 0},
+      {"zeros", ARG_FLOAT_ZEROS, 2, {2048, 32}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2,
+     false,
+     false},
+    {"hqq_4bit",
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 512}, 0},
+      {"wq", ARG_CODE_PAIRS, 2, {2048, 64}, 0},
+      {"scale", ARG_SCALES, 2, {4096, 1}, 0},
+      {"zero", ARG_FLOAT_ZEROS, 2, {4096, 1}, 0}},
+     512,
+     1,
+     {{512, 1.155}},
+     2, false, false},
+    {"gptq_act_order",
+     6,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"qweight", ARG_CODES_PACKED, 2, {256, 2048}, 0},
+      {"qzeros", ARG_CODES_PACKED, 2, {16, 256}, 0},
+      {"scales", ARG_SCALES, 2, {16, 2048}, 0},
+      {"g_idx", ARG_GROUP_INDEX, 1, {2048}, 0},
+      {"bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     1,
+     {{2048, 1.155}},
+     2, false, false},
+    {"iree_i4",
+     3,
+     {{"x", ARG_X, 2, {DYN_M, 4096}, 0},
+      {"weight", ARG_CODES_BYTES, 3, {11008, 32, 128}, 0},
+      {"scales", ARG_SCALES, 2, {11008, 32}, 0}},
+     11008,
+     1,
+     {{4096, 1.155}},
+     2, false, false},
+};
+static const int kNumExamples = (int)(sizeof kExamples / sizeof kExamples[0]);
+
+#endif
