@@ -15,7 +15,13 @@ typedef struct Scalar {
   int width;     /* integer width; 0 for floats */
 } Scalar;
 
-enum { kMaxLeafReads = 16, kMaxTouched = 64 };
+enum {
+  kMaxLeafReads = 16,
+  kMaxTouched = 64,
+  /* Op evaluations one element may take where a matcher evaluates one per k (a check over all of K): a chain
+   * that passed the sampling costs a few hundred per element; K of them must not draw on one shared budget. */
+  kElementEvalBudget = 4096
+};
 
 typedef struct LeafRead {
   MlirValue tensor;

@@ -555,6 +555,7 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
   const int64_t G = dq->groupSize, N = mm->N;
   for (int64_t k = 0; k < mm->K; ++k) {
     Sample s;
+    p->ev.budget = kElementEvalBudget;
     if (!evalSample(p, k, 0, &s, why))
       return false;
     const int64_t g = groupOf(&s, G);
