@@ -517,7 +517,8 @@ static bool evalInsertSlice(Evaluator *ev, MlirOperation op, const int64_t *idx,
   int64_t src[kMaxRank];
   bool inside = true;
   for (int d = 0; d < rank && inside; ++d) {
-    const int64_t from = idx[d] - mlirDenseI64ArrayGetElement(offsets, d), step = mlirDenseI64ArrayGetElement(strides, d);
+    const int64_t from = idx[d] - mlirDenseI64ArrayGetElement(offsets, d);
+    const int64_t step = mlirDenseI64ArrayGetElement(strides, d);
     src[d] = step > 0 ? from / step : -1;
     inside = step > 0 && from >= 0 && from % step == 0 && src[d] < mlirDenseI64ArrayGetElement(sizes, d);
   }
@@ -555,7 +556,8 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
   if (opIs(op, "tensor.concat")) {
     const MlirAttribute dimAttr = attr(op, "dim");
     const int rank = rankOf(mlirOperationGetResult(op, 0));
-    const int dim = !mlirAttributeIsNull(dimAttr) && mlirAttributeIsAInteger(dimAttr) ? (int)mlirIntegerAttrGetValueInt(dimAttr) : -1;
+    const int dim =
+        !mlirAttributeIsNull(dimAttr) && mlirAttributeIsAInteger(dimAttr) ? (int)mlirIntegerAttrGetValueInt(dimAttr) : -1;
     if (dim < 0 || dim >= rank)
       return false;
     int64_t src[kMaxRank];

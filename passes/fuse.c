@@ -170,7 +170,8 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   w4a16_weight_shape(dq->weightLayout, K, N, &rows, &cols);
   operands[n++] = asOperand(dq->codes, dq->codesSplit, rows, cols, last, loc);
   const bool scalesByGroup = dq->scalesLayout == W4A16_SCALES_G_N;
-  operands[n++] = asOperand(dq->scales, dq->scalesSplit, scalesByGroup ? groups : N, scalesByGroup ? N : groups, last, loc);
+  operands[n++] =
+      asOperand(dq->scales, dq->scalesSplit, scalesByGroup ? groups : N, scalesByGroup ? N : groups, last, loc);
   if (ep->hasBias)
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
@@ -178,8 +179,9 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
   if (hasZeroPoints) {
     const bool packed = dq->zpLayout == W4A16_ZP_PACKED_G_N8 || dq->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
-    operands[n++] = dq->zpLayout == W4A16_ZP_N_G ? asOperand(dq->zeroPoints, dq->zpSplit, N, groups, last, loc)
-                                                 : asOperand(dq->zeroPoints, dq->zpSplit, groups, packed ? N / 8 : N, last, loc);
+    const bool byColumn = dq->zpLayout == W4A16_ZP_N_G;
+    operands[n++] = asOperand(dq->zeroPoints, dq->zpSplit, byColumn ? N : groups, byColumn ? groups : packed ? N / 8 : N,
+                              last, loc);
   }
   const bool actOrder = !mlirValueIsNull(dq->groupIndex);
   if (actOrder)

@@ -37,7 +37,9 @@ typedef struct Synthetic {
 
 /* The group number a synthetic g_idx gives row k: scattered over the groups, unlike k / G, so that a chain
  * reading group k / G, or any other, does not pass for one reading g_idx[k]. */
-static int64_t actOrderGroup(int64_t k, int64_t groups) { return (int64_t)(mix64(0xac7000u + (uint64_t)k) % (uint64_t)groups); }
+static int64_t actOrderGroup(int64_t k, int64_t groups) {
+  return (int64_t)(mix64(0xac7000u + (uint64_t)k) % (uint64_t)groups);
+}
 
 /* Integers in containers of up to 8 bits are 0..15, so that every reading of a 4-bit value -- masked or
  * not, signed or unsigned extension of an i8 zero point -- gives the same number; whether the chain reads
@@ -118,8 +120,9 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     if (!mlirValueIsNull(p->data.groupIndex) && valueEq(r->tensor, p->data.groupIndex)) {
       /* a group index has one entry per row k: row k reads entry k, and nothing else */
       if (linearIndex(r->tensor, r->idx) != k) {
-        setReason(why, mm->view.op, "act-order: row k = %lld reads entry %lld of the runtime index tensor (a group "
-                                    "index g_idx is read at k)", (long long)k, (long long)linearIndex(r->tensor, r->idx));
+        setReason(why, mm->view.op,
+                  "act-order: row k = %lld reads entry %lld of the runtime index tensor (a group index g_idx is read at k)",
+                  (long long)k, (long long)linearIndex(r->tensor, r->idx));
         return false;
       }
       continue;
@@ -176,7 +179,6 @@ static int splitFor(MlirValue tensor, int64_t rows) {
   }
   return 0;
 }
-
 
 /* code(k, n) of every sample under dq's weight layout. */
 static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *samples, int count) {
