@@ -283,8 +283,7 @@ typedef struct BodyFrame {
 
 static Scalar evalInBody(BodyFrame *f, MlirValue v);
 
-/* Element idx of `tensor` if it is a dense integer constant (i8, i16, i32, i64 or index), else false. */
-static bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out) {
+bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out) {
   MlirOperation p = producer(tensor);
   if (mlirOperationIsNull(p) || !opIs(p, "arith.constant"))
     return false;
@@ -305,6 +304,11 @@ static bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out
                                       : mlirDenseElementsAttrGetInt64Value(table, pos);
   *out = intScalar((uint64_t)value, width);
   return true;
+}
+
+static void noteIndexTable(Evaluator *ev, MlirValue tensor) {
+  if (numElements(tensor) > 16 && mlirValueIsNull(ev->indexTable))
+    ev->indexTable = tensor;
 }
 
 /* A constant integer table of at most 16 elements, or a 1-D one, is index arithmetic whatever reads it
@@ -415,8 +419,8 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
       if (idx[i] < 0 || (dimOf(tensor, (int)i) >= 0 && idx[i] >= dimOf(tensor, (int)i)))
         return fail(ev, "tensor.extract out of bounds");
     Scalar table;
-    if (indexTableElement(op, tensor, idx, &table)) {
-      ev->readIndexTable |= numElements(tensor) > 16;
+    if (!valueEq(tensor, ev->groupIndex) && indexTableElement(op, tensor, idx, &table)) {
+      noteIndexTable(ev, tensor);
       return table;
     }
     return evalElement(ev, tensor, idx);
@@ -621,9 +625,9 @@ Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   }
   if (!mlirOperationIsNull(p) && opIs(p, "tensor.empty"))
     return fail(ev, "reads an element that no op wrote (of a tensor.empty)");
-  Scalar table;
-  if (smallIndexTable(tensor, idx, &table)) { /* index arithmetic, not data (also as a linalg operand) */
-    ev->readIndexTable |= numElements(tensor) > 16;
+  Scalar table; /* index arithmetic, not data (also as a linalg operand) */
+  if (!valueEq(tensor, ev->groupIndex) && smallIndexTable(tensor, idx, &table)) {
+    noteIndexTable(ev, tensor);
     return table;
   }
   if (ev->numReads < kMaxLeafReads) {

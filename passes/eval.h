@@ -53,7 +53,8 @@ struct Evaluator {
    * (act-order g_idx), not an index the IR computes. Set it after evalInit. */
   bool indicesFromConstantsOnly;
   /* With indicesFromConstantsOnly: a runtime tensor from which indices may be read all the same -- act-order
-   * GPTQ's g_idx, to which the matcher gives group numbers as synthetic data (null: none). */
+   * GPTQ's g_idx, to which the matcher gives group numbers as synthetic data (null: none). A constant table
+   * named here is a leaf too: its values are the matcher's, not evaluated. */
   MlirValue groupIndex;
   /* Set when indicesFromConstantsOnly rejected an index read from a runtime tensor: that tensor, and the size
    * of the dim of the tensor it indexed (a group index's number of groups). */
@@ -65,9 +66,9 @@ struct Evaluator {
    * formula at one row, column or k (`select(n == 77, ...)`); the matchers of the chain set it. */
   bool positionInvariantConditions;
   MlirOperation checkedConditions[16]; /* comparisons already scanned */
-  /* Set when an element of a constant integer table of more than 16 elements was evaluated (a constant
-   * g_idx, say): samples only saw some of its entries, so a matcher checks the rest (match_dequant.c). */
-  bool readIndexTable;
+  /* The first constant integer table of more than 16 elements whose elements were evaluated (a constant g_idx,
+   * say; null: none): samples only saw some of its entries, so a matcher checks the rest (match_dequant.c). */
+  MlirValue indexTable;
   int numCheckedConditions;
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
@@ -78,6 +79,8 @@ void evalInit(Evaluator *ev, bool (*seeThrough)(Evaluator *, MlirOperation),
 void evalReset(Evaluator *ev);
 /* Element idx of tensor, evaluated through producers the evaluator sees through. */
 Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx);
+/* Element idx of `tensor` if it is a dense integer constant (i8, i16, i32, i64 or index), else false. */
+bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out);
 
 Scalar floatScalar(double f);
 /* x rounded to float type t (f32, f16, bf16: nearest even, overflow to infinity); other types unchanged. */

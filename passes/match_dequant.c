@@ -577,25 +577,19 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
   return true;
 }
 
-/* A runtime tensor an index was read from, and the size of the dim it indexed. */
-typedef struct RuntimeIndex {
-  MlirValue tensor;
+/* What a failed match saw that may be act-order's group index: a runtime tensor an index was read from, with the
+ * size of the dim it indexed, or a constant integer table of more than 16 elements evaluated as indices. */
+typedef struct GroupIndexSeen {
+  MlirValue runtime;
   int64_t range;
-} RuntimeIndex;
+  MlirValue constantTable;
+} GroupIndexSeen;
 
-/* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order).
- * An index read from another runtime tensor fails it, and *runtimeIndex says which. */
-static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
-                           RuntimeIndex *runtimeIndex, Reason *why) {
-  memset(dq, 0, sizeof *dq);
-  DequantEval p = {.mm = mm, .dq = dq};
-  evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
-  p.ev.indicesFromConstantsOnly = true;
-  p.ev.positionInvariantConditions = true;
-  p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
-  p.data.groups = groups;
-  dq->groupSize = groups > 0 ? mm->K / groups : 0;
-
+/* The match of p's chain, its evaluator set up (matchDequantAs). */
+static bool matchSamples(DequantEval *p, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  DequantMatch *dq = p->dq;
+  const MlirValue groupIndex = p->data.groupIndex;
   /* Edges of nibbles, words and groups, plus scattered points. */
   int64_t ks[28], ns[8];
   int numK = 0, numN = 0;
@@ -616,22 +610,20 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
   int count = 0;
   for (int i = 0; i < numK; ++i)
     for (int j = 0; j < numN; ++j) {
-      if (!evalSample(&p, ks[i], ns[j], &samples[count++], why)) {
-        *runtimeIndex = (RuntimeIndex){p.ev.runtimeIndex, p.ev.runtimeIndexRange};
+      if (!evalSample(p, ks[i], ns[j], &samples[count++], why))
         return false;
-      }
     }
-  if (!storedData(&p, dq->codes, "codes", why) || !storedData(&p, dq->scales, "scales", why) ||
-      (!mlirValueIsNull(dq->zeroPoints) && !storedData(&p, dq->zeroPoints, "zero points", why)) ||
-      (!mlirValueIsNull(groupIndex) && !storedData(&p, groupIndex, "the group indices (g_idx)", why)) ||
-      !matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(&p, samples, count, why))
+  if (!storedData(p, dq->codes, "codes", why) || !storedData(p, dq->scales, "scales", why) ||
+      (!mlirValueIsNull(dq->zeroPoints) && !storedData(p, dq->zeroPoints, "zero points", why)) ||
+      (!mlirValueIsNull(groupIndex) && !storedData(p, groupIndex, "the group indices (g_idx)", why)) ||
+      !matchCodesLayout(mm, dq, samples, count, why) || codesWiderThan4Bits(p, samples, count, why))
     return false;
   /* Two codes per byte: sampled again with random bytes, so that the arithmetic sees both nibbles vary (the
    * codes' elements were 0..15, which left every high nibble 0). */
   if (w4a16_weight_container(dq->weightLayout) == W4A16_CODES_IN_BYTE_PAIRS) {
-    p.data.bytePairs = dq->codes;
+    p->data.bytePairs = dq->codes;
     for (int i = 0; i < count; ++i)
-      if (!evalSample(&p, samples[i].k, samples[i].n, &samples[i], why))
+      if (!evalSample(p, samples[i].k, samples[i].n, &samples[i], why))
         return false;
   }
   /* Words packed along N hold their columns in sequential or AWQ order, bytes their even k in the low or the
@@ -654,7 +646,7 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
     dq->weightLayout = orders[order];
     decodeCodes(mm, dq, attempt, count);
     matched = resolveFloatRoles(mm, dq, attempt, count, order ? &orderWhy : why) &&
-              matchScalesLayout(&p, attempt, count, order ? &orderWhy : why) &&
+              matchScalesLayout(p, attempt, count, order ? &orderWhy : why) &&
               matchZeroPoints(mm, dq, attempt, count, order ? &orderWhy : why) &&
               matchArithmetic(mm, dq, attempt, count, order ? &orderWhy : why);
     if (!matched) {
@@ -663,7 +655,7 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
     }
   }
   free(attempt);
-  if (!matched || ((p.ev.readIndexTable || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(&p, why)))
+  if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(p, why)))
     return false;
 
   MlirValue weight = linalgInput(&mm->view, mm->weightInput);
@@ -671,9 +663,26 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
     setReason(why, mm->view.op, "dequantised weight has %ld users", (long)userCount(weight));
     return false;
   }
-  for (int i = 0; i < p.ev.numTouched; ++i)
-    opSetAdd(&dq->producers, p.ev.touched[i]);
+  for (int i = 0; i < p->ev.numTouched; ++i)
+    opSetAdd(&dq->producers, p->ev.touched[i]);
   return true;
+}
+
+/* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order).
+ * *seen says what it read that may be a group index. */
+static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
+                           GroupIndexSeen *seen, Reason *why) {
+  memset(dq, 0, sizeof *dq);
+  DequantEval p = {.mm = mm, .dq = dq};
+  evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
+  p.ev.indicesFromConstantsOnly = true;
+  p.ev.positionInvariantConditions = true;
+  p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
+  p.data.groups = groups;
+  dq->groupSize = groups > 0 ? mm->K / groups : 0;
+  const bool matched = matchSamples(&p, why);
+  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable};
+  return matched;
 }
 
 /* Whether the runtime tensor an index was read from can be act-order's group index: K integers selecting
@@ -698,16 +707,56 @@ static bool groupIndexCandidate(const MatmulMatch *mm, MlirValue tensor, int64_t
   return true;
 }
 
+/* Whether a constant table the chain read as indices is act-order's g_idx frozen into the IR (torch.export with
+ * buffers folded): K entries, not k / G, every group 0 .. groups - 1 holding K / groups rows (*groups: their
+ * number). A table of k / G is not (the chain failed for another reason); one with groups of unequal size gets a
+ * reason, since the runtime would refuse it when preparing the weight. */
+static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *groups, Reason *why) {
+  const int64_t K = mm->K;
+  if (rankOf(table) != 1 || numElements(table) != K)
+    return false;
+  int64_t *group = malloc(sizeof(int64_t) * (size_t)K), *rows = calloc((size_t)K, sizeof(int64_t));
+  bool valid = group && rows;
+  *groups = 0;
+  for (int64_t k = 0; k < K && valid; ++k) {
+    Scalar v;
+    valid = constantIntElement(table, &k, &v) && scalarSigned(v) >= 0 && scalarSigned(v) < K;
+    group[k] = valid ? scalarSigned(v) : 0;
+    ++rows[group[k]];
+    *groups = group[k] >= *groups ? group[k] + 1 : *groups;
+  }
+  int64_t unequal = -1; /* the first group without K / groups rows */
+  for (int64_t g = 0; g < *groups && valid && unequal < 0; ++g)
+    unequal = K % *groups != 0 || rows[g] != K / *groups ? g : -1;
+  bool identity = valid && unequal < 0;
+  for (int64_t k = 0; k < K && identity; ++k)
+    identity = group[k] == k / (K / *groups);
+  if (valid && unequal >= 0) {
+    *why = (Reason){{0}, {NULL}};
+    setReason(why, mm->view.op, "act-order: a constant g_idx puts %lld rows in group %lld of %lld: every group must hold "
+                                "as many (K / groups)", (long long)rows[unequal], (long long)unequal, (long long)*groups);
+  }
+  free(group);
+  free(rows);
+  return valid && unequal < 0 && !identity;
+}
+
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  RuntimeIndex seen = {{NULL}, 0};
+  GroupIndexSeen seen = {{NULL}, 0, {NULL}};
   if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, &seen, why))
     return true;
-  if (mlirValueIsNull(seen.tensor))
+  /* An index read from a runtime tensor, or a constant table of indices other than k / G: evaluated again with
+   * that tensor as act-order's g_idx, holding group numbers; the match holds if every row reads the scales and
+   * zero points of group g_idx[k]. The reason, if not, is that of this second try. */
+  MlirValue candidate = seen.runtime;
+  int64_t groups = seen.range;
+  if (mlirValueIsNull(candidate) && !mlirValueIsNull(seen.constantTable)) {
+    if (!constantGroupIndex(mm, seen.constantTable, &groups, why))
+      return false;
+    candidate = seen.constantTable;
+  }
+  if (mlirValueIsNull(candidate))
     return false;
-  /* An index read from a runtime tensor: evaluated again with that tensor as act-order's g_idx, holding
-   * group numbers; the match holds if every row reads the scales and zero points of group g_idx[k]. The
-   * reason, if not, is that of this second try. */
   *why = (Reason){{0}, {NULL}};
-  return groupIndexCandidate(mm, seen.tensor, seen.range, why) &&
-         matchDequantAs(mm, dq, seen.tensor, seen.range, &seen, why);
+  return groupIndexCandidate(mm, candidate, groups, why) && matchDequantAs(mm, dq, candidate, groups, &seen, why);
 }
