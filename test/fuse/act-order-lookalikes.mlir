@@ -1,6 +1,7 @@
 // Act-order (issue #22): which runtime gathers are a group index g_idx -- one entry per row k, read at k,
 // selecting the row of the scales (and of the zero points) -- and which look alike but are not. Every case
-// is the GPTQ act-order chain of gptq-g-idx.mlir with one change.
+// is the GPTQ act-order chain of gptq-g-idx.mlir with one change: three forms that fuse (zero points through
+// the same g_idx, v1's zero points + 1, scales stored (N, K/G)) and seven look-alikes.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -393,3 +394,112 @@ func.func @g_idx_for_some_rows(%g_idx: tensor<256xi32>, %x: tensor<1x256xf16>, %
   } -> tensor<1x64xf16>
   return %y : tensor<1x64xf16>
 }
+
+// -----
+
+// Scales stored (N, K/G), read at [n, g_idx[k]] (the group index in their second dim): fuses with scales n_g.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @scales_n_g_through_g_idx(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 1>
+// CHECK-SAME:      scales_layout = "n_g"
+// REMARK: remark: w4a16: fused as dequant(packed_k8_n, scales n_g, zero points g_n tensor<2x64xi8>, act-order g_idx) -> matmul -> bias
+func.func @scales_n_g_through_g_idx(%g_idx: tensor<256xi32>, %x: tensor<1x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<64x2xf16>, %b: tensor<64xf16>, %z: tensor<2x64xi8>) -> tensor<1x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %lane = arith.remui %k, %c8 : index
+    %lane32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane32, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %gz = tensor.extract %g_idx[%k] : tensor<256xi32>
+    %gzi = arith.index_cast %gz : i32 to index
+    %z8 = tensor.extract %z[%gzi, %n] : tensor<2x64xi8>
+    %zf = arith.uitofp %z8 : i8 to f16
+    %cz = arith.subf %cf, %zf : f16
+    %gi = tensor.extract %g_idx[%k] : tensor<256xi32>
+    %g = arith.index_cast %gi : i32 to index
+    %sc = tensor.extract %s[%n, %g] : tensor<64x2xf16>
+    %wv = arith.mulf %cz, %sc : f16
+    linalg.yield %wv : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<1x64xf16>) -> tensor<1x64xf16>
+  %mm = linalg.matmul ins(%x, %w : tensor<1x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<1x64xf16>) -> tensor<1x64xf16>
+  %y = linalg.generic {indexing_maps = [#id2, #bias, #id2], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<1x64xf16>, tensor<64xf16>) outs(%e : tensor<1x64xf16>) {
+  ^bb0(%a: f16, %bb: f16, %o: f16):
+    %t = arith.addf %a, %bb : f16
+    linalg.yield %t : f16
+  } -> tensor<1x64xf16>
+  return %y : tensor<1x64xf16>
+}
+
+// -----
+
+// GPTQ's v1 zero points (stored z - 1, the dequantisation adds 1 back), read through g_idx: zero_point_offset 1.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @zero_points_v1_through_g_idx(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 1>
+// CHECK-SAME:      zero_point_layout = "g_n", zero_point_offset = 1 : i64
+// REMARK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero points g_n tensor<2x64xi8> + 1, act-order g_idx) -> matmul -> bias
+func.func @zero_points_v1_through_g_idx(%g_idx: tensor<256xi32>, %x: tensor<1x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>, %z: tensor<2x64xi8>) -> tensor<1x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %lane = arith.remui %k, %c8 : index
+    %lane32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane32, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %gz = tensor.extract %g_idx[%k] : tensor<256xi32>
+    %gzi = arith.index_cast %gz : i32 to index
+    %z8 = tensor.extract %z[%gzi, %n] : tensor<2x64xi8>
+    %one8 = arith.constant 1 : i8
+    %z1 = arith.addi %z8, %one8 : i8
+    %zf = arith.uitofp %z1 : i8 to f16
+    %cz = arith.subf %cf, %zf : f16
+    %gi = tensor.extract %g_idx[%k] : tensor<256xi32>
+    %g = arith.index_cast %gi : i32 to index
+    %sc = tensor.extract %s[%g, %n] : tensor<2x64xf16>
+    %wv = arith.mulf %cz, %sc : f16
+    linalg.yield %wv : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<1x64xf16>) -> tensor<1x64xf16>
+  %mm = linalg.matmul ins(%x, %w : tensor<1x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<1x64xf16>) -> tensor<1x64xf16>
+  %y = linalg.generic {indexing_maps = [#id2, #bias, #id2], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<1x64xf16>, tensor<64xf16>) outs(%e : tensor<1x64xf16>) {
+  ^bb0(%a: f16, %bb: f16, %o: f16):
+    %t = arith.addf %a, %bb : f16
+    linalg.yield %t : f16
+  } -> tensor<1x64xf16>
+  return %y : tensor<1x64xf16>
+}
+
