@@ -4,7 +4,8 @@
 // (n*K + k) mod (N*K/2), its high nibble for n < N/2 -- the layout halves_n_k, W_q viewed as (N/2, K) -- and the
 // chain fuses (until then: "codes are computed by tensor.insert_slice, which the matcher does not see through";
 // the scales and zero points [N*K/64, 1] are reshaped to (N, K/64) through one dim). Look-alikes: the nibbles
-// concatenated low first (another pairing), and a concatenation that leaves rows unwritten.
+// concatenated low first (another pairing), a concatenation that leaves rows unwritten, and HQQ's axis = 0
+// grouping (not groups of consecutive k).
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -264,6 +265,69 @@ func.func @rows_unwritten(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale
     linalg.yield %r : f16
   } -> tensor<4096x64xf16>
   %flat = tensor.collapse_shape %mul [[0, 1]] : tensor<4096x64xf16> into tensor<262144xf16>
+  %w = tensor.expand_shape %flat [[0, 1]] output_shape [512, 512] : tensor<262144xf16> into tensor<512x512xf16>
+  %et = tensor.empty() : tensor<512x512xf16>
+  %wt = linalg.transpose ins(%w : tensor<512x512xf16>) outs(%et : tensor<512x512xf16>) permutation = [1, 0]
+  %zf = arith.constant 0.0 : f16
+  %eo = tensor.empty(%m) : tensor<?x512xf16>
+  %acc = linalg.fill ins(%zf : f16) outs(%eo : tensor<?x512xf16>) -> tensor<?x512xf16>
+  %y = linalg.matmul ins(%x, %wt : tensor<?x512xf16>, tensor<512x512xf16>) outs(%acc : tensor<?x512xf16>) -> tensor<?x512xf16>
+  return %y : tensor<?x512xf16>
+}
+
+// -----
+
+// Look-alike: HQQ with axis = 0 (W.reshape([64, -1]), scale and zero [1, N*K/64] broadcast along the 64 rows of
+// the grouped view): a weight (n, k) takes the scale of (n*K + k) mod (N*K/64), not of a group of consecutive k.
+// CHECK-LABEL: func.func @hqq_axis0(
+// CHECK-NOT:     w4a16.fused_matmul
+// REMARK: remark: w4a16: not fused: scales are not laid out as (K/G, N) or (N, K/G) with G = 32, 64 or 128
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bc = affine_map<(d0, d1) -> (0, d1)>
+func.func @hqq_axis0(%x: tensor<?x512xf16>, %wq: tensor<32x4096xi8>, %scale: tensor<1x4096xf16>, %zero: tensor<1x4096xf16>) -> tensor<?x512xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x512xf16>
+  %e8 = tensor.empty() : tensor<32x4096xi8>
+  %hm = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%wq : tensor<32x4096xi8>) outs(%e8 : tensor<32x4096xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    %c = arith.constant -16 : i8
+    %r = arith.andi %a, %c : i8
+    linalg.yield %r : i8
+  } -> tensor<32x4096xi8>
+  %hi = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%hm : tensor<32x4096xi8>) outs(%e8 : tensor<32x4096xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    %c = arith.constant 4 : i8
+    %r = arith.shrui %a, %c : i8
+    linalg.yield %r : i8
+  } -> tensor<32x4096xi8>
+  %lo = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%wq : tensor<32x4096xi8>) outs(%e8 : tensor<32x4096xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    %c = arith.constant 15 : i8
+    %r = arith.andi %a, %c : i8
+    linalg.yield %r : i8
+  } -> tensor<32x4096xi8>
+  %ec = tensor.empty() : tensor<64x4096xi8>
+  %cat0 = tensor.insert_slice %hi into %ec[0, 0] [32, 4096] [1, 1] : tensor<32x4096xi8> into tensor<64x4096xi8>
+  %cat = tensor.insert_slice %lo into %cat0[32, 0] [32, 4096] [1, 1] : tensor<32x4096xi8> into tensor<64x4096xi8>
+  %ef = tensor.empty() : tensor<64x4096xf16>
+  %qf = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%cat : tensor<64x4096xi8>) outs(%ef : tensor<64x4096xf16>) {
+  ^bb0(%a: i8, %o: f16):
+    %r = arith.uitofp %a : i8 to f16
+    linalg.yield %r : f16
+  } -> tensor<64x4096xf16>
+  %sub = linalg.generic {indexing_maps = [#id, #bc, #id], iterator_types = ["parallel", "parallel"]} ins(%qf, %zero : tensor<64x4096xf16>, tensor<1x4096xf16>) outs(%ef : tensor<64x4096xf16>) {
+  ^bb0(%a: f16, %z: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %zz = arith.mulf %z, %one : f16
+    %r = arith.subf %a, %zz : f16
+    linalg.yield %r : f16
+  } -> tensor<64x4096xf16>
+  %mul = linalg.generic {indexing_maps = [#id, #bc, #id], iterator_types = ["parallel", "parallel"]} ins(%sub, %scale : tensor<64x4096xf16>, tensor<1x4096xf16>) outs(%ef : tensor<64x4096xf16>) {
+  ^bb0(%a: f16, %s: f16, %o: f16):
+    %r = arith.mulf %a, %s : f16
+    linalg.yield %r : f16
+  } -> tensor<64x4096xf16>
+  %flat = tensor.collapse_shape %mul [[0, 1]] : tensor<64x4096xf16> into tensor<262144xf16>
   %w = tensor.expand_shape %flat [[0, 1]] output_shape [512, 512] : tensor<262144xf16> into tensor<512x512xf16>
   %et = tensor.empty() : tensor<512x512xf16>
   %wt = linalg.transpose ins(%w : tensor<512x512xf16>) outs(%et : tensor<512x512xf16>) permutation = [1, 0]
