@@ -13,17 +13,20 @@
 // tokens than the buffer was reserved for.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <mutex>
 #include <new>
 #include <stdio.h>
-#include <stdlib.h>
 
+#include "cuda_host.cuh"
 #include "internal.h"
+
+using w4a16::add_pdl;
+using w4a16::cuda_fail;
+using w4a16::device_alloc;
 
 struct w4a16_cuda_gather {
   int device = 0, K = 0;
-  bool pdl = false;         // programmatic dependent launch (sm_90; W4A16_NO_PDL=1 turns it off, as for v3)
+  bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
   bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
@@ -36,22 +39,6 @@ struct w4a16_cuda_gather {
 };
 
 namespace {
-
-w4a16_status cuda_fail(cudaError_t e, const char *what) {
-  cudaGetLastError();  // clear a sticky launch error so later calls are judged on their own
-  return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
-// cudaMalloc: out of memory is W4A16_ERR_OUT_OF_MEMORY naming `what`; *ptr is null after a failure.
-w4a16_status device_alloc(void **ptr, size_t bytes, const char *where, const char *what) {
-  const cudaError_t e = cudaMalloc(ptr, bytes);
-  if (e == cudaSuccess) return W4A16_OK;
-  *ptr = nullptr;
-  cudaGetLastError();
-  if (e != cudaErrorMemoryAllocation)
-    return w4a16_fail(W4A16_ERR_CUDA, "%s: cudaMalloc of %s: %s", where, what, cudaGetErrorString(e));
-  return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of %s", where, bytes, what);
-}
 
 // xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row), one vector per
 // thread: perm is read and xg written 16 bytes per thread, consecutive threads on consecutive vectors
@@ -180,8 +167,7 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   int major = 0;
   if (st == W4A16_OK && (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g->device)) != cudaSuccess)
     st = cuda_fail(e, "plan_create(cuda): act-order gather");
-  const char *no_pdl = getenv("W4A16_NO_PDL");
-  g->pdl = major >= 9 && !(no_pdl && atoi(no_pdl) == 1);
+  g->pdl = w4a16::pdl_enabled(major);
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
@@ -246,10 +232,8 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   const size_t vectors = (size_t)M * (size_t)g->K / 8;
   cudaLaunchConfig_t cfg = {};
   cfg.stream = s;
-  cudaLaunchAttribute pdl;
-  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  pdl.val.programmaticStreamSerializationAllowed = 1;
-  if (g->pdl) cfg.attrs = &pdl, cfg.numAttrs = 1;
+  cudaLaunchAttribute attrs[1];
+  if (g->pdl) add_pdl(cfg, attrs);
   // One CTA per row pays for its row's load in series: at a few rows the one-vector-per-thread gather, spread over
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
   if (g->rows_in_smem && M >= kRowsInSmemFromM) {

@@ -20,10 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_host.cuh"
 #include "internal.h"
 #include "kernels.h"
 
 using w4a16::GemmArgs;
+using w4a16::add_pdl;
+using w4a16::cuda_fail;
+using w4a16::env_int;
+using w4a16::pdl_enabled;
 
 // Kernel v3 configuration for one M: W warpgroups per CTA, S CTAs per tile along K, reduced on chip
 // by clusters of S CTAs or (global) through the plan's workspace.
@@ -177,20 +182,9 @@ __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_b
   }
 }
 
-w4a16_status cuda_fail(cudaError_t e, const char *what) {
-  cudaGetLastError();  // clear a sticky launch error so later calls are judged on their own
-  return w4a16_fail(W4A16_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
-// cudaMalloc for plan creation: out of memory is W4A16_ERR_OUT_OF_MEMORY naming `what`, any other failure
-// W4A16_ERR_CUDA; *ptr is null after a failure.
+// cudaMalloc for plan creation (cuda_host.cuh's device_alloc).
 w4a16_status device_alloc(void **ptr, size_t bytes, const char *what) {
-  const cudaError_t e = cudaMalloc(ptr, bytes);
-  if (e == cudaSuccess) return W4A16_OK;
-  *ptr = nullptr;
-  if (e != cudaErrorMemoryAllocation) return cuda_fail(e, "plan_create(cuda): cudaMalloc");
-  cudaGetLastError();
-  return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_create(cuda): cannot allocate %zu bytes of %s", bytes, what);
+  return w4a16::device_alloc(ptr, bytes, "plan_create(cuda)", what);
 }
 
 // Launch attributes, appended to cfg (attrs: room for every attribute appended, outliving the
@@ -203,14 +197,8 @@ void add_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs, int S) {
   a.val.clusterDim.z = 1;
   cfg.attrs = attrs;
 }
-// Programmatic dependent launch: the kernel may start before the previous kernel in the stream has
-// finished; kernel v3 prefetches its first weights, then waits for it (sm90::grid_dependency_wait).
-void add_pdl(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs) {
-  cudaLaunchAttribute &a = attrs[cfg.numAttrs++];
-  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  a.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attrs;
-}
+// (Programmatic dependent launch: cuda_host.cuh's add_pdl; kernel v3 prefetches its first weights, then waits
+// for the previous kernel, sm90::grid_dependency_wait.)
 
 // v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
 // number of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue,
@@ -393,11 +381,6 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   return best;
 }
 
-int env_int(const char *name, int dflt) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : dflt;
-}
-
 }  // namespace
 
 // The zero-point form's metadata (meta_kernel) from the caller's scales and f16 zero points (device
@@ -551,7 +534,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_w = force_w == 2 || force_w == 4 ? force_w : 0;
       p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
-      p->pdl = env_int("W4A16_NO_PDL", 0) != 1;
+      p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
