@@ -100,10 +100,7 @@ static MlirValue asOperand(MlirValue value, int split, int64_t rows, int64_t col
 static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, MlirLocation loc) {
   if (rowDims > 0)
     return collapseTo(value, rowDims, before, loc);
-  MlirValue row = collapseTo(value, rankOf(value), before, loc); /* a matvec operand: one row */
-  const int64_t to[2] = {1, dimOf(row, 0)};
-  const int ends[1] = {2};
-  return reshape(row, to, 2, ends, NULL, before, loc);
+  return asOperand(value, 0, 1, sizeOfDims(value, 0, rankOf(value)), before, loc); /* a matvec operand: one row */
 }
 
 /* tensor.dim of `value` at dim, inserted before `before`. */
