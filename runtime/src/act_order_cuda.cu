@@ -245,7 +245,7 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   }
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): act-order gather launch");
-  st = w4a16_cuda_plan_run(p, g->buf, M, bias, residual, act, out, stream);
+  st = w4a16_cuda_plan_launch(p, g->buf, M, bias, residual, act, out, stream);  // checked above
   // Recorded even when the GEMM failed to launch: the gather was launched, and the next call must follow it.
   if (!capturing) {
     g->last_stream = s;

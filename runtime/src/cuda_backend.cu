@@ -763,8 +763,13 @@ extern "C" w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const ui
 extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                             const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                             uint16_t *out, void *stream) {
-  w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
-  if (st != W4A16_OK) return st;
+  const w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
+  return st == W4A16_OK ? w4a16_cuda_plan_launch(p, x, M, bias, residual, act, out, stream) : st;
+}
+
+extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
+                                               const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                                               uint16_t *out, void *stream) {
   if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};

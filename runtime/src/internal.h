@@ -44,10 +44,13 @@ uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M);
 w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m);
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len);
 int w4a16_cuda_available_impl(void);
-/* The per-call checks of w4a16_cuda_plan_run (16-byte alignment, the plan's device), for a caller that launches
- * work of its own before the plan's kernel. */
+/* w4a16_cuda_plan_run is w4a16_cuda_check_call (16-byte alignment, the plan's device) then
+ * w4a16_cuda_plan_launch: a caller that launches work of its own before the plan's kernel checks first and
+ * launches the kernel after its work (act_order_cuda.cu). */
 w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
                                    const uint16_t *residual, const uint16_t *out);
+w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                                    const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
 
 /* Act-order (GPTQ desc_act, w4a16_plan_create_act_order), host side (act_order.c). */
 /* perm = the rows k sorted by g_idx[k], stably (counting sort); W4A16_ERR_BAD_ARGUMENT when a g_idx value is not a
