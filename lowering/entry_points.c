@@ -4,7 +4,9 @@
  *   i32 w4a16c_run_<f>(<the arguments of _mlir_ciface_<f>>)       w4a16_rt_enter("<f>", 0); f; w4a16_rt_leave()
  *   i32 w4a16c_prepare_<f>(<the same>)                            w4a16_rt_enter("<f>", 1); f; w4a16_rt_leave()
  *
- * Where _mlir_ciface_<f> returns a T by value, a pointer to store it through comes first. A module that
+ * Where _mlir_ciface_<f> returns a T by value, a pointer to store it through comes first. On the GPU target
+ * (module attribute w4a16.target = "gpu") the caller's stream comes before everything, and the entry points
+ * call w4a16_rt_enter_device("<f>", prepare, stream) instead of w4a16_rt_enter. A module that
  * calls no runtime entry point cannot fail that way: its entry points return 0 without calling the runtime,
  * so that it still links without it. Written as IR text and parsed, like the lowering templates. */
 #include "call_template.h"
@@ -55,22 +57,26 @@ static void appendTypeList(Text *t, MlirType fnType) {
   }
 }
 
-/* One entry point: `kind` is "run" or "prepare". */
-static void writeEntryPoint(Text *t, const char *kind, MlirStringRef f, MlirType fnType, bool callsRuntime) {
+/* One entry point: `kind` is "run" or "prepare". On the GPU target the caller's stream comes first. */
+static void writeEntryPoint(Text *t, const char *kind, MlirStringRef f, MlirType fnType, bool callsRuntime,
+                            bool gpu) {
   MlirType result = mlirLLVMFunctionTypeGetReturnType(fnType);
   bool byValue = !mlirTypeEqual(result, mlirLLVMVoidTypeGet(mlirTypeGetContext(fnType)));
   intptr_t n = mlirLLVMFunctionTypeGetNumInputs(fnType);
-  append(t, "llvm.func @w4a16c_%s_%.*s(%s", kind, (int)f.length, f.data, byValue ? "%ret: !llvm.ptr" : "");
+  append(t, "llvm.func @w4a16c_%s_%.*s(%s%s%s", kind, (int)f.length, f.data, gpu ? "%stream: !llvm.ptr" : "",
+         gpu && byValue ? ", " : "", byValue ? "%ret: !llvm.ptr" : "");
   for (intptr_t i = 0; i < n; ++i) {
-    append(t, "%s%%a%ld: ", i || byValue ? ", " : "", (long)i);
+    append(t, "%s%%a%ld: ", i || byValue || gpu ? ", " : "", (long)i);
     appendType(t, mlirLLVMFunctionTypeGetInput(fnType, i));
   }
   append(t, ") -> i32 {\n");
   if (callsRuntime)
     append(t, "  %%name = llvm.mlir.addressof @__w4a16_name_%.*s : !llvm.ptr\n"
-              "  %%prepare = llvm.mlir.constant(%d : i32) : i32\n"
-              "  llvm.call @w4a16_rt_enter(%%name, %%prepare) : (!llvm.ptr, i32) -> ()\n",
+              "  %%prepare = llvm.mlir.constant(%d : i32) : i32\n",
            (int)f.length, f.data, strcmp(kind, "prepare") == 0);
+  if (callsRuntime)
+    append(t, gpu ? "  llvm.call @w4a16_rt_enter_device(%%name, %%prepare, %%stream) : (!llvm.ptr, i32, !llvm.ptr) -> ()\n"
+                  : "  llvm.call @w4a16_rt_enter(%%name, %%prepare) : (!llvm.ptr, i32) -> ()\n");
   append(t, "  %s", byValue ? "%r = " : "");
   append(t, "llvm.call @%s%.*s(", kCiface, (int)f.length, f.data);
   for (intptr_t i = 0; i < n; ++i)
@@ -92,12 +98,13 @@ static void writeEntryPoint(Text *t, const char *kind, MlirStringRef f, MlirType
 }
 
 /* Both entry points of f, with the declarations they refer to (so that the text parses on its own). */
-static void writeEntryPoints(Text *t, MlirStringRef f, MlirType fnType, bool callsRuntime) {
+static void writeEntryPoints(Text *t, MlirStringRef f, MlirType fnType, bool callsRuntime, bool gpu) {
   if (callsRuntime)
-    append(t, "llvm.func @w4a16_rt_enter(!llvm.ptr, i32)\n"
+    append(t, "%s"
               "llvm.func @w4a16_rt_leave() -> i32\n"
               "llvm.mlir.global private constant @__w4a16_name_%.*s(\"%.*s\\00\") {addr_space = 0 : i32} "
               ": !llvm.array<%zu x i8>\n",
+           gpu ? "llvm.func @w4a16_rt_enter_device(!llvm.ptr, i32, !llvm.ptr)\n" : "llvm.func @w4a16_rt_enter(!llvm.ptr, i32)\n",
            (int)f.length, f.data, (int)f.length, f.data, f.length + 1);
   append(t, "llvm.func @%s%.*s(", kCiface, (int)f.length, f.data);
   appendTypeList(t, fnType);
@@ -108,8 +115,8 @@ static void writeEntryPoints(Text *t, MlirStringRef f, MlirType fnType, bool cal
     appendType(t, result);
   }
   append(t, "\n");
-  writeEntryPoint(t, "run", f, fnType, callsRuntime);
-  writeEntryPoint(t, "prepare", f, fnType, callsRuntime);
+  writeEntryPoint(t, "run", f, fnType, callsRuntime, gpu);
+  writeEntryPoint(t, "prepare", f, fnType, callsRuntime, gpu);
 }
 
 /* --- the pass --------------------------------------------------------------------------------------------- */
@@ -120,7 +127,7 @@ static bool hasName(MlirOperation module, const char *prefix, MlirStringRef f) {
   return hasSymbol(module, mlirStringRefCreateFromCString(name));
 }
 
-static bool addEntryPoints(MlirOperation module, MlirOperation ciface, bool callsRuntime) {
+static bool addEntryPoints(MlirOperation module, MlirOperation ciface, bool callsRuntime, bool gpu) {
   MlirStringRef f = symbolNameOf(ciface);
   f.data += strlen(kCiface);
   f.length -= strlen(kCiface);
@@ -138,7 +145,7 @@ static bool addEntryPoints(MlirOperation module, MlirOperation ciface, bool call
   }
   MlirType fnType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(ciface, mlirStringRefCreateFromCString("function_type")));
   Text text = {NULL, 0, 0};
-  writeEntryPoints(&text, f, fnType, callsRuntime);
+  writeEntryPoints(&text, f, fnType, callsRuntime, gpu);
   MlirModule parsed =
       parseTemplate(mlirOperationGetContext(module), text.buf, loc, "w4a16-entry-points: could not build the entry points");
   free(text.buf);
@@ -159,7 +166,16 @@ static bool isExported(MlirOperation module, MlirOperation op) {
   return hasSymbol(module, f);
 }
 
+/* Marked by w4a16-gpu-host-code: the entry points take the caller's stream and always enter the runtime
+ * (it holds the stream, the device arena and the generated kernels' status). */
+static bool isGpuTarget(MlirOperation module) {
+  MlirAttribute target = mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("w4a16.target"));
+  return !mlirAttributeIsNull(target) && mlirAttributeIsAString(target) &&
+         mlirStringRefEqual(mlirStringAttrGetValue(target), mlirStringRefCreateFromCString("gpu"));
+}
+
 static void entryPointsRun(MlirOperation module, MlirExternalPass pass) {
+  const bool gpu = isGpuTarget(module);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   bool callsRuntime = false;
   int count = 0;
@@ -174,7 +190,7 @@ static void entryPointsRun(MlirOperation module, MlirExternalPass pass) {
     if (isExported(module, op))
       exported[n++] = op;
   for (int i = 0; i < n; ++i)
-    if (!addEntryPoints(module, exported[i], callsRuntime)) {
+    if (!addEntryPoints(module, exported[i], callsRuntime || gpu, gpu)) {
       mlirExternalPassSignalFailure(pass);
       break;
     }

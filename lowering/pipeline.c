@@ -4,6 +4,7 @@
 #include "w4a16/lowering.h"
 
 #include "dynamic_reshapes.h"
+#include "gpu_passes.h"
 #include "read_only_args.h"
 
 #include <stdio.h>
@@ -29,6 +30,60 @@ static void printError(MlirStringRef message, void *userData) {
   fprintf(stderr, "%.*s", (int)message.length, message.data);
 }
 
+/* The GPU target, in upstream stretches around its own passes. Buffers are deallocated before the loops
+ * exist (the deallocation pipeline does not look into gpu.launch). Loops: every linalg op becomes scf.parallel
+ * (reductions a sequential scf.for inside), tiled 1 x 256 so that a 2-D (M, N) loop runs a 256-thread block
+ * per row tile, mapped onto blocks and threads. */
+static const char kGpuBufferize[] =
+    "inline,"
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "convert-bufferization-to-memref";
+static const char kGpuLoops[] =
+    "convert-linalg-to-parallel-loops,"
+    "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=1,256 no-min-max-bounds=true},"
+    "gpu-map-parallel-loops,convert-parallel-loops-to-gpu)";
+static const char kGpuOutline[] = "lower-affine,gpu-kernel-outlining";
+/* Kernels to NVVM and PTX (embedded in a gpu.binary, JIT-loaded once per process by the runtime); host code
+ * to LLVM with buffers from the runtime's allocation functions (w4a16-device-memory renames them). */
+static const char kGpuToLLVMFormat[] =
+    "nvvm-attach-target{chip=%s features=+ptx80 O=3},"
+    "convert-scf-to-cf,"
+    "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts),"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions=true},"
+    "convert-func-to-llvm,"
+    "gpu-to-llvm,"
+    "convert-to-llvm,"
+    "reconcile-unrealized-casts,"
+    "gpu-module-to-binary{format=isa toolkit=%s},"
+    "canonicalize,"
+    "reconcile-unrealized-casts";
+
+static MlirLogicalResult addText(MlirOpPassManager pm, const char *text) {
+  return mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(text), printError, NULL);
+}
+
+static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) {
+  char toLLVM[sizeof kGpuToLLVMFormat + 1024];
+  const char *toolkit = w4a16CudaToolkitPath(); /* none: w4a16-gpu-host-code stops with an error first */
+  snprintf(toLLVM, sizeof toLLVM, kGpuToLLVMFormat, chip ? chip : "sm_90", toolkit ? toolkit : "/usr/local/cuda");
+  if (mlirLogicalResultIsFailure(addText(pm, kGpuBufferize)))
+    return mlirLogicalResultFailure();
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCopiesToKernelsPass());
+  if (mlirLogicalResultIsFailure(addText(pm, kGpuLoops)))
+    return mlirLogicalResultFailure();
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateGpuHostCodePass());
+  if (mlirLogicalResultIsFailure(addText(pm, kGpuOutline)))
+    return mlirLogicalResultFailure();
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCallerStreamPass());
+  if (mlirLogicalResultIsFailure(addText(pm, toLLVM)))
+    return mlirLogicalResultFailure();
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDeviceMemoryPass());
+  return mlirLogicalResultSuccess();
+}
+
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options) {
   w4a16RegisterPasses(); /* the textual part names upstream passes */
   if (options.fuse) {
@@ -40,8 +95,8 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   w4a16AddLowerInt8PrepPass(pm);
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDynamicReshapesPass()); /* an upstream crash, see the file */
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateReadOnlyArgsPass());     /* inputs are never written */
-  MlirLogicalResult r =
-      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(w4a16UpstreamLoweringPipeline()), printError, NULL);
+  MlirLogicalResult r = options.target == W4A16_TARGET_GPU ? addGpuLowering(pm, options.gpuChip)
+                                                            : addText(pm, w4a16UpstreamLoweringPipeline());
   if (mlirLogicalResultIsSuccess(r))
     mlirOpPassManagerAddOwnedPass(pm, w4a16CreateEntryPointsPass());
   return r;

@@ -14,6 +14,10 @@ static MlirPass createVerify(void) { return w4a16CreateVerifyPass(); }
 static MlirPass createLowerToRuntime(void) { return w4a16CreateLowerToRuntimePass(); }
 static MlirPass createLowerInt8Prep(void) { return w4a16CreateLowerInt8PrepPass(); }
 static MlirPass createEntryPoints(void) { return w4a16CreateEntryPointsPass(); }
+static MlirPass createCopiesToKernels(void) { return w4a16CreateCopiesToKernelsPass(); }
+static MlirPass createGpuHostCode(void) { return w4a16CreateGpuHostCodePass(); }
+static MlirPass createCallerStream(void) { return w4a16CreateCallerStreamPass(); }
+static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass(); }
 
 /* Explain mode is an option of the fuse passes, whose argument stays w4a16-fuse(-int8-prep): the explain
  * variants get their own names as one-pass pipelines. Remarks go to stderr. */
@@ -28,6 +32,9 @@ static MlirLogicalResult buildExplainInt8Prep(MlirOpPassManager pm) {
 static MlirLogicalResult buildPipeline(MlirOpPassManager pm) {
   return w4a16AddPipeline(pm, (W4a16PipelineOptions){.fuse = true});
 }
+static MlirLogicalResult buildGpuPipeline(MlirOpPassManager pm) {
+  return w4a16AddPipeline(pm, (W4a16PipelineOptions){.fuse = true, .target = W4A16_TARGET_GPU});
+}
 
 static const char *describe(const char *argument) {
   size_t n = 0;
@@ -38,17 +45,20 @@ static const char *describe(const char *argument) {
   return "";
 }
 
-static const char *const kPipelines[] = {"w4a16-explain", "w4a16-explain-int8-prep", "w4a16-pipeline"};
+static const char *const kPipelines[] = {"w4a16-explain", "w4a16-explain-int8-prep", "w4a16-pipeline",
+                                         "w4a16-gpu-pipeline"};
 
 static void registerPassesOnce(void) {
   mlirRegisterAllPasses(); /* the upstream ones, which w4a16AddPipeline names in text too */
-  MlirPass (*const passes[])(void) = {createFuse,           createFuseInt8Prep,  createVerify,
-                                      createLowerToRuntime, createLowerInt8Prep, createEntryPoints};
+  MlirPass (*const passes[])(void) = {createFuse,          createFuseInt8Prep, createVerify,       createLowerToRuntime,
+                                      createLowerInt8Prep, createEntryPoints,  createCopiesToKernels, createGpuHostCode,
+                                      createCallerStream,  createDeviceMemory};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);
   w4a16ShimRegisterPipeline("w4a16-explain", describe("w4a16-explain"), buildExplain);
   w4a16ShimRegisterPipeline("w4a16-explain-int8-prep", describe("w4a16-explain-int8-prep"), buildExplainInt8Prep);
   w4a16ShimRegisterPipeline("w4a16-pipeline", describe("w4a16-pipeline"), buildPipeline);
+  w4a16ShimRegisterPipeline("w4a16-gpu-pipeline", describe("w4a16-gpu-pipeline"), buildGpuPipeline);
 }
 
 static pthread_once_t passesOnce = PTHREAD_ONCE_INIT;

@@ -38,3 +38,16 @@ for var in ["LANG", "LC_ALL"]:
 # The robustness test reads this to know where the suite lives.
 config.environment["W4A16_TEST_SRC"] = config.test_source_root
 config.environment["W4A16_OPT"] = os.path.join(w4a16_tools_dir, "w4a16-opt")
+
+# The GPU target's PTX generation links CUDA's libdevice, found where lowering/gpu_host_code.c looks for it;
+# tests that generate PTX say `REQUIRES: libdevice` and report UNSUPPORTED without it.
+_toolkit_vars = ["W4A16_CUDA_TOOLKIT", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"]
+for var in _toolkit_vars:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if "W4A16_CUDA_TOOLKIT" in os.environ:
+    _toolkits = [os.environ["W4A16_CUDA_TOOLKIT"]]
+else:
+    _toolkits = [os.environ.get(v) for v in _toolkit_vars[1:]] + ["/usr/local/cuda", "/usr/lib/cuda"]
+if any(t and os.path.isfile(os.path.join(t, "nvvm", "libdevice", "libdevice.10.bc")) for t in _toolkits):
+    config.available_features.add("libdevice")

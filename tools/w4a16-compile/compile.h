@@ -22,14 +22,16 @@ typedef struct Options {
   const char *mcpu;
   int opt_level;
   bool quiet;
+  bool gpu;             /* --target=gpu */
+  const char *gpu_chip; /* --gpu-chip=sm_XX (GPU target), default sm_90 */
 } Options;
 
 OutputKind output_kind(const Options *o);
 
 /* Builds the C header declaring _mlir_ciface_<fn> for every public function with a body of module, from the
- * signatures as written; argument names come from src. False (after an error message) for a signature C
+ * signatures as written (gpu: the GPU target's entry points, which take a stream first); argument names come from src. False (after an error message) for a signature C
  * cannot express. */
-bool generate_header(const Source *src, MlirModule module, const char *header_path, StrBuf *out);
+bool generate_header(const Source *src, MlirModule module, const char *header_path, bool gpu, StrBuf *out);
 
 /* Whether LLVM can generate code for the host triple and o->mcpu; false after an error naming the CPU. */
 bool check_target_cpu(const Options *o);

@@ -97,6 +97,11 @@ static void print_usage(FILE *f) {
           "  --emit-llvm        Write the optimised LLVM IR instead of native code\n"
           "  --mcpu=<cpu>       Target CPU: generic (default, portable), native (this machine), or an LLVM CPU name\n"
           "  -O0|-O1|-O2|-O3    LLVM optimisation and code generation level (default -O2)\n"
+          "  --target=host|gpu  Where compiled code runs (default host). gpu: tensors are device pointers, fused\n"
+          "                     ops call the runtime on them, every other op becomes a GPU kernel (upstream MLIR\n"
+          "                     GPU codegen; PTX embedded, JIT-loaded once per process), all on the stream the\n"
+          "                     entry points take first; needs CUDA's libdevice (nvvm/libdevice) for math\n"
+          "  --gpu-chip=sm_XX   GPU target: the architecture the PTX is generated for (default sm_90)\n"
           "  -q, --quiet        Do not print the fusion summary\n"
           "  -h, --help         This text\n"
           "  --version          Print the version and exit\n"
@@ -153,6 +158,14 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->mcpu = argv[++i];
     } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
       o->opt_level = a[2] - '0';
+    } else if (!strcmp(a, "--target=host") || !strcmp(a, "--target=gpu")) {
+      o->gpu = !strcmp(a, "--target=gpu");
+    } else if (!strncmp(a, "--target", 8)) {
+      return usage_error("unknown target in '%s' (--target=host or --target=gpu)", a);
+    } else if (!strncmp(a, "--gpu-chip=", 11) && !strncmp(a + 11, "sm_", 3) && a[14]) {
+      o->gpu_chip = a + 11;
+    } else if (!strncmp(a, "--gpu-chip", 10)) {
+      return usage_error("'%s': --gpu-chip=sm_XX names an NVIDIA architecture, e.g. sm_90", a);
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       o->quiet = true;
     } else if (a[0] == '-' && a[1]) {
@@ -276,7 +289,7 @@ static int compile(Tool *t) {
 
   if (o->header) {
     StrBuf h = {0};
-    if (!generate_header(&t->src, module, o->header, &h)) {
+    if (!generate_header(&t->src, module, o->header, o->gpu, &h)) {
       sb_free(&h);
       goto out;
     }
@@ -305,7 +318,10 @@ static int compile(Tool *t) {
   }
 
   MlirPassManager pm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
-  W4a16PipelineOptions popts = {.fuse = o->fuse, .fuseOptions = {.explain = false, .explain_stream = NULL}};
+  W4a16PipelineOptions popts = {.fuse = o->fuse,
+                                .fuseOptions = {.explain = false, .explain_stream = NULL},
+                                .target = o->gpu ? W4A16_TARGET_GPU : W4A16_TARGET_HOST,
+                                .gpuChip = o->gpu_chip};
   if (mlirLogicalResultIsFailure(w4a16AddPipeline(mlirPassManagerGetAsOpPassManager(pm), popts))) {
     fprintf(stderr, "%s: error: the lowering pipeline does not parse\n", kToolName);
     mlirPassManagerDestroy(pm);

@@ -29,6 +29,8 @@ static const PassFlag kPassFlags[] = {
     {"w4a16-lower-to-runtime", ITEM_W4A16_LOWER_TO_RUNTIME, "Lower w4a16.fused_matmul to calls into the w4a16 runtime"},
     {"w4a16-pipeline", ITEM_W4A16_PIPELINE,
      "Fuse, lower to runtime calls, then upstream bufferization and conversion to the LLVM dialect"},
+    {"w4a16-gpu-pipeline", ITEM_W4A16_GPU_PIPELINE,
+     "w4a16-pipeline for the GPU target: device-resident tensors, upstream GPU kernels, the caller's stream"},
     {"w4a16-entry-points", ITEM_W4A16_ENTRY_POINTS,
      "Add status-returning w4a16c_run_<f> and w4a16c_prepare_<f> for every _mlir_ciface_<f> (LLVM dialect)"},
     {"w4a16-fuse-int8-prep", ITEM_W4A16_FUSE_INT8_PREP,

@@ -14,6 +14,7 @@ typedef enum ItemKind {
   ITEM_W4A16_VERIFY,  /* --w4a16-verify */
   ITEM_W4A16_LOWER_TO_RUNTIME, /* --w4a16-lower-to-runtime */
   ITEM_W4A16_PIPELINE,         /* --w4a16-pipeline: fuse, lower, upstream passes down to the LLVM dialect */
+  ITEM_W4A16_GPU_PIPELINE,     /* --w4a16-gpu-pipeline: the same for the GPU target */
   ITEM_W4A16_ENTRY_POINTS,     /* --w4a16-entry-points: w4a16c_run_<f> / w4a16c_prepare_<f> (LLVM dialect) */
   ITEM_W4A16_FUSE_INT8_PREP,   /* --w4a16-fuse-int8-prep, --w4a16-explain-int8-prep (issue #6) */
   ITEM_W4A16_EXPLAIN_INT8_PREP,

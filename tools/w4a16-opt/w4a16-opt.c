@@ -181,9 +181,11 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
       break;
     case ITEM_W4A16_LOWER_TO_RUNTIME:
     case ITEM_W4A16_ENTRY_POINTS:
-    case ITEM_W4A16_PIPELINE: {
+    case ITEM_W4A16_PIPELINE:
+    case ITEM_W4A16_GPU_PIPELINE: {
       if (!strref_eq(top_name, "builtin.module")) {
-        mlirEmitError(loc, "--w4a16-lower-to-runtime, --w4a16-entry-points and --w4a16-pipeline run on a builtin.module");
+        mlirEmitError(loc, "--w4a16-lower-to-runtime, --w4a16-entry-points, --w4a16-pipeline and "
+                           "--w4a16-gpu-pipeline run on a builtin.module");
         return false;
       }
       if (it->kind == ITEM_W4A16_ENTRY_POINTS) {
@@ -192,7 +194,10 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
         w4a16AddLowerToRuntimePass(opm);
         w4a16AddLowerInt8PrepPass(opm); /* w4a16.int8_prep (issue #6) */
       } else if (mlirLogicalResultIsFailure(w4a16AddPipeline(
-                     opm, (W4a16PipelineOptions){.fuse = true, .fuseOptions = {.explain_stream = stderr}}))) {
+                     opm, (W4a16PipelineOptions){.fuse = true,
+                                                 .fuseOptions = {.explain_stream = stderr},
+                                                 .target = it->kind == ITEM_W4A16_GPU_PIPELINE ? W4A16_TARGET_GPU
+                                                                                               : W4A16_TARGET_HOST}))) {
         mlirEmitError(loc, "cannot build the w4a16 pipeline");
         return false;
       }

@@ -30,13 +30,27 @@ void w4a16AddLowerInt8PrepPass(MlirOpPassManager pm);
  * entry point gets entry points that return 0 and reference nothing. Runs on builtin.module, last. */
 MlirPass w4a16CreateEntryPointsPass(void);
 
+/* Where compiled code runs. HOST: every tensor in host memory, fused calls stage through the runtime's
+ * backend. GPU: every tensor in device memory; fused ops call the runtime on device pointers, everything
+ * else becomes kernels (upstream GPU codegen, PTX for gpuChip embedded in the module), all launched on the
+ * caller's stream; the entry points take that stream first (docs/dialect.md, "The GPU target"). */
+typedef enum W4a16Target { W4A16_TARGET_HOST = 0, W4A16_TARGET_GPU = 1 } W4a16Target;
+
 typedef struct W4a16PipelineOptions {
   bool fuse;                 /* false: upstream lowering only (the unfused reference build) */
   W4a16FuseOptions fuseOptions;
+  W4a16Target target;
+  const char *gpuChip;       /* GPU target: the sm_XX the PTX is generated for; NULL: sm_90 */
 } W4a16PipelineOptions;
 
 /* The upstream part of the pipeline, as a textual pass pipeline on builtin.module. */
 const char *w4a16UpstreamLoweringPipeline(void);
+/* The GPU target's passes (w4a16-copies-to-kernels, w4a16-gpu-host-code, w4a16-caller-stream, w4a16-device-memory): in the pipeline
+ * that target = GPU builds; exposed for lit tests and embedders that compose their own. */
+MlirPass w4a16CreateCopiesToKernelsPass(void);
+MlirPass w4a16CreateGpuHostCodePass(void);
+MlirPass w4a16CreateCallerStreamPass(void);
+MlirPass w4a16CreateDeviceMemoryPass(void);
 
 /* fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime -> lower-int8-prep -> upstream
  * bufferization and conversion to the LLVM dialect -> entry-points.

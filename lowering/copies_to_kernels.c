@@ -1,0 +1,50 @@
+/* w4a16-copies-to-kernels: on the GPU target, a memref.copy between tensors' buffers (bufferization copies a
+ * read-only argument before writing it; buffer deallocation clones results) becomes linalg.copy, so that
+ * convert-linalg-to-parallel-loops turns it into a loop that maps onto the GPU like any other. Left as it is,
+ * the LLVM lowering would make it a host memcpy of device pointers. Runs right after bufferization. */
+#include "gpu_passes.h"
+
+#include "ir_query.h"
+#include "stateless_pass.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdlib.h>
+
+static bool isCopy(MlirOperation op, void *unused) {
+  (void)unused;
+  return opIs(op, "memref.copy");
+}
+
+static void run(MlirOperation module, MlirExternalPass pass) {
+  (void)pass;
+  MlirContext ctx = mlirOperationGetContext(module);
+  OpList copies = collectOps(module, isCopy, NULL, MlirWalkPreOrder);
+  for (int i = 0; i < copies.count; ++i) {
+    MlirOperation copy = copies.ops[i];
+    MlirValue operands[2] = {mlirOperationGetOperand(copy, 0), mlirOperationGetOperand(copy, 1)};
+    const int32_t segments[2] = {1, 1}; /* ins(source) outs(target) */
+    MlirNamedAttribute segmentSizes = mlirNamedAttributeGet(
+        mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")), mlirDenseI32ArrayGet(ctx, 2, segments));
+    MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.copy"),
+                                                     mlirOperationGetLocation(copy));
+    mlirOperationStateAddOperands(&state, 2, operands);
+    mlirOperationStateAddAttributes(&state, 1, &segmentSizes);
+    MlirRegion body = mlirRegionCreate();
+    mlirOperationStateAddOwnedRegions(&state, 1, &body);
+    MlirOperation linalgCopy = mlirOperationCreate(&state);
+    mlirLinalgFillBuiltinNamedOpRegion(linalgCopy);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(copy), copy, linalgCopy);
+    mlirOperationDestroy(copy);
+  }
+  free(copies.ops);
+}
+
+static _Alignas(8) char passId;
+static const StatelessPassSpec kCopiesToKernelsPass = {
+    &passId, "W4a16CopiesToKernels", "w4a16-copies-to-kernels",
+    "GPU target, after bufferization: memref.copy becomes linalg.copy, so that it runs as a GPU kernel",
+    "builtin.module", NULL, run, mlirGetDialectHandle__linalg__};
+
+MlirPass w4a16CreateCopiesToKernelsPass(void) { return createStatelessPass(&kCopiesToKernelsPass); }
