@@ -18,4 +18,8 @@ uint64_t w4a16_rt_prepare_id(void);
 /* The name of the compiled function a generated entry point is running on this thread, or NULL. */
 const char *w4a16_rt_function(void);
 
+/* Starts a device call on this thread (w4a16_rt_enter_device, after w4a16_rt_enter): w4a16_rt_stream()
+ * returns stream and w4a16_rt_device_call() 1 until w4a16_rt_leave or the next w4a16_rt_enter. */
+void w4a16_rt_begin_device_call(void *stream);
+
 #endif

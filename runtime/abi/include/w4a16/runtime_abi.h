@@ -124,6 +124,72 @@ int64_t w4a16_rt_plans_created(void);
 int64_t w4a16_rt_cpu_fallbacks(void);
 const char *w4a16_rt_cpu_fallback_reason(void);
 
+/* --- GPU target --------------------------------------------------------------------------------------
+ * Compiled code whose kernels run on the GPU (MLIR's gpu lowering; gpu_target.c). Its entry points call
+ * w4a16_rt_enter_device instead of w4a16_rt_enter; everything it does is enqueued on the caller's stream,
+ * nothing in a call synchronises with the host, so a call can be captured into a CUDA graph.
+ * Without a CUDA build or a GPU these functions record W4A16_ERR_NO_DEVICE and return NULL.
+ *
+ * Memory. Intermediate buffers (w4a16_rt_device_alloc) come from an arena per stream, reset at the start of
+ * every device call on that stream: a buffer, and a result the compiled function returns in device memory,
+ * is valid until the next call on the same stream (copy it out, or order the next call after its use).
+ * From the second call of the same shapes on, a call allocates nothing and gets the same addresses, so a
+ * graph captured then stays valid for replay. A stream's arena grows with cudaMalloc when a call needs more
+ * (during capture too), and is merged into one block at the next call outside capture, except on a stream
+ * once used in a capture (a graph may hold its addresses): arenas live until w4a16_rt_release_device.
+ * After a failure inside a device call (w4a16_rt_status() != 0), mgpuLaunchKernel launches nothing: the
+ * call's outputs are unspecified anyway, and no kernel is ever given a pointer that failed to allocate. */
+
+/* What w4a16c_run_<f> / w4a16c_prepare_<f> of GPU-target code call first: w4a16_rt_enter, then starts a
+ * device call on stream (a cudaStream_t; NULL is the legacy default stream) and resets its arena. */
+void w4a16_rt_enter_device(const char *function, int32_t prepare, void *stream);
+/* The stream of this thread's device call (NULL outside one). */
+void *w4a16_rt_stream(void);
+/* Nonzero between w4a16_rt_enter_device and w4a16_rt_leave on this thread. */
+int32_t w4a16_rt_device_call(void);
+
+/* The CUDA module functions MLIR's gpu-to-LLVM lowering calls. */
+/* Called from a global constructor: keeps the PTX pointer (static data) and touches no GPU; the module is
+ * JIT-compiled (at optLevel, 0..4) into the current context at the first mgpuModuleGetFunction. */
+void *mgpuModuleLoadJIT(void *ptx, int32_t optLevel);
+/* The same for a cubin or fatbin image of size bytes. */
+void *mgpuModuleLoad(void *data, int64_t size);
+/* Called from a global destructor: unloads the module if loaded (errors ignored; skipped at process exit,
+ * when the CUDA runtime may be torn down already) and frees the handle. */
+void mgpuModuleUnload(void *module);
+/* The kernel name in module (a CUfunction), loading the module on first use; cached. NULL on failure,
+ * recorded (W4A16_ERR_NO_DEVICE, or W4A16_ERR_CUDA with the JIT's log). */
+void *mgpuModuleGetFunction(void *module, const char *name);
+/* cuLaunchKernel on stream (NULL: the device call's stream). Does nothing for a NULL function or after a
+ * failure in this device call; a launch error is recorded as W4A16_ERR_CUDA. paramsCount is unused. */
+void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY, int64_t gridZ, int64_t blockX, int64_t blockY,
+                      int64_t blockZ, int32_t smemBytes, void *stream, void **params, void **extra,
+                      int64_t paramsCount);
+/* Compiled code never makes, waits on or destroys a stream of its own (all its work is ordered on the
+ * caller's stream, and waiting inside a call would break graph capture): Create returns w4a16_rt_stream(),
+ * Synchronize and Destroy do nothing. */
+void *mgpuStreamCreate(void);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamDestroy(void *stream);
+
+/* Device memory for the compiled code's intermediate buffers, from the current stream's arena (outside a
+ * device call: the legacy stream's, not reset). Aligned to at least 256 bytes (alignment: a larger power of
+ * two). NULL on failure, recorded (W4A16_ERR_OUT_OF_MEMORY, W4A16_ERR_NO_DEVICE, W4A16_ERR_CUDA). */
+void *w4a16_rt_device_alloc(int64_t bytes);
+void *w4a16_rt_device_aligned_alloc(int64_t alignment, int64_t bytes);
+/* Does nothing: arena memory is reused from the next call on the stream. */
+void w4a16_rt_device_free(void *ptr);
+/* cudaMalloc calls the arenas have made, ever: constant in steady state. */
+int64_t w4a16_rt_device_allocations(void);
+/* A device copy of bytes bytes of the compiled code's constant data at host, made on first use and kept for
+ * the process (until w4a16_rt_release_device). The host data must not change. NULL on failure, recorded. */
+void *w4a16_rt_device_constant(const void *host, int64_t bytes);
+/* Frees every arena and constant copy; no compiled code may run meanwhile, and pointers they gave (and
+ * graphs captured with them) are dead. Safe to call twice. Modules stay loaded. */
+void w4a16_rt_release_device(void);
+/* Every function of this section with its address, for a JIT embedder (as w4a16_rt_symbols). */
+const w4a16_rt_symbol *w4a16_rt_device_symbols(int *count);
+
 #ifdef __cplusplus
 }
 #endif
