@@ -2,8 +2,10 @@
  * that the generated prepare entry points create (see include/w4a16/runtime_abi.h for the contract).
  *
  * Nothing here prints or aborts: a failure goes to the thread's compiled-code status (status.c) and is
- * returned. Compiled code holds host memrefs. On the CPU backend they go straight to the plan; on CUDA the
- * weight is copied to the device once (when prepared) and x/bias/residual/out on every call. */
+ * returned. Host-target code holds host memrefs: on the CPU backend they go straight to the plan; on CUDA the
+ * weight is copied to the device once (when prepared) and x/bias/residual/out on every call. GPU-target code
+ * (inside w4a16_rt_enter_device) holds device memrefs: prepare reads the weight back once to normalise it, and
+ * a call only launches the plan on the caller's stream. */
 #include "half.h"
 #include "rt_status.h"
 #include "w4a16_testing.h"
@@ -35,6 +37,8 @@ typedef struct PlanKey {
   int ioType, scalesType;
   /* Act-order's g_idx (K int32, row k's group), NULL: row k is in group k / G. */
   const int32_t *groupIndex;
+  /* The pointers above are device pointers (GPU-target code). */
+  bool onDevice;
 } PlanKey;
 
 enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_BF16, ZP_F32 };
@@ -279,13 +283,71 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   return status;
 }
 
+/* Bytes of one zero point of each kind (an i4 takes a byte). */
+static size_t zeroPointBytes(int kind) {
+  return kind == ZP_I32 || kind == ZP_F32 ? 4 : kind == ZP_F16 || kind == ZP_BF16 ? 2 : 1;
+}
+
+/* GPU-target code: the weight's buffers are on the device. Prepare copies them back once (prepare may
+ * synchronise; a call never does) and normalises them like host buffers; the plan is a CUDA plan or nothing:
+ * device pointers cannot run on the CPU reference. */
+static w4a16_status planFromDeviceWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
+  if (key->backend != W4A16_BACKEND_CUDA) {
+    snprintf(why, WHY_SIZE, "GPU-target code needs the CUDA backend (W4A16_BACKEND=cpu is set, or this build or "
+                            "machine has no usable GPU)");
+    return W4A16_ERR_NO_DEVICE;
+  }
+  if (key->K % 128 != 0) {
+    snprintf(why, WHY_SIZE, "K = %lld: GPU-target code needs K a multiple of 128 (the CUDA kernels walk K in steps "
+                            "of 128; the host target runs such a weight on the CPU reference)", (long long)key->K);
+    return W4A16_ERR_BAD_SHAPE;
+  }
+#if W4A16_WITH_CUDA
+  const int64_t groups = key->K / key->groupSize;
+  int64_t rows, cols;
+  w4a16_weight_shape(key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, key->K, key->N, &rows, &cols);
+  const size_t weightBytes = (size_t)(rows * cols) * (size_t)key->codeBytes;
+  const size_t scaleBytes = (size_t)(groups * key->N) * 2;
+  size_t zpBytes = 0;
+  if (key->zpKind != ZP_NONE) {
+    const int layout = key->zpLayout & ~W4A16_ZP_FLAGS;
+    const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
+    zpBytes = (size_t)(groups * (packed ? key->N / 8 : key->N)) * zeroPointBytes(key->zpKind);
+  }
+  const size_t gIdxBytes = key->groupIndex ? (size_t)key->K * sizeof(int32_t) : 0;
+  PlanKey host = *key;
+  void *weight = malloc(weightBytes), *scales = malloc(scaleBytes);
+  void *zeroPoints = zpBytes ? malloc(zpBytes) : NULL, *groupIndex = gIdxBytes ? malloc(gIdxBytes) : NULL;
+  w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
+  if (!weight || !scales || (zpBytes && !zeroPoints) || (gIdxBytes && !groupIndex)) {
+    snprintf(why, WHY_SIZE, "out of memory reading the weight back from the GPU");
+  } else if (cudaMemcpy(weight, key->weight, weightBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+             cudaMemcpy(scales, key->scales, scaleBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+             (zpBytes && cudaMemcpy(zeroPoints, key->zeroPoints, zpBytes, cudaMemcpyDeviceToHost) != cudaSuccess) ||
+             (gIdxBytes && cudaMemcpy(groupIndex, key->groupIndex, gIdxBytes, cudaMemcpyDeviceToHost) != cudaSuccess)) {
+    status = W4A16_ERR_CUDA;
+    snprintf(why, WHY_SIZE, "reading the weight back from the GPU (are the weight's pointers device memory?): %s",
+             cudaGetErrorString(cudaGetLastError()));
+  } else {
+    host.weight = weight, host.scales = scales, host.zeroPoints = zeroPoints, host.groupIndex = groupIndex;
+    status = planFromWeight(&host, plan, runsOn, why);
+  }
+  free(weight), free(scales), free(zeroPoints), free(groupIndex);
+  return status;
+#else
+  (void)plan, (void)runsOn;
+  snprintf(why, WHY_SIZE, "this build has no CUDA backend");
+  return W4A16_ERR_NO_DEVICE;
+#endif
+}
+
 static bool sameKey(const PlanKey *a, const PlanKey *b) {
   return a->weight == b->weight && a->scales == b->scales && a->K == b->K && a->N == b->N &&
          a->groupSize == b->groupSize && a->zeroPoints == b->zeroPoints && a->zpKind == b->zpKind &&
          a->zpLayout == b->zpLayout && a->zpOffset == b->zpOffset && a->zeroPoint == b->zeroPoint &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
          a->backend == b->backend && a->ioType == b->ioType && a->scalesType == b->scalesType &&
-         a->groupIndex == b->groupIndex;
+         a->groupIndex == b->groupIndex && a->onDevice == b->onDevice;
 }
 
 /* g_lock held. */
@@ -323,7 +385,8 @@ static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_pl
   if (!e || e->preparedBy != prepareId) {
     w4a16_plan *fresh = NULL;
     w4a16_backend freshRunsOn = key->backend;
-    status = planFromWeight(key, &fresh, &freshRunsOn, why);
+    status = key->onDevice ? planFromDeviceWeight(key, &fresh, &freshRunsOn, why)
+                           : planFromWeight(key, &fresh, &freshRunsOn, why);
     if (status == W4A16_OK && e) {
       w4a16_plan_destroy(e->plan);
     } else if (status == W4A16_OK && (e = calloc(1, sizeof *e))) {
@@ -360,7 +423,13 @@ static bool rowMajor2d(const int64_t *sizes, const int64_t *strides) {
 
 static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const uint16_t *x, int64_t M, int64_t K,
                             int64_t N, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                            uint16_t *out, char *why) {
+                            uint16_t *out, bool onDevice, char *why) {
+  if (onDevice) { /* GPU-target code: the operands are on the device already; launch on the caller's stream */
+    w4a16_status status = w4a16_plan_run(plan, x, M, bias, residual, act, out, w4a16_rt_stream());
+    if (status != W4A16_OK)
+      snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
+    return status;
+  }
   if (backend == W4A16_BACKEND_CPU) {
     w4a16_status status = w4a16_plan_run(plan, x, M, bias, residual, act, out, NULL);
     if (status != W4A16_OK)
@@ -439,7 +508,15 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
 }
 
 /* Unspecified after a failure, but never uninitialised memory for the code that reads it next. */
-static void zeroFill(w4a16_memref2d_f16 *out) {
+static void zeroFill(w4a16_memref2d_f16 *out, bool onDevice) {
+  if (onDevice) { /* enqueued like the call it stands for */
+#if W4A16_WITH_CUDA
+    if (out->strides[1] == 1 || out->sizes[1] <= 1)
+      cudaMemset2DAsync(out->aligned + out->offset, (size_t)out->strides[0] * 2, 0, (size_t)out->sizes[1] * 2,
+                        (size_t)out->sizes[0], (cudaStream_t)w4a16_rt_stream());
+#endif
+    return;
+  }
   for (int64_t m = 0; m < out->sizes[0]; ++m)
     for (int64_t n = 0; n < out->sizes[1]; ++n)
       out->aligned[out->offset + m * out->strides[0] + n * out->strides[1]] = 0;
@@ -493,9 +570,10 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   }
   w4a16_plan *plan = NULL;
   w4a16_backend runsOn = w4a16_rt_backend();
+  const bool onDevice = w4a16_rt_device_call() != 0;
   PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
                  zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType,
-                 groupIndex ? groupIndex->aligned + groupIndex->offset : NULL};
+                 groupIndex ? groupIndex->aligned + groupIndex->offset : NULL, onDevice};
   if (status == W4A16_OK && prepareId)
     status = preparePlan(&key, prepareId, &plan, &runsOn, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
@@ -503,11 +581,12 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   if (status == W4A16_OK && M > 0) {
     w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
     status = runPlan(plan, runsOn, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
-                     hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset, why);
+                     hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset,
+                     onDevice, why);
   }
   if (status == W4A16_OK)
     return 0;
-  zeroFill(out);
+  zeroFill(out, onDevice);
   return w4a16_rt_fail(status, "w4a16.fused_matmul (M = %lld, K = %lld, N = %lld): %s", (long long)M, (long long)K,
                        (long long)N, why);
 }
