@@ -35,7 +35,6 @@ static void printError(MlirStringRef message, void *userData) {
  * (reductions a sequential scf.for inside), tiled 1 x 256 so that a 2-D (M, N) loop runs a 256-thread block
  * per row tile, mapped onto blocks and threads. */
 static const char kGpuBufferize[] =
-    "inline,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
     "convert-bufferization-to-memref";
@@ -69,6 +68,9 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   char toLLVM[sizeof kGpuToLLVMFormat + 1024];
   const char *toolkit = w4a16CudaToolkitPath(); /* none: w4a16-gpu-host-code stops with an error first */
   snprintf(toLLVM, sizeof toLLVM, kGpuToLLVMFormat, chip ? chip : "sm_90", toolkit ? toolkit : "/usr/local/cuda");
+  if (mlirLogicalResultIsFailure(addText(pm, "inline")))
+    return mlirLogicalResultFailure();
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateSplitReductionsPass());
   if (mlirLogicalResultIsFailure(addText(pm, kGpuBufferize)))
     return mlirLogicalResultFailure();
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCopiesToKernelsPass());

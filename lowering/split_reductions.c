@@ -1,0 +1,330 @@
+/* w4a16-gpu-split-reductions: on the GPU target, a long sum over the innermost loop (RMSNorm's mean of
+ * squares, softmax's denominator) is split in two, so that it is not one GPU thread per row walking all of K:
+ *
+ *   out[p] += f(in...)[p, r]                   r < R
+ * becomes
+ *   partial[p, t] = 0;  partial[p, t] += f(in...)[p, j * T + t]     t < T (parallel), j < R / T
+ *   out[p] += partial[p, t]                                          t < T
+ *
+ * with T = 64 lanes: the first generic is a (p, t) parallel loop whose T threads read T consecutive elements
+ * at each step (coalesced), the second sums T partials per row. The summation order changes (within f32
+ * rounding, like any parallel reduction) but stays fixed: replays are bitwise identical. Only sums are split
+ * (the body yields addf(x, acc) with x independent of acc), over a static R that T divides with R / T >= 8;
+ * everything else is left as it is. Runs on tensors, before bufferization. */
+#include "gpu_passes.h"
+
+#include "ir_query.h"
+#include "stateless_pass.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kLanes = 64, kMinStepsPerLane = 8 };
+
+static MlirAttribute iteratorType(MlirContext ctx, const char *kind) {
+  char text[64];
+  snprintf(text, sizeof text, "#linalg.iterator_type<%s>", kind);
+  return mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
+}
+
+/* The block argument the body accumulates into is used once, by the addf the body yields, whose other operand
+ * does not depend on it. */
+static bool isSumBody(MlirBlock body, MlirValue acc) {
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1 || userCount(acc) != 1)
+    return false;
+  MlirOperation add = producer(mlirOperationGetOperand(yield, 0));
+  if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
+    return false;
+  return valueEq(mlirOperationGetOperand(add, 0), acc) || valueEq(mlirOperationGetOperand(add, 1), acc);
+}
+
+/* A body that reads linalg.index computes with r itself, which the split renumbers. */
+static bool readsLoopIndex(MlirBlock body) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (opIs(o, "linalg.index") || mlirOperationGetNumRegions(o) > 0)
+      return true;
+  return false;
+}
+
+typedef struct Split {
+  LinalgView view;
+  int reduction; /* the loop reduced: the last one */
+  int64_t extent;
+} Split;
+
+static bool isSplittableSum(MlirOperation op, Split *s) {
+  if (!opIs(op, "linalg.generic") || !linalgView(op, &s->view) || s->view.numInits != 1 ||
+      mlirOperationGetNumResults(op) != 1 || !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))))
+    return false;
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirAttribute iterators = attr(op, "iterator_types"), reduction = iteratorType(ctx, "reduction");
+  const int n = s->view.numLoops;
+  for (int i = 0; i < n; ++i)
+    if (mlirAttributeEqual(mlirArrayAttrGetElement(iterators, i), reduction) != (i == n - 1))
+      return false;
+  s->reduction = n - 1;
+  s->extent = s->view.loopRange[n - 1];
+  if (s->extent <= 0 || s->extent % kLanes != 0 || s->extent / kLanes < kMinStepsPerLane)
+    return false;
+  MlirAffineMap init = s->view.maps[s->view.numInputs];
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(init); ++r)
+    if (mlirAffineExprIsFunctionOfDim(mlirAffineMapGetResult(init, r), s->reduction))
+      return false;
+  for (int i = 0; i < s->view.numInputs; ++i)
+    for (intptr_t q = 0; q < mlirAffineMapGetNumResults(s->view.maps[i]); ++q) {
+      MlirAffineExpr e = mlirAffineMapGetResult(s->view.maps[i], q);
+      if (mlirAffineExprIsFunctionOfDim(e, s->reduction) &&
+          !(mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == s->reduction))
+        return false;
+    }
+  MlirValue acc = mlirBlockGetArgument(s->view.body, s->view.numInputs);
+  return isSumBody(s->view.body, acc) && !readsLoopIndex(s->view.body);
+}
+
+static bool collectSums(MlirOperation op, void *unused) {
+  (void)unused;
+  Split s;
+  return isSplittableSum(op, &s);
+}
+
+/* map with its dims renumbered into numDims dims and extra results appended. */
+static MlirAffineMap withResults(MlirAffineMap map, intptr_t numDims, intptr_t numExtra, const MlirAffineExpr *extra) {
+  intptr_t n = mlirAffineMapGetNumResults(map);
+  MlirAffineExpr results[kMaxRank + 2];
+  for (intptr_t i = 0; i < n; ++i)
+    results[i] = mlirAffineMapGetResult(map, i);
+  for (intptr_t i = 0; i < numExtra; ++i)
+    results[n + i] = extra[i];
+  return mlirAffineMapGet(mlirAffineMapGetContext(map), numDims, 0, n + numExtra, results);
+}
+
+static MlirOperation createGeneric(MlirLocation loc, intptr_t numInputs, const MlirValue *operands, MlirType result,
+                                   intptr_t numMaps, const MlirAffineMap *maps, intptr_t numLoops,
+                                   const MlirAttribute *iterators, MlirRegion body) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirAttribute mapAttrs[kMaxLinalgOperands + 1];
+  for (intptr_t i = 0; i < numMaps; ++i)
+    mapAttrs[i] = mlirAffineMapAttrGet(maps[i]);
+  const int32_t segments[2] = {(int32_t)numInputs, 1};
+  MlirNamedAttribute attributes[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("indexing_maps")),
+                            mlirArrayAttrGet(ctx, numMaps, mapAttrs)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("iterator_types")),
+                            mlirArrayAttrGet(ctx, numLoops, iterators)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")),
+                            mlirDenseI32ArrayGet(ctx, 2, segments))};
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), loc);
+  mlirOperationStateAddOperands(&state, numInputs + 1, operands);
+  mlirOperationStateAddResults(&state, 1, &result);
+  mlirOperationStateAddAttributes(&state, 3, attributes);
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  return mlirOperationCreate(&state);
+}
+
+static MlirOperation createSimple(const char *name, MlirLocation loc, intptr_t numOperands, const MlirValue *operands,
+                                  MlirType result, intptr_t numAttributes, const MlirNamedAttribute *attributes) {
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(name), loc);
+  mlirOperationStateAddOperands(&state, numOperands, operands);
+  mlirOperationStateAddResults(&state, 1, &result);
+  mlirOperationStateAddAttributes(&state, numAttributes, attributes);
+  return mlirOperationCreate(&state);
+}
+
+/* tensor.dim of every dynamic dim of v, inserted before `before`; returns how many. */
+static intptr_t dynamicSizesOf(MlirOperation before, MlirValue v, MlirValue *sizes) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  MlirLocation loc = mlirOperationGetLocation(before);
+  MlirBlock block = mlirOperationGetBlock(before);
+  MlirType index = mlirIndexTypeGet(ctx);
+  intptr_t numDynamic = 0;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(mlirValueGetType(v)); ++d) {
+    if (!mlirShapedTypeIsDynamicDim(mlirValueGetType(v), d))
+      continue;
+    MlirNamedAttribute value = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")),
+                                                     mlirIntegerAttrGet(index, d));
+    MlirOperation c = createSimple("arith.constant", loc, 0, NULL, index, 1, &value);
+    mlirBlockInsertOwnedOperationBefore(block, before, c);
+    MlirValue dimOperands[2] = {v, mlirOperationGetResult(c, 0)};
+    MlirOperation dim = createSimple("tensor.dim", loc, 2, dimOperands, index, 0, NULL);
+    mlirBlockInsertOwnedOperationBefore(block, before, dim);
+    sizes[numDynamic++] = mlirOperationGetResult(dim, 0);
+  }
+  return numDynamic;
+}
+
+/* v with its dim q (of static size R) expanded into (R / kLanes, kLanes): step j, lane t. */
+static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  MlirType type = mlirValueGetType(v);
+  const intptr_t rank = mlirShapedTypeGetRank(type);
+  int64_t shape[kMaxRank + 1];
+  MlirAttribute groups[kMaxRank];
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  for (intptr_t d = 0, o = 0; d < rank; ++d) {
+    MlirAttribute members[2] = {mlirIntegerAttrGet(i64, o), mlirIntegerAttrGet(i64, o + 1)};
+    if (d == q) {
+      shape[o++] = mlirShapedTypeGetDimSize(type, d) / kLanes;
+      shape[o++] = kLanes;
+    } else {
+      shape[o++] = mlirShapedTypeGetDimSize(type, d);
+    }
+    groups[d] = mlirArrayAttrGet(ctx, d == q ? 2 : 1, members);
+  }
+  MlirValue sizes[kMaxRank];
+  intptr_t numDynamic = dynamicSizesOf(before, v, sizes);
+  MlirNamedAttribute attributes[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("reassociation")),
+                            mlirArrayAttrGet(ctx, rank, groups)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("static_output_shape")),
+                            mlirDenseI64ArrayGet(ctx, rank + 1, shape))};
+  MlirValue operands[kMaxRank + 1] = {v};
+  for (intptr_t i = 0; i < numDynamic; ++i)
+    operands[1 + i] = sizes[i];
+  MlirType expanded = mlirRankedTensorTypeGet(rank + 1, shape, mlirShapedTypeGetElementType(type), mlirAttributeGetNull());
+  MlirOperation op = createSimple("tensor.expand_shape", mlirOperationGetLocation(before), 1 + numDynamic, operands,
+                                  expanded, 2, attributes);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return mlirOperationGetResult(op, 0);
+}
+
+/* partial: zero-filled (init's shape..., kLanes) of the accumulator's element type. */
+static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType partialType) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  MlirLocation loc = mlirOperationGetLocation(before);
+  MlirBlock block = mlirOperationGetBlock(before);
+  MlirType element = mlirShapedTypeGetElementType(partialType);
+  MlirValue dynamicSizes[kMaxRank];
+  intptr_t numDynamic = dynamicSizesOf(before, init, dynamicSizes);
+  MlirOperation empty = createSimple("tensor.empty", loc, numDynamic, dynamicSizes, partialType, 0, NULL);
+  mlirBlockInsertOwnedOperationBefore(block, before, empty);
+  MlirNamedAttribute zeroValue = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")),
+                                                       mlirFloatAttrDoubleGet(ctx, element, 0.0));
+  MlirOperation zero = createSimple("arith.constant", loc, 0, NULL, element, 1, &zeroValue);
+  mlirBlockInsertOwnedOperationBefore(block, before, zero);
+  MlirValue fillOperands[2] = {mlirOperationGetResult(zero, 0), mlirOperationGetResult(empty, 0)};
+  const int32_t segments[2] = {1, 1};
+  MlirNamedAttribute segmentSizes = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")), mlirDenseI32ArrayGet(ctx, 2, segments));
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.fill"), loc);
+  mlirOperationStateAddOperands(&state, 2, fillOperands);
+  mlirOperationStateAddResults(&state, 1, &partialType);
+  mlirOperationStateAddAttributes(&state, 1, &segmentSizes);
+  MlirRegion fillBody = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &fillBody);
+  MlirOperation fill = mlirOperationCreate(&state);
+  mlirLinalgFillBuiltinNamedOpRegion(fill);
+  mlirBlockInsertOwnedOperationBefore(block, before, fill);
+  return mlirOperationGetResult(fill, 0);
+}
+
+/* The combine's body: out = partial + out. */
+static MlirRegion sumBody(MlirContext ctx, MlirLocation loc, MlirType element) {
+  MlirType types[2] = {element, element};
+  MlirLocation locs[2] = {loc, loc};
+  MlirBlock block = mlirBlockCreate(2, types, locs);
+  MlirValue operands[2] = {mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 1)};
+  MlirOperation add = createSimple("arith.addf", loc, 2, operands, element, 0, NULL);
+  mlirBlockAppendOwnedOperation(block, add);
+  MlirValue sum = mlirOperationGetResult(add, 0);
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.yield"), loc);
+  mlirOperationStateAddOperands(&state, 1, &sum);
+  mlirBlockAppendOwnedOperation(block, mlirOperationCreate(&state));
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+  (void)ctx;
+  return region;
+}
+
+static void split(MlirOperation op) {
+  Split s;
+  if (!isSplittableSum(op, &s))
+    return;
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  const int n = s.view.numLoops, numInputs = s.view.numInputs; /* loops p_0..p_{n-2}, r = n - 1 */
+  MlirValue init = linalgInit(&s.view, 0);
+  MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirType element = mlirShapedTypeGetElementType(resultType);
+
+  /* partial's type: the init's shape with kLanes appended. */
+  int64_t shape[kMaxRank + 1];
+  const intptr_t initRank = mlirShapedTypeGetRank(resultType);
+  for (intptr_t d = 0; d < initRank; ++d)
+    shape[d] = mlirShapedTypeGetDimSize(resultType, d);
+  shape[initRank] = kLanes;
+  MlirType partialType = mlirRankedTensorTypeGet(initRank + 1, shape, element, mlirAttributeGetNull());
+  MlirValue partialInit = zeroPartials(op, init, partialType);
+
+  /* Partial sums: loops (p..., t, j), r = j * kLanes + t: an input that reads r at position q is expanded
+   * there into (j, t). */
+  MlirAffineExpr t = mlirAffineDimExprGet(ctx, n - 1), j = mlirAffineDimExprGet(ctx, n);
+  MlirAffineMap maps[kMaxLinalgOperands + 1];
+  MlirValue operands[kMaxLinalgOperands + 1];
+  for (int i = 0; i < numInputs; ++i) {
+    MlirAffineMap map = s.view.maps[i];
+    MlirAffineExpr results[kMaxRank + 1];
+    intptr_t numResults = 0, reducedAt = -1;
+    for (intptr_t q = 0; q < mlirAffineMapGetNumResults(map); ++q) {
+      MlirAffineExpr e = mlirAffineMapGetResult(map, q);
+      if (mlirAffineExprIsFunctionOfDim(e, s.reduction)) {
+        reducedAt = q;
+        results[numResults++] = j;
+        results[numResults++] = t;
+      } else {
+        results[numResults++] = e;
+      }
+    }
+    maps[i] = mlirAffineMapGet(ctx, n + 1, 0, numResults, results);
+    operands[i] = reducedAt < 0 ? linalgInput(&s.view, i) : expandReduced(op, linalgInput(&s.view, i), reducedAt);
+  }
+  maps[numInputs] = withResults(s.view.maps[numInputs], n + 1, 1, &t);
+  operands[numInputs] = partialInit;
+  MlirAttribute parallel = iteratorType(ctx, "parallel"), reduction = iteratorType(ctx, "reduction");
+  MlirAttribute iterators[kMaxRank + 2];
+  for (int i = 0; i < n; ++i)
+    iterators[i] = parallel;
+  iterators[n] = reduction;
+  MlirOperation bodyOwner = mlirOperationClone(op);
+  MlirRegion body = mlirRegionCreate();
+  mlirRegionTakeBody(body, mlirOperationGetRegion(bodyOwner, 0));
+  mlirOperationDestroy(bodyOwner);
+  MlirOperation partial =
+      createGeneric(loc, numInputs, operands, partialType, numInputs + 1, maps, n + 1, iterators, body);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, partial);
+
+  /* Combine: loops (p..., t), out[p] += partial[p, t]. */
+  MlirAffineExpr t2 = mlirAffineDimExprGet(ctx, n - 1);
+  MlirAffineMap combineMaps[2] = {withResults(s.view.maps[numInputs], n, 1, &t2),
+                                  withResults(s.view.maps[numInputs], n, 0, NULL)};
+  MlirValue combineOperands[2] = {mlirOperationGetResult(partial, 0), init};
+  iterators[n - 1] = reduction;
+  MlirOperation combine = createGeneric(loc, 1, combineOperands, resultType, 2, combineMaps, n, iterators,
+                                        sumBody(ctx, loc, element));
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, combine);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(combine, 0));
+  mlirOperationDestroy(op);
+}
+
+static void run(MlirOperation module, MlirExternalPass pass) {
+  (void)pass;
+  OpList sums = collectOps(module, collectSums, NULL, MlirWalkPreOrder);
+  for (int i = 0; i < sums.count; ++i)
+    split(sums.ops[i]);
+  free(sums.ops);
+}
+
+static _Alignas(8) char passId;
+static const StatelessPassSpec kSplitReductionsPass = {
+    &passId, "W4a16GpuSplitReductions", "w4a16-gpu-split-reductions",
+    "GPU target, on tensors: split long innermost sums into 64 coalesced partial sums per row and a short "
+    "combine, so that a row's reduction is not one GPU thread's loop",
+    "builtin.module", NULL, run, mlirGetDialectHandle__linalg__};
+
+MlirPass w4a16CreateSplitReductionsPass(void) { return createStatelessPass(&kSplitReductionsPass); }

@@ -1,0 +1,82 @@
+// w4a16-gpu-split-reductions (GPU target, tensors): a long innermost sum becomes 64 coalesced partial sums
+// per row (the reduced input expanded into (steps, lanes)) and a short combine into the original init; what
+// is not a plain sum over a static extent the lanes divide (R / 64 >= 8) is left alone.
+// RUN: w4a16-opt --split-input-file --pass-pipeline='builtin.module(w4a16-gpu-split-reductions)' %s | FileCheck %s
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// RMSNorm's sum of squares over K = 4096, dynamic M.
+// CHECK-DAG:   #[[STEPS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG:   #[[PART:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG:   #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_sum
+// CHECK-SAME:    (%[[SQ:.*]]: tensor<?x4096xf32>)
+// CHECK:         %[[INIT:.*]] = linalg.fill
+// CHECK:         %[[PE:.*]] = tensor.empty(%{{.*}}) : tensor<?x64xf32>
+// CHECK:         %[[PZ:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<?x64xf32>)
+// CHECK:         %[[EX:.*]] = tensor.expand_shape %[[SQ]] {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 64, 64] : tensor<?x4096xf32> into tensor<?x64x64xf32>
+// CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [#[[STEPS]], #[[PART]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[EX]] : tensor<?x64x64xf32>) outs(%[[PZ]] : tensor<?x64xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[P]] : tensor<?x64xf32>) outs(%[[INIT]] : tensor<?xf32>)
+// CHECK:         return %[[S]]
+func.func @row_sum(%sq: tensor<?x4096xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %sq, %c0 : tensor<?x4096xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<?x4096xf32>) outs(%z : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %sum : tensor<?xf32>
+}
+
+// -----
+
+// Not split: a max (not a sum), a body that reads the loop index, an extent 64 does not divide, one too
+// short to pay (256 / 64 = 4 steps).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     tensor.expand_shape
+// CHECK-COUNT-4: iterator_types = ["parallel", "reduction"]
+// CHECK-NOT:     tensor.expand_shape
+#id2b = affine_map<(d0, d1) -> (d0, d1)>
+#rowb = affine_map<(d0, d1) -> (d0)>
+func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4000xf32>, %c: tensor<8x256xf32>, %init: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %max = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x4096xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %indexed = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x4096xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %k = linalg.index 1 : index
+    %ki = arith.index_cast %k : index to i32
+    %kf = arith.sitofp %ki : i32 to f32
+    %w = arith.mulf %in, %kf : f32
+    %r = arith.addf %w, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %odd = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<8x4000xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %short = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<8x256xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %max, %indexed, %odd, %short : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
