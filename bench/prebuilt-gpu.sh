@@ -49,6 +49,8 @@ if [ "$mode" = check ]; then
   E2E_DRIVER=$B/e2e-driver timeout 200 bash "$ROOT/test/e2e/run-gpu.sh" >"$O/e2e.log" 2>&1
   echo "e2e: exit $? in $(( $(date +%s) - t0 )) s; $(tail -1 "$O/e2e.log")" | tee -a "$S"
   grep -E "e2e [a-z_0-9]+: (PASS|FAIL)" "$O/e2e.log" | sort | uniq -c | tee -a "$S"
+  # the GPU-target build (e2e-driver --gpu-target) at a glance
+  echo "e2e GPU target: $(grep -cE 'e2e [a-z_0-9]+: PASS \(GPU target' "$O/e2e.log") PASS, $(grep -cE 'e2e [a-z_0-9]+: FAIL \(GPU target' "$O/e2e.log") FAIL, $(grep -c 'GPU target: SKIPPED' "$O/e2e.log") skipped" | tee -a "$S"
   exit 0
 fi
 runs=("$@")

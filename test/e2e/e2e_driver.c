@@ -6,6 +6,7 @@
  *   e2e-driver --example llama_mlp --test llama_mlp.fused.so --ref llama_mlp.unfused.so
  *              [--backend cpu|cuda|auto] [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N]
  *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
+ *              [--gpu-target]
  *
  * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
  * to _mlir_ciface_w4a16_rt_matmul_* and w4a16_rt_enter/leave resolve to this executable, which links
@@ -14,6 +15,14 @@
  * w4a16c_run_<example> at every M; any nonzero status is an error, reported with w4a16_rt_last_error(). --backend selects the runtime backend for the test calls (auto: CUDA if w4a16_cuda_available(),
  * else CPU); --ref-backend sets a backend for the reference calls too (when the reference is itself a fused
  * build, e.g. to compare the CUDA run with the CPU run).
+ *
+ * --gpu-target (CUDA builds only): the test build is `w4a16-compile --target=gpu` code (the reference stays a
+ * host build). Its entry points take a CUDA stream first and device memrefs; the driver gives them device
+ * copies of the same inputs on a non-blocking stream of its own, synchronises after each call and copies the
+ * result back (it lives in the runtime's per-stream arena). Beyond the comparison, at every M: repeated calls
+ * are bitwise equal and return the same device buffer, allocate no device memory in steady state
+ * (w4a16_rt_device_allocations), and one call captured into a CUDA graph replays bitwise equal to the eager
+ * call. A CUDA error is a setup error (exit status 2).
  *
  * The check is docs/contract.md §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
  * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build's prepare
@@ -38,6 +47,10 @@
 #include "../common/test_data.h"
 
 #include "examples.h"
+
+#if W4A16_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -72,17 +85,27 @@ typedef struct Memref2 {
   int64_t strides[2];
 } Memref2;
 
-/* w4a16c_run_<f> / w4a16c_prepare_<f>: the C-interface arguments, a status returned. */
-typedef int32_t (*Fn1)(void *, void *);
-typedef int32_t (*Fn2)(void *, void *, void *);
-typedef int32_t (*Fn3)(void *, void *, void *, void *);
-typedef int32_t (*Fn4)(void *, void *, void *, void *, void *);
-typedef int32_t (*Fn5)(void *, void *, void *, void *, void *, void *);
-typedef int32_t (*Fn6)(void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*Fn7)(void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*Fn8)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*Fn9)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*Fn10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+/* w4a16c_run_<f> / w4a16c_prepare_<f>: pointer arguments (the stream, the result, the memrefs), a status
+ * returned. Pn takes n pointers. */
+typedef int32_t (*P2)(void *, void *);
+typedef int32_t (*P3)(void *, void *, void *);
+typedef int32_t (*P4)(void *, void *, void *, void *);
+typedef int32_t (*P5)(void *, void *, void *, void *, void *);
+typedef int32_t (*P6)(void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P7)(void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P8)(void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P9)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P11)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef int32_t (*P12)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
+
+/* How a build is called. Host-target code: host memrefs, a malloc'ed result. GPU-target code: the stream
+ * first, device memrefs, the result in the runtime's arena of that stream (valid until the next call on it). */
+typedef struct Target {
+  bool gpu;
+  void *stream; /* the cudaStream_t of GPU-target calls */
+} Target;
+static const Target kHostTarget = {false, NULL};
 
 static bool has_dynamic_m(const Example *ex) {
   for (int i = 0; i < ex->nargs; ++i)
@@ -98,30 +121,44 @@ static void as_one_row(Memref2 *m) {
   m->sizes[0] = 1, m->sizes[1] = n, m->strides[0] = n, m->strides[1] = stride;
 }
 
-static int32_t call_entry_raw(void *fn, Memref2 *ret, AnyMemref *a, int n) {
-  switch (n) {
-  case 1: return ((Fn1)fn)(ret, &a[0]);
-  case 2: return ((Fn2)fn)(ret, &a[0], &a[1]);
-  case 3: return ((Fn3)fn)(ret, &a[0], &a[1], &a[2]);
-  case 4: return ((Fn4)fn)(ret, &a[0], &a[1], &a[2], &a[3]);
-  case 5: return ((Fn5)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4]);
-  case 6: return ((Fn6)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]);
-  case 7: return ((Fn7)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
-  case 8: return ((Fn8)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]);
-  case 9: return ((Fn9)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]);
-  case 10: return ((Fn10)fn)(ret, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9]);
+/* Every argument of these functions is a pointer (the stream of GPU-target code, then the result and the
+ * memrefs): call with the right number of them. */
+static int32_t call_entry_raw(void *fn, const Target *t, Memref2 *ret, AnyMemref *a, int n) {
+  void *p[2 + kMaxArgs];
+  int k = 0;
+  if (t->gpu)
+    p[k++] = t->stream;
+  p[k++] = ret;
+  for (int i = 0; i < n && i < kMaxArgs; ++i)
+    p[k++] = &a[i];
+  switch (n < 1 || n > kMaxArgs ? 0 : k) {
+  case 2: return ((P2)fn)(p[0], p[1]);
+  case 3: return ((P3)fn)(p[0], p[1], p[2]);
+  case 4: return ((P4)fn)(p[0], p[1], p[2], p[3]);
+  case 5: return ((P5)fn)(p[0], p[1], p[2], p[3], p[4]);
+  case 6: return ((P6)fn)(p[0], p[1], p[2], p[3], p[4], p[5]);
+  case 7: return ((P7)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
+  case 8: return ((P8)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+  case 9: return ((P9)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]);
+  case 10: return ((P10)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]);
+  case 11: return ((P11)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]);
+  case 12: return ((P12)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]);
   default: fprintf(stderr, "e2e: unsupported arity %d\n", n); exit(2);
   }
 }
 
-/* Every argument of these functions is a memref, passed by pointer: call with the right arity. The
- * result is read as (M, N) whatever its rank. */
+/* call_entry_raw, with the result read as (M, N) whatever its rank. */
 static const Example *g_example;
-static int32_t call_entry(void *fn, Memref2 *ret, AnyMemref *a, int n) {
-  const int32_t status = call_entry_raw(fn, ret, a, n);
+static int32_t call_entry(void *fn, const Target *t, Memref2 *ret, AnyMemref *a, int n) {
+  const int32_t status = call_entry_raw(fn, t, ret, a, n);
   if (g_example->out_rank == 1)
     as_one_row(ret);
   return status;
+}
+
+/* The result is (M, N) row-major (rank 1 read as one row by call_entry). */
+static bool result_shape_ok(const Example *ex, const Memref2 *r, int64_t M) {
+  return r->sizes[0] == M && r->sizes[1] == ex->out_n && r->strides[0] == ex->out_n && r->strides[1] == 1;
 }
 
 /* Nonzero status: say which call failed and why; returns whether it succeeded. */
@@ -147,6 +184,19 @@ static int64_t numel(const ArgDesc *a, int64_t M) {
     n *= a->shape[d] == DYN_M ? M : a->shape[d];
   return n;
 }
+
+/* Bytes of one element of each kind of argument (as generate() makes them). */
+static size_t elem_bytes(ArgKind kind) {
+  switch (kind) {
+  case ARG_CODES_PACKED:
+  case ARG_GROUP_INDEX: return 4;
+  case ARG_CODES_BYTES:
+  case ARG_CODE_PAIRS: return 1;
+  default: return 2;
+  }
+}
+
+static size_t arg_bytes(const ArgDesc *a, int64_t M) { return (size_t)numel(a, M) * elem_bytes(a->kind); }
 
 static void *xmalloc(size_t n) {
   void *p = aligned_alloc(64, (n + 63) / 64 * 64);
@@ -277,14 +327,175 @@ static Comparison compare(const Example *ex, const uint16_t *out, const uint16_t
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
-/* Driver                                                                                                */
+/* Where the test build's data lives: host memory, or (--gpu-target) device memory and a stream. Without   */
+/* CUDA only the host half exists (--gpu-target is refused before any of this runs).                     */
 /* ---------------------------------------------------------------------------------------------------- */
+
+#if W4A16_WITH_CUDA
+/* Any CUDA failure ends the run: the driver has no way to recover, and a clear message beats a crash. */
+#define CUDA_OK(call) cuda_ok((call), #call)
+static void cuda_ok(cudaError_t e, const char *what) {
+  if (e == cudaSuccess)
+    return;
+  fprintf(stderr, "e2e: CUDA error in %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  exit(2);
+}
+#endif
+
+/* A copy of bytes bytes of host in the target's memory (host: the same pointer, nothing copied). */
+static void *target_copy(const Target *t, const void *host, size_t bytes) {
+#if W4A16_WITH_CUDA
+  if (t->gpu) {
+    void *d = NULL;
+    CUDA_OK(cudaMalloc(&d, bytes ? bytes : 1));
+    CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+    /* a pageable copy may return before its DMA lands, and the calls' stream does not wait for the legacy one */
+    CUDA_OK(cudaDeviceSynchronize());
+    return d;
+  }
+#endif
+  (void)t, (void)bytes;
+  return (void *)host;
+}
+
+/* Frees what target_copy made (host: nothing, the caller owns the host buffer). */
+static void target_free_copy(const Target *t, void *p) {
+#if W4A16_WITH_CUDA
+  if (t->gpu && p)
+    CUDA_OK(cudaFree(p));
+#endif
+  (void)t, (void)p;
+}
+
+/* Waits for a call's work: GPU-target calls only enqueue it on the stream. */
+static void target_sync(const Target *t) {
+#if W4A16_WITH_CUDA
+  if (t->gpu)
+    CUDA_OK(cudaStreamSynchronize((cudaStream_t)t->stream));
+#endif
+  (void)t;
+}
+
+/* The n elements of a (row-major) result, readable here: host results in place, device results copied
+ * into buf. */
+static const uint16_t *result_data(const Target *t, const Memref2 *r, int64_t n, uint16_t *buf) {
+#if W4A16_WITH_CUDA
+  if (t->gpu) {
+    CUDA_OK(cudaMemcpy(buf, r->aligned + r->offset, (size_t)n * 2, cudaMemcpyDeviceToHost));
+    return buf;
+  }
+#endif
+  (void)t, (void)n, (void)buf;
+  return r->aligned + r->offset;
+}
+
+/* The stream of GPU-target calls; exits with a clear message where there is no GPU. */
+static void gpu_start(Target *t) {
+#if W4A16_WITH_CUDA
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr, "e2e: --gpu-target needs a GPU, and there is none usable here (cudaGetDeviceCount: %s)\n",
+            e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    exit(2);
+  }
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  t->gpu = true;
+  t->stream = s;
+#else
+  (void)t;
+#endif
+}
+
+static void gpu_stop(Target *t) {
+#if W4A16_WITH_CUDA
+  if (t->gpu)
+    CUDA_OK(cudaStreamDestroy((cudaStream_t)t->stream));
+#endif
+  t->stream = NULL;
+}
 
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+#if W4A16_WITH_CUDA
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+#endif
+
+/* GPU target: one w4a16c_run_<f> captured into a CUDA graph (thread-local capture mode: this thread's
+ * calls only), the graph replayed twice and its result (the captured call's ret) required bitwise equal to
+ * want (the eager call's); then replays timed: up to 50, at least 5, stopping once they took min_time.
+ * Returns the errors found (CUDA errors exit); *ms: the median replay (launch + sync), -1 if none. */
+static int graph_check(void *fn, const Target *t, AnyMemref *args, int nargs, int64_t M, const uint16_t *want,
+                       int64_t n, uint16_t *buf, double min_time, double *ms, int *replays) {
+  *ms = -1, *replays = 0;
+#if W4A16_WITH_CUDA
+  cudaStream_t s = (cudaStream_t)t->stream;
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  Memref2 captured = {0};
+  const int32_t status = call_entry(fn, t, &captured, args, nargs);
+  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+  if (!call_ok(status, "w4a16c_run captured in a CUDA graph", "test", M)) {
+    if (graph)
+      cudaGraphDestroy(graph);
+    cudaGetLastError(); /* a capture the failed call invalidated: not a CUDA error of the driver's */
+    return 1;
+  }
+  CUDA_OK(ended);
+  if (captured.sizes[0] * captured.sizes[1] != n) {
+    fprintf(stderr, "e2e: M=%lld: the captured call's result is %lldx%lld\n", (long long)M,
+            (long long)captured.sizes[0], (long long)captured.sizes[1]);
+    cudaGraphDestroy(graph);
+    return 1;
+  }
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  int errors = 0;
+  for (int r = 0; r < 2; ++r) {
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+  }
+  if (memcmp(result_data(t, &captured, n, buf), want, (size_t)n * 2) != 0) {
+    fprintf(stderr, "e2e: M=%lld: the CUDA graph's replay differs from the eager call\n", (long long)M);
+    ++errors;
+  }
+  double times[50], total = 0;
+  int k = 0;
+  while (k < 50 && (k < 5 || total < min_time)) {
+    const double t0 = now_s();
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    times[k] = now_s() - t0;
+    total += times[k++];
+  }
+  /* the timed replays too: a replay that reads stale or racing data shows up as different bits */
+  if (!errors && memcmp(result_data(t, &captured, n, buf), want, (size_t)n * 2) != 0) {
+    fprintf(stderr, "e2e: M=%lld: the CUDA graph's result changed over %d replays\n", (long long)M, k + 2);
+    ++errors;
+  }
+  qsort(times, (size_t)k, sizeof times[0], cmp_double);
+  *ms = 1e3 * (k % 2 ? times[k / 2] : 0.5 * (times[k / 2 - 1] + times[k / 2]));
+  *replays = k;
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  return errors;
+#else
+  (void)fn, (void)t, (void)args, (void)nargs, (void)M, (void)want, (void)n, (void)buf, (void)min_time;
+  return 1;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Driver                                                                                                */
+/* ---------------------------------------------------------------------------------------------------- */
 
 static void *load(const char *path, const char *symbol) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -323,25 +534,62 @@ static void make_args(const Example *ex, void *const *data, void *x_data, int64_
   }
 }
 
-/* w4a16c_prepare_<f> on an empty batch (M = 0): the plans of every fused weight, nothing computed. Returns
- * the plans it created, or -1 after a failure. */
-static int64_t prepare(const Example *ex, void *fn, void *const *data, const char *build) {
-  static uint16_t no_rows[8];                      /* x of M = 0: never read */
-  uint16_t *one_row = has_dynamic_m(ex) ? NULL : calloc(16384, 2); /* a matvec's x: M is 1, not 0 */
+/* w4a16c_prepare_<f> on an empty batch (M = 0): the plans of every fused weight, nothing computed. data: the
+ * other arguments, in t's memory. Returns the plans it created, or -1 after a failure. */
+static int64_t prepare(const Example *ex, void *fn, const Target *t, void *const *data, const char *build) {
+  /* x of one row of zeros: with M = 0 never read; a static-shape function (a matvec) has M = 1, not 0 */
+  const ArgDesc *x_arg = NULL;
+  for (int i = 0; i < ex->nargs && !x_arg; ++i)
+    if (ex->args[i].kind == ARG_X)
+      x_arg = &ex->args[i];
+  const size_t x_bytes = x_arg ? arg_bytes(x_arg, 1) : 2;
+  void *zeros = calloc(1, x_bytes);
+  if (!zeros)
+    return fprintf(stderr, "e2e: out of memory\n"), -1;
+  void *x = target_copy(t, zeros, x_bytes);
   AnyMemref args[kMaxArgs];
-  make_args(ex, data, one_row ? one_row : no_rows, 0, args);
+  make_args(ex, data, x, 0, args);
   int64_t before = w4a16_rt_plans_created();
   Memref2 out = {0};
-  bool ok = call_ok(call_entry(fn, &out, args, ex->nargs), "w4a16c_prepare", build, 0);
-  free(out.allocated);
-  free(one_row);
+  const int32_t status = call_entry(fn, t, &out, args, ex->nargs);
+  target_sync(t);
+  bool ok = call_ok(status, "w4a16c_prepare", build, 0);
+  if (!t->gpu) /* a GPU-target result lives in the runtime's arena */
+    free(out.allocated);
+  target_free_copy(t, x);
+  free(zeros);
   return ok ? w4a16_rt_plans_created() - before : -1;
+}
+
+/* Whether the shared object at path is GPU-target code (it calls w4a16_rt_enter_device: its dynamic string
+ * table names it), -1 if unreadable. Calling one with the other's convention would crash: the stream is the
+ * first argument of one and not the other. */
+static int is_gpu_build(const char *path) {
+  static const char kMark[] = "w4a16_rt_enter_device";
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  char buf[1 << 16];
+  size_t have = 0, got;
+  int found = 0;
+  while (!found && (got = fread(buf + have, 1, sizeof buf - have, f)) > 0) {
+    have += got;
+    for (size_t i = 0; i + sizeof kMark - 1 <= have && !found; ++i)
+      found = !memcmp(buf + i, kMark, sizeof kMark - 1);
+    /* keep the tail that could start a match across the next read */
+    const size_t keep = have < sizeof kMark - 1 ? have : sizeof kMark - 2;
+    memmove(buf, buf + have - keep, keep);
+    have = keep;
+  }
+  fclose(f);
+  return found;
 }
 
 static void usage(FILE *f) {
   fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
              "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
-             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch]\n"
+             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--gpu-target]\n"
+             "  --gpu-target: TEST.so is a --target=gpu build (CUDA builds of this driver only)\n"
              "examples:");
   for (int i = 0; i < kNumExamples; ++i)
     fprintf(f, " %s", kExamples[i].name);
@@ -349,13 +597,19 @@ static void usage(FILE *f) {
 }
 
 /* Keeps the runtime entry points in the executable (they are only referenced by the dlopen'ed build). */
-void *const w4a16_e2e_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
-                                (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter, (void *)w4a16_rt_leave};
+void *const w4a16_e2e_keep[] = {
+    (void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
+    (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter, (void *)w4a16_rt_leave,
+    /* what GPU-target code calls */
+    (void *)w4a16_rt_enter_device, (void *)w4a16_rt_stream, (void *)w4a16_rt_device_alloc,
+    (void *)w4a16_rt_device_aligned_alloc, (void *)w4a16_rt_device_free, (void *)w4a16_rt_device_constant,
+    (void *)mgpuModuleLoadJIT, (void *)mgpuModuleLoad, (void *)mgpuModuleUnload, (void *)mgpuModuleGetFunction,
+    (void *)mgpuLaunchKernel, (void *)mgpuStreamCreate, (void *)mgpuStreamSynchronize, (void *)mgpuStreamDestroy};
 
 int main(int argc, char **argv) {
   const char *example = NULL, *test_path = NULL, *ref_path = NULL, *m_list = "1,3,5";
   int backend = -1, ref_backend = -1, force = -1;
-  bool expect_mismatch = false;
+  bool expect_mismatch = false, gpu_target = false;
   uint64_t seed = 20261130;
   double min_time = 0.3;
   for (int i = 1; i < argc; ++i) {
@@ -392,6 +646,8 @@ int main(int argc, char **argv) {
       takes = false;
       if (!strcmp(a, "--expect-mismatch"))
         expect_mismatch = true;
+      else if (!strcmp(a, "--gpu-target"))
+        gpu_target = true;
       else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
         return usage(stdout), 0;
       else {
@@ -408,6 +664,35 @@ int main(int argc, char **argv) {
   if (!ex || !test_path || !ref_path)
     return usage(stderr), 2;
   g_example = ex;
+#if !W4A16_WITH_CUDA
+  if (gpu_target) {
+    fprintf(stderr, "e2e: --gpu-target: this build of e2e-driver has no CUDA (the runtime was built without nvcc)\n");
+    return usage(stderr), 2;
+  }
+#endif
+
+  /* A build of the other target would be called with the wrong arguments (and crash): refuse it. */
+  const int test_is_gpu = is_gpu_build(test_path), ref_is_gpu = is_gpu_build(ref_path);
+  if (test_is_gpu >= 0 && test_is_gpu != gpu_target) {
+    fprintf(stderr, "e2e: %s is %s build: %s\n", test_path, test_is_gpu ? "a --target=gpu" : "a host-target",
+            test_is_gpu ? "run it with --gpu-target" : "--gpu-target needs a `w4a16-compile --target=gpu` build");
+    return 2;
+  }
+  if (ref_is_gpu > 0) {
+    fprintf(stderr, "e2e: the reference %s is a --target=gpu build: the reference must be a host build\n", ref_path);
+    return 2;
+  }
+
+  /* The test build's calling convention; GPU-target code runs its fused calls on the CUDA backend only. */
+  Target tt = kHostTarget;
+  if (gpu_target) {
+    if (backend == W4A16_BACKEND_CPU) {
+      fprintf(stderr, "e2e: --gpu-target runs on the CUDA backend (its memrefs are device pointers): not --backend cpu\n");
+      return 2;
+    }
+    gpu_start(&tt); /* exits where there is no GPU */
+    backend = W4A16_BACKEND_CUDA;
+  }
   if (backend < 0)
     parse_backend("auto", &backend);
   if ((backend == W4A16_BACKEND_CUDA || ref_backend == W4A16_BACKEND_CUDA) && !w4a16_cuda_available()) {
@@ -440,28 +725,32 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  printf("e2e %s: test %s [runtime backend %s%s] vs reference %s%s%s\n", ex->name, test_path,
-         backend_name(backend), force >= 0 ? ", activation forced (negative test)" : "", ref_path,
+  printf("e2e %s: test %s [%sruntime backend %s%s] vs reference %s%s%s\n", ex->name, test_path,
+         tt.gpu ? "GPU target, " : "", backend_name(backend),
+         force >= 0 ? ", activation forced (negative test)" : "", ref_path,
          ref_backend >= 0 ? " [runtime backend " : "", ref_backend >= 0 ? backend_name(ref_backend) : "");
   if (ref_backend >= 0)
     printf("]\n");
   fflush(stdout);
 
-  /* Weights (and biases) once per run, prepared once per build; x per M. */
+  /* Weights (and biases) once per run, prepared once per build; x per M. tdata: the test build's copies
+   * (the same buffers on the host target, device copies on the GPU target). */
   g_rng = seed;
-  void *data[kMaxArgs] = {0};
+  void *data[kMaxArgs] = {0}, *tdata[kMaxArgs] = {0};
   int x_arg = 0;
   for (int i = 0; i < ex->nargs; ++i)
-    if (ex->args[i].kind != ARG_X)
+    if (ex->args[i].kind != ARG_X) {
       data[i] = generate(ex, &ex->args[i], 0);
-    else
+      tdata[i] = target_copy(&tt, data[i], arg_bytes(&ex->args[i], 0));
+    } else {
       x_arg = i;
+    }
   if (ref_backend >= 0)
     w4a16_rt_set_backend((w4a16_backend)ref_backend);
-  int64_t ref_plans = prepare(ex, ref_prepare, data, "reference");
+  int64_t ref_plans = prepare(ex, ref_prepare, &kHostTarget, data, "reference");
   w4a16_rt_set_backend((w4a16_backend)backend);
   const int64_t fallbacks_before = w4a16_rt_cpu_fallbacks();
-  int64_t plans_in_test = prepare(ex, test_prepare, data, "test");
+  int64_t plans_in_test = prepare(ex, test_prepare, &tt, tdata, "test");
   if (ref_plans < 0 || plans_in_test < 0)
     return 2;
   const int64_t fallbacks = w4a16_rt_cpu_fallbacks() - fallbacks_before;
@@ -471,10 +760,15 @@ int main(int argc, char **argv) {
   int64_t plans_by_runs = 0;
   for (int mi = 0; mi < nm; ++mi) {
     int64_t M = ms[mi];
-    AnyMemref args[kMaxArgs];
+    const int64_t n_out = M * ex->out_n;
+    AnyMemref args[kMaxArgs], targs[kMaxArgs];
     free(data[x_arg]);
     data[x_arg] = generate(ex, &ex->args[x_arg], M);
+    tdata[x_arg] = target_copy(&tt, data[x_arg], arg_bytes(&ex->args[x_arg], M));
     make_args(ex, data, data[x_arg], M, args);
+    make_args(ex, tdata, tdata[x_arg], M, targs);
+    /* GPU target: the results copied back (the first call's, a later one's) */
+    uint16_t *out_host = tt.gpu ? xmalloc((size_t)n_out * 2) : NULL, *again_host = tt.gpu ? xmalloc((size_t)n_out * 2) : NULL;
 
     /* Reference: one call. */
     if (ref_backend >= 0)
@@ -482,46 +776,89 @@ int main(int argc, char **argv) {
     w4a16_testing_force_activation(-1);
     Memref2 ref = {0};
     double t0 = now_s();
-    errors += !call_ok(call_entry(ref_fn, &ref, args, ex->nargs), "w4a16c_run", "reference", M);
+    errors += !call_ok(call_entry(ref_fn, &kHostTarget, &ref, args, ex->nargs), "w4a16c_run", "reference", M);
     double ref_time = now_s() - t0;
 
-    /* Test: a first call, then repeated calls for the time per call. */
+    /* Test: a first call, then repeated calls for the time per call (a GPU-target call's time includes the
+     * stream synchronisation: the call itself only enqueues). */
     w4a16_rt_set_backend((w4a16_backend)backend);
     w4a16_testing_force_activation(force);
     int64_t plans_before = w4a16_rt_plans_created();
     Memref2 out = {0};
     t0 = now_s();
-    errors += !call_ok(call_entry(test_fn, &out, args, ex->nargs), "w4a16c_run", "test", M);
+    int32_t status = call_entry(test_fn, &tt, &out, targs, ex->nargs);
+    target_sync(&tt);
     double first_time = now_s() - t0;
+    errors += !call_ok(status, "w4a16c_run", "test", M);
+    const bool out_ok = status == 0 && result_shape_ok(ex, &out, M);
+    const uint16_t *out_data = out_ok ? result_data(&tt, &out, n_out, out_host) : NULL;
+    /* GPU target, steady state: the first call at a new M may grow the stream's arena, and when that took
+     * more than one block the next call merges them into one (one cudaMalloc, new addresses:
+     * runtime_abi.h); from then on no call allocates and the result is always at the same address. */
+    const int64_t allocs_first = w4a16_rt_device_allocations();
+    int64_t allocs_steady = allocs_first, merged = 0;
+    const uint16_t *steady_ptr = out.aligned + out.offset;
     int reps = 0;
     double total = 0;
     while (total < min_time && reps < 200) {
       Memref2 again = {0};
       t0 = now_s();
-      errors += !call_ok(call_entry(test_fn, &again, args, ex->nargs), "w4a16c_run", "test", M);
+      status = call_entry(test_fn, &tt, &again, targs, ex->nargs);
+      target_sync(&tt);
       total += now_s() - t0;
       ++reps;
-      /* Every call gives the same bits (no cached output either: a fresh buffer each time). */
-      if (again.sizes[0] != out.sizes[0] || again.sizes[1] != out.sizes[1] || again.allocated == out.allocated ||
-          memcmp(again.aligned + again.offset, out.aligned + out.offset,
-                 (size_t)(out.sizes[0] * out.sizes[1]) * 2) != 0) {
-        fprintf(stderr, "e2e: M=%lld: repeated call gave different output (or reused the buffer)\n", (long long)M);
+      errors += !call_ok(status, "w4a16c_run", "test", M);
+      if (tt.gpu && reps == 1 && (merged = w4a16_rt_device_allocations() - allocs_first) > 0) {
+        allocs_steady = w4a16_rt_device_allocations();
+        steady_ptr = again.aligned + again.offset;
+      }
+      /* Every call gives the same bits. Host target: no cached output either (a fresh buffer each time);
+       * GPU target: the same buffer each time (the stream's arena, nothing allocated). */
+      const bool same = out_data && status == 0 && result_shape_ok(ex, &again, M) &&
+                        !memcmp(result_data(&tt, &again, n_out, again_host), out_data, (size_t)n_out * 2);
+      const bool buffer_ok = tt.gpu ? again.aligned + again.offset == steady_ptr && merged <= 1
+                                    : again.allocated != out.allocated;
+      if (out_data && (!same || !buffer_ok)) {
+        if (!same)
+          fprintf(stderr, "e2e: M=%lld: repeated call %d gave different output\n", (long long)M, reps);
+        else if (tt.gpu)
+          fprintf(stderr, "e2e: M=%lld: repeated call %d returned its result at %p, not %p (%lld device "
+                          "allocations at the first repeat): the stream's arena should give the same buffer\n",
+                  (long long)M, reps, (void *)(again.aligned + again.offset), (const void *)steady_ptr, (long long)merged);
+        else
+          fprintf(stderr, "e2e: M=%lld: repeated call %d reused the result buffer\n", (long long)M, reps);
         ++errors;
         reps = 1 << 30;
       }
-      free(again.allocated);
+      if (!tt.gpu)
+        free(again.allocated);
+    }
+
+    /* GPU target: one call captured into a CUDA graph and replayed; then nothing allocated since steady state. */
+    double graph_ms = -1;
+    int replays = 0;
+    int64_t steady_allocs = 0;
+    if (tt.gpu && out_data) {
+      errors += graph_check(test_fn, &tt, targs, ex->nargs, M, out_data, n_out, again_host, min_time, &graph_ms,
+                            &replays);
+      steady_allocs = w4a16_rt_device_allocations() - allocs_steady;
+      if (steady_allocs != 0) {
+        fprintf(stderr, "e2e: M=%lld: %lld device allocations in steady state (repeated calls and the graph "
+                        "capture; expected 0)\n", (long long)M, (long long)steady_allocs);
+        ++errors;
+      }
     }
     plans_by_runs += w4a16_rt_plans_created() - plans_before;
     w4a16_testing_force_activation(-1);
 
-    if (out.sizes[0] != M || out.sizes[1] != ex->out_n || ref.sizes[0] != M || ref.sizes[1] != ex->out_n ||
-        out.strides[1] != 1 || ref.strides[1] != 1 || out.strides[0] != ex->out_n || ref.strides[0] != ex->out_n) {
+    if (!out_ok || !result_shape_ok(ex, &ref, M)) {
       fprintf(stderr, "e2e: M=%lld: unexpected result shapes: test %lldx%lld, reference %lldx%lld (want %lldx%lld)\n",
               (long long)M, (long long)out.sizes[0], (long long)out.sizes[1], (long long)ref.sizes[0],
               (long long)ref.sizes[1], (long long)M, (long long)ex->out_n);
       ++errors;
     } else {
-      Comparison c = compare(ex, out.aligned + out.offset, ref.aligned + ref.offset, M * ex->out_n);
+      const uint16_t *ref_data = ref.aligned + ref.offset;
+      Comparison c = compare(ex, out_data, ref_data, n_out);
       printf("  M=%-3lld max rel error %.3e  rel L2 %.3e  (ref rms %.3f%s)  %s   test %.3f ms/call (first call "
              "%.1f ms, %d reps)  reference %.1f ms/call\n",
              (long long)M, c.max_rel, c.rel_l2, c.ref_rms, c.nonfinite ? ", NaN/Inf present" : "",
@@ -529,9 +866,12 @@ int main(int argc, char **argv) {
       if (!c.pass) {
         int64_t w = c.worst;
         printf("         worst element [%lld, %lld]: test %.6g, reference %.6g\n", (long long)(w / ex->out_n),
-               (long long)(w % ex->out_n), out_value(ex, out.aligned[out.offset + w]),
-               out_value(ex, ref.aligned[ref.offset + w]));
+               (long long)(w % ex->out_n), out_value(ex, out_data[w]), out_value(ex, ref_data[w]));
       }
+      if (tt.gpu && graph_ms >= 0)
+        printf("         graph replay %.3f ms/call (median of %d, bitwise equal to the eager call); device "
+               "allocations in steady state: %lld%s\n",
+               graph_ms, replays, (long long)steady_allocs, merged ? " (the arena merged its blocks at the 2nd call)" : "");
       failures += !c.pass;
       if (c.max_rel > worst_rel)
         worst_rel = c.max_rel;
@@ -539,8 +879,13 @@ int main(int argc, char **argv) {
         worst_l2 = c.rel_l2;
     }
     fflush(stdout);
-    free(out.allocated);
+    if (!tt.gpu) /* GPU target: the arena's */
+      free(out.allocated);
     free(ref.allocated);
+    free(out_host);
+    free(again_host);
+    if (tt.gpu)
+      target_free_copy(&tt, tdata[x_arg]);
   }
 
   /* Only prepare makes plans: one per fused chain, none by the runs. A fused build that makes none has
@@ -559,11 +904,19 @@ int main(int argc, char **argv) {
     printf("  of those on the CPU reference: %lld (%s)\n", (long long)fallbacks, w4a16_rt_cpu_fallback_reason());
 
   w4a16_rt_release_plans();
+  if (tt.gpu) {
+    w4a16_rt_release_device(); /* the arenas: every result pointer above is dead from here */
+    for (int i = 0; i < ex->nargs; ++i)
+      if (i != x_arg)
+        target_free_copy(&tt, tdata[i]);
+    gpu_stop(&tt);
+  }
   for (int i = 0; i < ex->nargs; ++i)
     free(data[i]);
 
+  const char *what = tt.gpu ? "GPU target, " : "";
   if (errors) {
-    printf("e2e %s: ERROR (%d setup/consistency errors)\n", ex->name, errors);
+    printf("e2e %s: ERROR (%s%d setup/consistency errors)\n", ex->name, what, errors);
     return 2;
   }
   if (expect_mismatch) {
@@ -571,7 +924,7 @@ int main(int argc, char **argv) {
            failures ? "PASS" : "FAIL", failures, nm, failures == 1 ? "was" : "were", worst_rel);
     return failures ? 0 : 1;
   }
-  printf("e2e %s: %s (max rel error %.3e, max rel L2 %.3e over M = %s)\n", ex->name, failures ? "FAIL" : "PASS",
-         worst_rel, worst_l2, m_list);
+  printf("e2e %s: %s (%smax rel error %.3e, max rel L2 %.3e over M = %s)\n", ex->name, failures ? "FAIL" : "PASS",
+         what, worst_rel, worst_l2, m_list);
   return failures ? 1 : 0;
 }
