@@ -37,7 +37,12 @@ static void printError(MlirStringRef message, void *userData) {
 static const char kGpuBufferize[] =
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref";
+    "convert-bufferization-to-memref,"
+    /* math.fpowi (RMSNorm's pow(x, 2), often with an i64 exponent) as a generated function, which outlining
+     * copies into each kernel module: convert-gpu-to-nvvm would call libdevice's __nv_powif(float, int) with
+     * the exponent as it is, and an i64 is not an int -- the linked call reads a wrong exponent. After the
+     * deallocation pipeline, which takes no unstructured control flow. */
+    "convert-math-to-funcs";
 static const char kGpuLoops[] =
     "convert-linalg-to-parallel-loops,"
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=1,256 no-min-max-bounds=true},"

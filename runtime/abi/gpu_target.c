@@ -262,6 +262,10 @@ void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY, int64_t grid
   (void)paramsCount;
   if (!function || (w4a16_rt_device_call() && w4a16_rt_status() != 0))
     return;
+  /* An empty grid is no work (a loop over M = 0 rows: prepare with an empty batch); the driver would call
+   * it an invalid value. */
+  if (gridX <= 0 || gridY <= 0 || gridZ <= 0 || blockX <= 0 || blockY <= 0 || blockZ <= 0)
+    return;
   if (!stream)
     stream = w4a16_rt_stream();
   CUresult r = CUDA_SUCCESS;
