@@ -72,9 +72,7 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   char toLLVM[sizeof kGpuToLLVMFormat + 1024];
   const char *toolkit = w4a16CudaToolkitPath(); /* none: w4a16-gpu-host-code stops with an error first */
   snprintf(toLLVM, sizeof toLLVM, kGpuToLLVMFormat, chip ? chip : "sm_90", toolkit ? toolkit : "/usr/local/cuda");
-  /* Elementwise producers fused into their consumers (RMSNorm's x^2 into its sum): one kernel, no (M, K)
-   * intermediate in memory. */
-  if (mlirLogicalResultIsFailure(addText(pm, "inline,linalg-fuse-elementwise-ops")))
+  if (mlirLogicalResultIsFailure(addText(pm, "inline")))
     return mlirLogicalResultFailure();
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateSplitReductionsPass());
   if (mlirLogicalResultIsFailure(addText(pm, kGpuBufferize)))
