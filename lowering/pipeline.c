@@ -44,6 +44,7 @@ static const char kGpuBufferize[] =
      * deallocation pipeline, which takes no unstructured control flow. */
     "convert-math-to-funcs";
 static const char kGpuLoops[] =
+    "convert-linalg-to-parallel-loops,"
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=1,256 no-min-max-bounds=true},"
     "gpu-map-parallel-loops,convert-parallel-loops-to-gpu)";
 static const char kGpuOutline[] = "lower-affine,gpu-kernel-outlining";
@@ -78,9 +79,6 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   if (mlirLogicalResultIsFailure(addText(pm, kGpuBufferize)))
     return mlirLogicalResultFailure();
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCopiesToKernelsPass());
-  if (mlirLogicalResultIsFailure(addText(pm, "convert-linalg-to-parallel-loops")))
-    return mlirLogicalResultFailure();
-  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateRegisterAccumulatorsPass());
   if (mlirLogicalResultIsFailure(addText(pm, kGpuLoops)))
     return mlirLogicalResultFailure();
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateGpuHostCodePass());

@@ -30,7 +30,6 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-gpu-pipeline", "w4a16-pipeline for the GPU target: tensors in device memory, the rest of the function as upstream-generated GPU kernels (PTX, sm_90), launched on the caller's stream"},
     {"w4a16-gpu-split-reductions", "GPU target, on tensors: split long innermost sums into 64 coalesced partial sums per row and a short combine"},
     {"w4a16-copies-to-kernels", "GPU target, after bufferization: memref.copy becomes linalg.copy, so that it runs as a GPU kernel"},
-    {"w4a16-gpu-register-accumulators", "GPU target, on buffers: a reduction loop carries its accumulator in a register instead of memory"},
     {"w4a16-gpu-host-code", "GPU target: reject host code that touches tensor data, route host uses of constant globals to device copies"},
     {"w4a16-caller-stream", "GPU target: launch every gpu.launch_func on the caller's stream (w4a16_rt_stream()), never a per-launch stream"},
     {"w4a16-device-memory", "GPU target, LLVM dialect: buffers from the runtime's device arena, constants through device copies made once"},
