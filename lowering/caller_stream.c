@@ -8,6 +8,7 @@
  * !gpu.async.token (an unrealized cast that the LLVM lowering folds away). Runs after gpu-kernel-outlining. */
 #include "call_template.h"
 #include "gpu_passes.h"
+#include "ir_build.h"
 
 #include "ir_query.h"
 #include "stateless_pass.h"
@@ -24,16 +25,6 @@ static bool isSyncLaunch(MlirOperation op, void *unused) {
   return opIs(op, "gpu.launch_func") && mlirOperationGetNumResults(op) == 0;
 }
 
-static MlirOperation createOp(const char *name, MlirLocation loc, intptr_t numOperands, const MlirValue *operands,
-                              intptr_t numResults, const MlirType *results, intptr_t numAttributes,
-                              const MlirNamedAttribute *attributes) {
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(name), loc);
-  mlirOperationStateAddOperands(&state, numOperands, operands);
-  mlirOperationStateAddResults(&state, numResults, results);
-  mlirOperationStateAddAttributes(&state, numAttributes, attributes);
-  return mlirOperationCreate(&state);
-}
-
 /* The launch again, async on the caller's stream: its operand segments gain one async dependency. */
 static void launchOnCallerStream(MlirOperation launch) {
   MlirContext ctx = mlirOperationGetContext(launch);
@@ -41,13 +32,13 @@ static void launchOnCallerStream(MlirOperation launch) {
   MlirBlock block = mlirOperationGetBlock(launch);
   MlirType ptr = mlirLLVMPointerTypeGet(ctx, 0), token = mlirGPUAsyncTokenTypeGet(ctx);
 
-  MlirNamedAttribute callee = mlirNamedAttributeGet(
-      mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
-      mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString("w4a16_rt_stream")));
-  MlirOperation stream = createOp("func.call", loc, 0, NULL, 1, &ptr, 1, &callee);
+  MlirNamedAttribute callee =
+      namedAttr(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString("w4a16_rt_stream")));
+  MlirOperation stream = buildOp("func.call", loc, 0, NULL, 1, &ptr, 1, &callee, NULL);
   mlirBlockInsertOwnedOperationBefore(block, launch, stream);
   MlirValue streamValue = mlirOperationGetResult(stream, 0);
-  MlirOperation asToken = createOp("builtin.unrealized_conversion_cast", loc, 1, &streamValue, 1, &token, 0, NULL);
+  MlirOperation asToken =
+      buildOp("builtin.unrealized_conversion_cast", loc, 1, &streamValue, 1, &token, 0, NULL, NULL);
   mlirBlockInsertOwnedOperationBefore(block, launch, asToken);
 
   intptr_t n = mlirOperationGetNumOperands(launch);
@@ -63,10 +54,9 @@ static void launchOnCallerStream(MlirOperation launch) {
     segments[i] = mlirDenseI32ArrayGetElement(oldSegments, i);
   segments[0] += 1;
   MlirNamedAttribute attributes[2] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("kernel")), attr(launch, "kernel")),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")),
-                            mlirDenseI32ArrayGet(ctx, numSegments, segments))};
-  MlirOperation async = createOp("gpu.launch_func", loc, n + 1, operands, 1, &token, 2, attributes);
+      namedAttr(ctx, "kernel", attr(launch, "kernel")),
+      namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, numSegments, segments))};
+  MlirOperation async = buildOp("gpu.launch_func", loc, n + 1, operands, 1, &token, 2, attributes, NULL);
   mlirBlockInsertOwnedOperationBefore(block, launch, async);
   mlirOperationDestroy(launch);
   free(operands);

@@ -3,6 +3,7 @@
  * convert-linalg-to-parallel-loops turns it into a loop that maps onto the GPU like any other. Left as it is,
  * the LLVM lowering would make it a host memcpy of device pointers. Runs right after bufferization. */
 #include "gpu_passes.h"
+#include "ir_build.h"
 
 #include "ir_query.h"
 #include "stateless_pass.h"
@@ -25,15 +26,10 @@ static void run(MlirOperation module, MlirExternalPass pass) {
     MlirOperation copy = copies.ops[i];
     MlirValue operands[2] = {mlirOperationGetOperand(copy, 0), mlirOperationGetOperand(copy, 1)};
     const int32_t segments[2] = {1, 1}; /* ins(source) outs(target) */
-    MlirNamedAttribute segmentSizes = mlirNamedAttributeGet(
-        mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")), mlirDenseI32ArrayGet(ctx, 2, segments));
-    MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.copy"),
-                                                     mlirOperationGetLocation(copy));
-    mlirOperationStateAddOperands(&state, 2, operands);
-    mlirOperationStateAddAttributes(&state, 1, &segmentSizes);
+    MlirNamedAttribute segmentSizes = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments));
     MlirRegion body = mlirRegionCreate();
-    mlirOperationStateAddOwnedRegions(&state, 1, &body);
-    MlirOperation linalgCopy = mlirOperationCreate(&state);
+    MlirOperation linalgCopy =
+        buildOp("linalg.copy", mlirOperationGetLocation(copy), 2, operands, 0, NULL, 1, &segmentSizes, &body);
     mlirLinalgFillBuiltinNamedOpRegion(linalgCopy);
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(copy), copy, linalgCopy);
     mlirOperationDestroy(copy);

@@ -12,6 +12,7 @@
  * (the body yields addf(x, acc) with x independent of acc), over a static R that T divides with R / T >= 8;
  * everything else is left as it is. Runs on tensors, before bufferization. */
 #include "gpu_passes.h"
+#include "ir_build.h"
 
 #include "ir_query.h"
 #include "stateless_pass.h"
@@ -114,27 +115,16 @@ static MlirOperation createGeneric(MlirLocation loc, intptr_t numInputs, const M
     mapAttrs[i] = mlirAffineMapAttrGet(maps[i]);
   const int32_t segments[2] = {(int32_t)numInputs, 1};
   MlirNamedAttribute attributes[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("indexing_maps")),
-                            mlirArrayAttrGet(ctx, numMaps, mapAttrs)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("iterator_types")),
-                            mlirArrayAttrGet(ctx, numLoops, iterators)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")),
-                            mlirDenseI32ArrayGet(ctx, 2, segments))};
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), loc);
-  mlirOperationStateAddOperands(&state, numInputs + 1, operands);
-  mlirOperationStateAddResults(&state, 1, &result);
-  mlirOperationStateAddAttributes(&state, 3, attributes);
-  mlirOperationStateAddOwnedRegions(&state, 1, &body);
-  return mlirOperationCreate(&state);
+      namedAttr(ctx, "indexing_maps", mlirArrayAttrGet(ctx, numMaps, mapAttrs)),
+      namedAttr(ctx, "iterator_types", mlirArrayAttrGet(ctx, numLoops, iterators)),
+      namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments))};
+  return buildOp("linalg.generic", loc, numInputs + 1, operands, 1, &result, 3, attributes, &body);
 }
 
+/* One result, no region. */
 static MlirOperation createSimple(const char *name, MlirLocation loc, intptr_t numOperands, const MlirValue *operands,
                                   MlirType result, intptr_t numAttributes, const MlirNamedAttribute *attributes) {
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(name), loc);
-  mlirOperationStateAddOperands(&state, numOperands, operands);
-  mlirOperationStateAddResults(&state, 1, &result);
-  mlirOperationStateAddAttributes(&state, numAttributes, attributes);
-  return mlirOperationCreate(&state);
+  return buildOp(name, loc, numOperands, operands, 1, &result, numAttributes, attributes, NULL);
 }
 
 /* tensor.dim of every dynamic dim of v, inserted before `before`; returns how many. */
@@ -147,8 +137,7 @@ static intptr_t dynamicSizesOf(MlirOperation before, MlirValue v, MlirValue *siz
   for (intptr_t d = 0; d < mlirShapedTypeGetRank(mlirValueGetType(v)); ++d) {
     if (!mlirShapedTypeIsDynamicDim(mlirValueGetType(v), d))
       continue;
-    MlirNamedAttribute value = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")),
-                                                     mlirIntegerAttrGet(index, d));
+    MlirNamedAttribute value = namedAttr(ctx, "value", mlirIntegerAttrGet(index, d));
     MlirOperation c = createSimple("arith.constant", loc, 0, NULL, index, 1, &value);
     mlirBlockInsertOwnedOperationBefore(block, before, c);
     MlirValue dimOperands[2] = {v, mlirOperationGetResult(c, 0)};
@@ -180,10 +169,8 @@ static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q) {
   MlirValue sizes[kMaxRank];
   intptr_t numDynamic = dynamicSizesOf(before, v, sizes);
   MlirNamedAttribute attributes[2] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("reassociation")),
-                            mlirArrayAttrGet(ctx, rank, groups)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("static_output_shape")),
-                            mlirDenseI64ArrayGet(ctx, rank + 1, shape))};
+      namedAttr(ctx, "reassociation", mlirArrayAttrGet(ctx, rank, groups)),
+      namedAttr(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, rank + 1, shape))};
   MlirValue operands[kMaxRank + 1] = {v};
   for (intptr_t i = 0; i < numDynamic; ++i)
     operands[1 + i] = sizes[i];
@@ -204,21 +191,14 @@ static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType par
   intptr_t numDynamic = dynamicSizesOf(before, init, dynamicSizes);
   MlirOperation empty = createSimple("tensor.empty", loc, numDynamic, dynamicSizes, partialType, 0, NULL);
   mlirBlockInsertOwnedOperationBefore(block, before, empty);
-  MlirNamedAttribute zeroValue = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")),
-                                                       mlirFloatAttrDoubleGet(ctx, element, 0.0));
+  MlirNamedAttribute zeroValue = namedAttr(ctx, "value", mlirFloatAttrDoubleGet(ctx, element, 0.0));
   MlirOperation zero = createSimple("arith.constant", loc, 0, NULL, element, 1, &zeroValue);
   mlirBlockInsertOwnedOperationBefore(block, before, zero);
   MlirValue fillOperands[2] = {mlirOperationGetResult(zero, 0), mlirOperationGetResult(empty, 0)};
   const int32_t segments[2] = {1, 1};
-  MlirNamedAttribute segmentSizes = mlirNamedAttributeGet(
-      mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")), mlirDenseI32ArrayGet(ctx, 2, segments));
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.fill"), loc);
-  mlirOperationStateAddOperands(&state, 2, fillOperands);
-  mlirOperationStateAddResults(&state, 1, &partialType);
-  mlirOperationStateAddAttributes(&state, 1, &segmentSizes);
+  MlirNamedAttribute segmentSizes = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments));
   MlirRegion fillBody = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&state, 1, &fillBody);
-  MlirOperation fill = mlirOperationCreate(&state);
+  MlirOperation fill = buildOp("linalg.fill", loc, 2, fillOperands, 1, &partialType, 1, &segmentSizes, &fillBody);
   mlirLinalgFillBuiltinNamedOpRegion(fill);
   mlirBlockInsertOwnedOperationBefore(block, before, fill);
   return mlirOperationGetResult(fill, 0);
@@ -233,9 +213,7 @@ static MlirRegion sumBody(MlirContext ctx, MlirLocation loc, MlirType element) {
   MlirOperation add = createSimple("arith.addf", loc, 2, operands, element, 0, NULL);
   mlirBlockAppendOwnedOperation(block, add);
   MlirValue sum = mlirOperationGetResult(add, 0);
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.yield"), loc);
-  mlirOperationStateAddOperands(&state, 1, &sum);
-  mlirBlockAppendOwnedOperation(block, mlirOperationCreate(&state));
+  mlirBlockAppendOwnedOperation(block, buildOp("linalg.yield", loc, 1, &sum, 0, NULL, 0, NULL, NULL));
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, block);
   (void)ctx;
