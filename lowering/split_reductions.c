@@ -6,11 +6,13 @@
  *   partial[p, t] = 0;  partial[p, t] += f(in...)[p, j * T + t]     t < T (parallel), j < R / T
  *   out[p] += partial[p, t]                                          t < T
  *
- * with T = 64 lanes: the first generic is a (p, t) parallel loop whose T threads read T consecutive elements
- * at each step (coalesced), the second sums T partials per row. The summation order changes (within f32
- * rounding, like any parallel reduction) but stays fixed: replays are bitwise identical. Only sums are split
- * (the body yields addf(x, acc) with x independent of acc), over a static R that T divides with R / T >= 8;
- * everything else is left as it is. Runs on tensors, before bufferization. */
+ * with T lanes, a power of two up to 256 that divides R with R / T >= 8: the first generic is a (p, t) parallel
+ * loop whose T threads read T consecutive elements at each step (coalesced), the second sums T partials per
+ * row -- and is split again when T allows (4096 = 16 steps x 256 lanes, then 8 x 32, then 32): the generated
+ * loops wait for one load per step, so what counts is the longest chain of steps (56 instead of 4096). The
+ * summation order changes (within f32 rounding, like any parallel reduction) but stays fixed: replays are
+ * bitwise identical. Only sums are split (the body yields addf(x, acc) with x independent of acc); fewer than
+ * 16 lanes are not worth a kernel; everything else is left as it is. Runs on tensors, before bufferization. */
 #include "gpu_passes.h"
 #include "ir_build.h"
 
@@ -26,7 +28,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { kLanes = 64, kMinStepsPerLane = 8 };
+/* Lanes per row: as many as 256 while each walks at least 8 steps; fewer than 16 do not pay. */
+enum { kMaxLanes = 256, kMinLanes = 16, kMinStepsPerLane = 8 };
+
+/* The lanes for a sum over `extent` (a power of two that divides it), or 0: leave the sum as it is. */
+static int64_t lanesFor(int64_t extent) {
+  int64_t lanes = kMaxLanes;
+  while (lanes >= kMinLanes && (extent % lanes != 0 || extent / lanes < kMinStepsPerLane))
+    lanes /= 2;
+  return lanes >= kMinLanes ? lanes : 0;
+}
 
 static MlirAttribute iteratorType(MlirContext ctx, const char *kind) {
   char text[64];
@@ -57,7 +68,7 @@ static bool readsLoopIndex(MlirBlock body) {
 typedef struct Split {
   LinalgView view;
   int reduction; /* the loop reduced: the last one */
-  int64_t extent;
+  int64_t extent, lanes;
 } Split;
 
 static bool isSplittableSum(MlirOperation op, Split *s) {
@@ -72,7 +83,8 @@ static bool isSplittableSum(MlirOperation op, Split *s) {
       return false;
   s->reduction = n - 1;
   s->extent = s->view.loopRange[n - 1];
-  if (s->extent <= 0 || s->extent % kLanes != 0 || s->extent / kLanes < kMinStepsPerLane)
+  s->lanes = s->extent > 0 ? lanesFor(s->extent) : 0;
+  if (s->lanes == 0)
     return false;
   MlirAffineMap init = s->view.maps[s->view.numInputs];
   for (intptr_t r = 0; r < mlirAffineMapGetNumResults(init); ++r)
@@ -148,8 +160,8 @@ static intptr_t dynamicSizesOf(MlirOperation before, MlirValue v, MlirValue *siz
   return numDynamic;
 }
 
-/* v with its dim q (of static size R) expanded into (R / kLanes, kLanes): step j, lane t. */
-static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q) {
+/* v with its dim q (of static size R) expanded into (R / lanes, lanes): step j, lane t. */
+static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q, int64_t lanes) {
   MlirContext ctx = mlirOperationGetContext(before);
   MlirType type = mlirValueGetType(v);
   const intptr_t rank = mlirShapedTypeGetRank(type);
@@ -159,8 +171,8 @@ static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q) {
   for (intptr_t d = 0, o = 0; d < rank; ++d) {
     MlirAttribute members[2] = {mlirIntegerAttrGet(i64, o), mlirIntegerAttrGet(i64, o + 1)};
     if (d == q) {
-      shape[o++] = mlirShapedTypeGetDimSize(type, d) / kLanes;
-      shape[o++] = kLanes;
+      shape[o++] = mlirShapedTypeGetDimSize(type, d) / lanes;
+      shape[o++] = lanes;
     } else {
       shape[o++] = mlirShapedTypeGetDimSize(type, d);
     }
@@ -181,7 +193,7 @@ static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q) {
   return mlirOperationGetResult(op, 0);
 }
 
-/* partial: zero-filled (init's shape..., kLanes) of the accumulator's element type. */
+/* partial: zero-filled (init's shape..., lanes) of the accumulator's element type. */
 static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType partialType) {
   MlirContext ctx = mlirOperationGetContext(before);
   MlirLocation loc = mlirOperationGetLocation(before);
@@ -231,16 +243,16 @@ static void split(MlirOperation op) {
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
   MlirType element = mlirShapedTypeGetElementType(resultType);
 
-  /* partial's type: the init's shape with kLanes appended. */
+  /* partial's type: the init's shape with the lanes appended. */
   int64_t shape[kMaxRank + 1];
   const intptr_t initRank = mlirShapedTypeGetRank(resultType);
   for (intptr_t d = 0; d < initRank; ++d)
     shape[d] = mlirShapedTypeGetDimSize(resultType, d);
-  shape[initRank] = kLanes;
+  shape[initRank] = s.lanes;
   MlirType partialType = mlirRankedTensorTypeGet(initRank + 1, shape, element, mlirAttributeGetNull());
   MlirValue partialInit = zeroPartials(op, init, partialType);
 
-  /* Partial sums: loops (p..., t, j), r = j * kLanes + t: an input that reads r at position q is expanded
+  /* Partial sums: loops (p..., t, j), r = j * lanes + t: an input that reads r at position q is expanded
    * there into (j, t). */
   MlirAffineExpr t = mlirAffineDimExprGet(ctx, n - 1), j = mlirAffineDimExprGet(ctx, n);
   MlirAffineMap maps[kMaxLinalgOperands + 1];
@@ -260,7 +272,7 @@ static void split(MlirOperation op) {
       }
     }
     maps[i] = mlirAffineMapGet(ctx, n + 1, 0, numResults, results);
-    operands[i] = reducedAt < 0 ? linalgInput(&s.view, i) : expandReduced(op, linalgInput(&s.view, i), reducedAt);
+    operands[i] = reducedAt < 0 ? linalgInput(&s.view, i) : expandReduced(op, linalgInput(&s.view, i), reducedAt, s.lanes);
   }
   maps[numInputs] = withResults(s.view.maps[numInputs], n + 1, 1, &t);
   operands[numInputs] = partialInit;
@@ -292,10 +304,15 @@ static void split(MlirOperation op) {
 
 static void run(MlirOperation module, MlirExternalPass pass) {
   (void)pass;
-  OpList sums = collectOps(module, collectSums, NULL, MlirWalkPreOrder);
-  for (int i = 0; i < sums.count; ++i)
-    split(sums.ops[i]);
-  free(sums.ops);
+  /* A combine over 256 lanes is itself split (into 32): rounds until no long sum is left. */
+  for (int round = 0; round < 4; ++round) {
+    OpList sums = collectOps(module, collectSums, NULL, MlirWalkPreOrder);
+    for (int i = 0; i < sums.count; ++i)
+      split(sums.ops[i]);
+    free(sums.ops);
+    if (sums.count == 0)
+      break;
+  }
 }
 
 static _Alignas(8) char passId;

@@ -1,6 +1,7 @@
-// w4a16-gpu-split-reductions (GPU target, tensors): a long innermost sum becomes 64 coalesced partial sums
-// per row (the reduced input expanded into (steps, lanes)) and a short combine into the original init; what
-// is not a plain sum over a static extent the lanes divide (R / 64 >= 8) is left alone.
+// w4a16-gpu-split-reductions (GPU target, tensors): a long innermost sum becomes partial sums over up to 256
+// lanes per row (the reduced input expanded into (steps, lanes)) and a combine into the original init, itself
+// split again while it is long enough (4096 = 16 steps x 256 lanes, then 8 x 32, then 32); what is not a
+// plain sum over a static extent with at least 16 lanes of 8 steps is left alone.
 // RUN: w4a16-opt --split-input-file --pass-pipeline='builtin.module(w4a16-gpu-split-reductions)' %s | FileCheck %s
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -14,14 +15,19 @@
 // CHECK-LABEL: func.func @row_sum
 // CHECK-SAME:    (%[[SQ:.*]]: tensor<?x4096xf32>)
 // CHECK:         %[[INIT:.*]] = linalg.fill
-// CHECK:         %[[PE:.*]] = tensor.empty(%{{.*}}) : tensor<?x64xf32>
-// CHECK:         %[[PZ:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<?x64xf32>)
-// CHECK:         %[[EX:.*]] = tensor.expand_shape %[[SQ]] {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 64, 64] : tensor<?x4096xf32> into tensor<?x64x64xf32>
+// CHECK:         %[[PE:.*]] = tensor.empty(%{{.*}}) : tensor<?x256xf32>
+// CHECK:         %[[PZ:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<?x256xf32>)
+// CHECK:         %[[EX:.*]] = tensor.expand_shape %[[SQ]] {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 16, 256] : tensor<?x4096xf32> into tensor<?x16x256xf32>
 // CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [#[[STEPS]], #[[PART]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME:      ins(%[[EX]] : tensor<?x64x64xf32>) outs(%[[PZ]] : tensor<?x64xf32>)
+// CHECK-SAME:      ins(%[[EX]] : tensor<?x16x256xf32>) outs(%[[PZ]] : tensor<?x256xf32>)
 // CHECK:           arith.addf
+// CHECK:         %[[QE:.*]] = tensor.empty(%{{.*}}) : tensor<?x32xf32>
+// CHECK:         %[[QZ:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[QE]] : tensor<?x32xf32>)
+// CHECK:         %[[EX2:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 8, 32] : tensor<?x256xf32> into tensor<?x8x32xf32>
+// CHECK:         %[[Q:.*]] = linalg.generic {indexing_maps = [#[[STEPS]], #[[PART]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[EX2]] : tensor<?x8x32xf32>) outs(%[[QZ]] : tensor<?x32xf32>)
 // CHECK:         %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
-// CHECK-SAME:      ins(%[[P]] : tensor<?x64xf32>) outs(%[[INIT]] : tensor<?xf32>)
+// CHECK-SAME:      ins(%[[Q]] : tensor<?x32xf32>) outs(%[[INIT]] : tensor<?xf32>)
 // CHECK:         return %[[S]]
 func.func @row_sum(%sq: tensor<?x4096xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
@@ -40,15 +46,15 @@ func.func @row_sum(%sq: tensor<?x4096xf32>) -> tensor<?xf32> {
 
 // -----
 
-// Not split: a max (not a sum), a body that reads the loop index, an extent 64 does not divide, one too
-// short to pay (256 / 64 = 4 steps).
+// Not split: a max (not a sum), a body that reads the loop index, an extent no power of two from 16 divides
+// (4001), one too short to pay (100: 16 lanes would walk 6 steps).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     tensor.expand_shape
 // CHECK-COUNT-4: iterator_types = ["parallel", "reduction"]
 // CHECK-NOT:     tensor.expand_shape
 #id2b = affine_map<(d0, d1) -> (d0, d1)>
 #rowb = affine_map<(d0, d1) -> (d0)>
-func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4000xf32>, %c: tensor<8x256xf32>, %init: tensor<8xf32>)
+func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4001xf32>, %c: tensor<8x100xf32>, %init: tensor<8xf32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %max = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
       ins(%a : tensor<8x4096xf32>) outs(%init : tensor<8xf32>) {
@@ -67,13 +73,13 @@ func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4000xf32>, %c: tensor
     linalg.yield %r : f32
   } -> tensor<8xf32>
   %odd = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
-      ins(%b : tensor<8x4000xf32>) outs(%init : tensor<8xf32>) {
+      ins(%b : tensor<8x4001xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %in, %out : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
   %short = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
-      ins(%c : tensor<8x256xf32>) outs(%init : tensor<8xf32>) {
+      ins(%c : tensor<8x100xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %in, %out : f32
     linalg.yield %r : f32
