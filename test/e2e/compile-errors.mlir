@@ -11,6 +11,8 @@
 // RUN: not w4a16-compile %s -o %t.exe 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not w4a16-compile %t.does-not-exist.mlir -o %t.o 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: w4a16-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: not w4a16-compile --target=tpu %s -o %t.o 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not w4a16-compile --target=gpu --gpu-chip=sm_90,inline %s -o %t.o 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // PARSE: compile-errors.mlir:[[@LINE+4]]:23: error: use of undeclared SSA value name
 // PARSE-NEXT: {{^}}  %0 = arith.addf %x, %y : tensor<4xf16>
@@ -28,6 +30,9 @@ func.func @f(%x: tensor<4xf16>) -> tensor<4xf16> {
 // MISSING: w4a16-compile: error: cannot read '{{.*}}does-not-exist.mlir'
 // HELP: usage: w4a16-compile <input.mlir> -o <out.o|out.so> [options]
 // HELP: --header <file>
+// TARGET: w4a16-compile: error: unknown target in '--target=tpu' (--target=host or --target=gpu)
+// CHIP: w4a16-compile: error: '--gpu-chip=sm_90,inline': --gpu-chip=sm_XX names an NVIDIA architecture, e.g. sm_90
 // HELP: --no-fuse
 // HELP: --explain
 // HELP: --emit-mlir
+// HELP: --target=host|gpu

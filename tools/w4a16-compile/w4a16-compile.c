@@ -51,6 +51,7 @@
 #include "mlir-c/Support.h"
 #include "mlir-c/Target/LLVMIR.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -70,6 +71,16 @@ const char *const kToolName = "w4a16-compile";
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* sm_<digits>[a]: it goes into the pipeline's text, so nothing else may. */
+static bool is_sm_name(const char *s) {
+  if (strncmp(s, "sm_", 3) != 0 || !isdigit((unsigned char)s[3]))
+    return false;
+  s += 3;
+  while (isdigit((unsigned char)*s))
+    ++s;
+  return !*s || (*s == 'a' && !s[1]);
 }
 
 static void print_usage(FILE *f) {
@@ -162,7 +173,7 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->gpu = !strcmp(a, "--target=gpu");
     } else if (!strncmp(a, "--target", 8)) {
       return usage_error("unknown target in '%s' (--target=host or --target=gpu)", a);
-    } else if (!strncmp(a, "--gpu-chip=", 11) && !strncmp(a + 11, "sm_", 3) && a[14]) {
+    } else if (!strncmp(a, "--gpu-chip=", 11) && is_sm_name(a + 11)) {
       o->gpu_chip = a + 11;
     } else if (!strncmp(a, "--gpu-chip", 10)) {
       return usage_error("'%s': --gpu-chip=sm_XX names an NVIDIA architecture, e.g. sm_90", a);
