@@ -8,6 +8,8 @@
 #include "read_only_args.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
@@ -69,6 +71,11 @@ static MlirLogicalResult addText(MlirOpPassManager pm, const char *text) {
   return mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(text), printError, NULL);
 }
 
+/* "sm_90a" -> 90; 0 when it is not such a name. */
+static int chipNumber(const char *chip) {
+  return strncmp(chip, "sm_", 3) == 0 ? atoi(chip + 3) : 0;
+}
+
 static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) {
   char toLLVM[sizeof kGpuToLLVMFormat + 1024];
   const char *toolkit = w4a16CudaToolkitPath(); /* none: w4a16-gpu-host-code stops with an error first */
@@ -84,6 +91,8 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateGpuHostCodePass());
   if (mlirLogicalResultIsFailure(addText(pm, kGpuOutline)))
     return mlirLogicalResultFailure();
+  if (chipNumber(chip ? chip : "sm_90") >= 90) /* griddepcontrol is PTX for sm_90 and up */
+    mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDependentLaunchPass());
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCallerStreamPass());
   if (mlirLogicalResultIsFailure(addText(pm, toLLVM)))
     return mlirLogicalResultFailure();

@@ -16,6 +16,7 @@ static MlirPass createLowerInt8Prep(void) { return w4a16CreateLowerInt8PrepPass(
 static MlirPass createEntryPoints(void) { return w4a16CreateEntryPointsPass(); }
 static MlirPass createSplitReductions(void) { return w4a16CreateSplitReductionsPass(); }
 static MlirPass createCopiesToKernels(void) { return w4a16CreateCopiesToKernelsPass(); }
+static MlirPass createDependentLaunch(void) { return w4a16CreateDependentLaunchPass(); }
 static MlirPass createGpuHostCode(void) { return w4a16CreateGpuHostCodePass(); }
 static MlirPass createCallerStream(void) { return w4a16CreateCallerStreamPass(); }
 static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass(); }
@@ -53,7 +54,7 @@ static void registerPassesOnce(void) {
   mlirRegisterAllPasses(); /* the upstream ones, which w4a16AddPipeline names in text too */
   MlirPass (*const passes[])(void) = {createFuse,          createFuseInt8Prep, createVerify,       createLowerToRuntime,
                                       createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createGpuHostCode,
-                                      createCallerStream,  createDeviceMemory};
+                                      createCallerStream,  createDeviceMemory, createDependentLaunch};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);
   w4a16ShimRegisterPipeline("w4a16-explain", describe("w4a16-explain"), buildExplain);

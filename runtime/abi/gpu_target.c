@@ -44,6 +44,7 @@ typedef CUresult (*PFN_LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, u
 typedef CUresult (*PFN_FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
 typedef CUresult (*PFN_GetErrorName)(CUresult, const char **);
 typedef CUresult (*PFN_CtxGetCurrent)(CUcontext *);
+typedef CUresult (*PFN_LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
 
 static struct {
   PFN_ModuleLoadDataEx moduleLoadDataEx;
@@ -53,6 +54,7 @@ static struct {
   PFN_FuncSetAttribute funcSetAttribute;
   PFN_GetErrorName getErrorName;
   PFN_CtxGetCurrent ctxGetCurrent;
+  PFN_LaunchKernelEx launchKernelEx; /* NULL: dependent launches fall back to plain ones */
   char error[160]; /* why they are missing; "" when all were found */
 } g_drv;
 static pthread_once_t g_drvOnce = PTHREAD_ONCE_INIT;
@@ -84,6 +86,16 @@ static void loadDriver(void) {
   ok = entryPoint("cuGetErrorName", (void **)&g_drv.getErrorName) && ok;
   ok = entryPoint("cuCtxGetCurrent", (void **)&g_drv.ctxGetCurrent) && ok;
   (void)ok;
+  enum cudaDriverEntryPointQueryResult found; /* optional: not an error when missing */
+#if CUDART_VERSION >= 12050
+  if (cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", (void **)&g_drv.launchKernelEx, 12000, cudaEnableDefault,
+                                       &found) != cudaSuccess || found != cudaDriverEntryPointSuccess)
+#else
+  if (cudaGetDriverEntryPoint("cuLaunchKernelEx", (void **)&g_drv.launchKernelEx, cudaEnableDefault, &found) !=
+          cudaSuccess || found != cudaDriverEntryPointSuccess)
+#endif
+    g_drv.launchKernelEx = NULL;
+  cudaGetLastError();
 }
 
 /* The driver functions, or false with the failure recorded (W4A16_ERR_NO_DEVICE). */
@@ -140,11 +152,50 @@ typedef struct Kernel {
   CUfunction function;
 } Kernel;
 
+/* Kernels that may be launched as programmatic dependents (PDL): those of a PTX module whose code waits for
+ * the grids it depends on (griddepcontrol.wait, first thing in every kernel the GPU target generates for
+ * sm_90 and up: lowering/dependent_launch.c), on a device of compute capability 9 or more, unless
+ * W4A16_NO_PDL=1. Such a launch may start while the previous kernel on the stream finishes. */
+static pthread_mutex_t g_dependentLock = PTHREAD_MUTEX_INITIALIZER;
+static CUfunction g_dependent[256];
+static int g_numDependent;
+
+static bool moduleWaitsForDependencies(const void *ptx, int optLevel) {
+  if (optLevel < 0 || !ptx || !strstr((const char *)ptx, "griddepcontrol.wait"))
+    return false;
+  const char *off = getenv("W4A16_NO_PDL");
+  if (off && strcmp(off, "1") == 0)
+    return false;
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+}
+
+static void markDependent(CUfunction f) {
+  pthread_mutex_lock(&g_dependentLock);
+  bool known = false;
+  for (int i = 0; i < g_numDependent && !known; ++i)
+    known = g_dependent[i] == f;
+  if (!known && g_numDependent < (int)(sizeof g_dependent / sizeof g_dependent[0]))
+    g_dependent[g_numDependent++] = f; /* past 256 kernels: plain launches, still correct */
+  pthread_mutex_unlock(&g_dependentLock);
+}
+
+static bool isDependent(CUfunction f) {
+  pthread_mutex_lock(&g_dependentLock);
+  bool found = false;
+  for (int i = 0; i < g_numDependent && !found; ++i)
+    found = g_dependent[i] == f;
+  pthread_mutex_unlock(&g_dependentLock);
+  return found;
+}
+
 typedef struct Module {
   const void *image; /* static data of the compiled code: not copied */
   int optLevel;      /* -1: a cubin / fatbin image, no JIT options */
   pthread_mutex_t lock;
   CUmodule module; /* NULL until the first mgpuModuleGetFunction */
+  bool dependent;  /* its kernels may launch as programmatic dependents (moduleWaitsForDependencies) */
   Kernel *kernels;
   int nKernels, capKernels;
 } Module;
@@ -181,8 +232,10 @@ static bool loadModule(Module *m) {
   CUjit_option options[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_OPTIMIZATION_LEVEL};
   void *values[3] = {log, (void *)(uintptr_t)sizeof log, (void *)(uintptr_t)(m->optLevel < 0 ? 0 : m->optLevel)};
   CUresult r = g_drv.moduleLoadDataEx(&m->module, m->image, m->optLevel < 0 ? 2 : 3, options, values);
-  if (r == CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS) {
+    m->dependent = moduleWaitsForDependencies(m->image, m->optLevel);
     return true;
+  }
   m->module = NULL;
   log[sizeof log - 1] = '\0';
   w4a16_rt_fail(r == CUDA_ERROR_NO_DEVICE ? W4A16_ERR_NO_DEVICE : W4A16_ERR_CUDA,
@@ -226,6 +279,8 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
     f = NULL;
     goto done;
   }
+  if (m->dependent)
+    markDependent(f);
   if (m->nKernels == m->capKernels) {
     int cap = m->capKernels ? 2 * m->capKernels : 8;
     Kernel *k = realloc(m->kernels, (size_t)cap * sizeof *k);
@@ -272,9 +327,18 @@ void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY, int64_t grid
   /* above 48 KiB dynamic shared memory must be opted into per function */
   if (smemBytes > 48 * 1024)
     r = g_drv.funcSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smemBytes);
-  if (r == CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS && g_drv.launchKernelEx && isDependent(function)) {
+    CUlaunchAttribute dependent = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                                   .value = {.programmaticStreamSerializationAllowed = 1}};
+    CUlaunchConfig config = {.gridDimX = (unsigned)gridX, .gridDimY = (unsigned)gridY, .gridDimZ = (unsigned)gridZ,
+                             .blockDimX = (unsigned)blockX, .blockDimY = (unsigned)blockY,
+                             .blockDimZ = (unsigned)blockZ, .sharedMemBytes = (unsigned)smemBytes,
+                             .hStream = stream, .attrs = &dependent, .numAttrs = 1};
+    r = g_drv.launchKernelEx(&config, function, params, extra);
+  } else if (r == CUDA_SUCCESS) {
     r = g_drv.launchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ, (unsigned)blockX,
                            (unsigned)blockY, (unsigned)blockZ, (unsigned)smemBytes, stream, params, extra);
+  }
   if (r != CUDA_SUCCESS)
     w4a16_rt_fail(W4A16_ERR_CUDA, "launching a generated kernel: %s", driverErrorName(r));
 }

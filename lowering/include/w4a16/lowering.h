@@ -45,10 +45,12 @@ typedef struct W4a16PipelineOptions {
 
 /* The upstream part of the pipeline, as a textual pass pipeline on builtin.module. */
 const char *w4a16UpstreamLoweringPipeline(void);
-/* The GPU target's passes (w4a16-gpu-split-reductions, w4a16-copies-to-kernels, w4a16-gpu-host-code, w4a16-caller-stream, w4a16-device-memory): in the pipeline
+/* The GPU target's passes (w4a16-gpu-split-reductions, w4a16-copies-to-kernels, w4a16-gpu-host-code,
+ * w4a16-gpu-dependent-launch, w4a16-caller-stream, w4a16-device-memory): in the pipeline
  * that target = GPU builds; exposed for lit tests and embedders that compose their own. */
 MlirPass w4a16CreateSplitReductionsPass(void);
 MlirPass w4a16CreateCopiesToKernelsPass(void);
+MlirPass w4a16CreateDependentLaunchPass(void);
 MlirPass w4a16CreateGpuHostCodePass(void);
 MlirPass w4a16CreateCallerStreamPass(void);
 MlirPass w4a16CreateDeviceMemoryPass(void);
