@@ -1,13 +1,12 @@
-// w4a16-gpu-dependent-launch: every generated kernel first waits for the grids it depends on, then lets the
-// next kernel launch -- the runtime then launches it as a programmatic dependent. Only for sm_90 and up
-// (griddepcontrol is sm_90 PTX): w4a16-compile --gpu-chip=sm_80 generates no such instruction.
+// w4a16-gpu-dependent-launch: every generated kernel first waits for the grids it depends on -- so that the
+// runtime may launch it as a programmatic dependent. Only for sm_90 and up (griddepcontrol is sm_90 PTX):
+// w4a16-compile --gpu-chip=sm_80 generates no such instruction.
 // RUN: w4a16-opt --pass-pipeline='builtin.module(w4a16-gpu-dependent-launch)' %s | FileCheck %s
 // RUN: %if libdevice %{ w4a16-compile --target=gpu --emit-mlir %s -o - -q | FileCheck %s --check-prefix=SM90 %}
 // RUN: %if libdevice %{ w4a16-compile --target=gpu --gpu-chip=sm_80 --emit-mlir %s -o - -q | FileCheck %s --check-prefix=SM80 %}
 
 // CHECK-LABEL: gpu.func @k
 // CHECK-NEXT:    nvvm.griddepcontrol wait
-// CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK-NEXT:    gpu.return
 // CHECK-LABEL: gpu.func @not_a_kernel
 // CHECK-NOT:     griddepcontrol
