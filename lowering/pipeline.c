@@ -3,6 +3,7 @@
  * MLIR (docs/dialect.md, "Lowering", lists it). */
 #include "w4a16/lowering.h"
 
+#include "check_dims.h"
 #include "dynamic_reshapes.h"
 #include "gpu_passes.h"
 #include "read_only_args.h"
@@ -111,6 +112,7 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   w4a16AddLowerInt8PrepPass(pm);
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateDynamicReshapesPass()); /* an upstream crash, see the file */
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateReadOnlyArgsPass());     /* inputs are never written */
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCheckDimsPass());        /* an upstream crash, see the file */
   MlirLogicalResult r = options.target == W4A16_TARGET_GPU ? addGpuLowering(pm, options.gpuChip)
                                                             : addText(pm, w4a16UpstreamLoweringPipeline());
   if (mlirLogicalResultIsSuccess(r))

@@ -15,7 +15,9 @@ maps, changed element types and changed w4a16 attributes. Each variant is run th
     reproduce it byte for byte (idempotence).
 
 --suite-only skips the mutations and checks the unmutated suite files (no crash; for files the tool accepts,
-fuse twice == fuse once).
+fuse twice == fuse once). --pipelines runs the variants through the whole lowering instead, alternating
+--w4a16-pipeline and --w4a16-gpu-pipeline (same crash and located-error rules; no idempotence: the output is
+the LLVM dialect).
 
 Prints a summary line `mutate: variants: N, clean: A, located errors: B, failures: F` and exits 1 if F > 0,
 listing each failure with the path of the variant kept under --tmp.
@@ -311,6 +313,7 @@ def main():
     ap.add_argument("--variants", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--suite-only", action="store_true")
+    ap.add_argument("--pipelines", action="store_true", help="host and GPU pipelines instead of the fuse pass")
     args = ap.parse_args()
 
     tool = shutil.which(args.tool) or args.tool
@@ -350,13 +353,16 @@ def main():
             with open(dst, "w") as fh:
                 fh.write("// mutated from %s chunk %d: %s\n" % (os.path.relpath(f, args.suite), k, "; ".join(descs)))
                 fh.write(text)
-            flags = ["--w4a16-explain"] if v % 3 == 2 else ["--w4a16-fuse"]
+            if args.pipelines:
+                flags = ["--w4a16-gpu-pipeline"] if v % 2 else ["--w4a16-pipeline"]
+            else:
+                flags = ["--w4a16-explain"] if v % 3 == 2 else ["--w4a16-fuse"]
             jobs.append((dst, flags, "; ".join(descs)))
 
     counts = {"clean": 0, "error": 0, "fail": 0}
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        futs = {ex.submit(check_variant, tool, p, fl): (p, fl, d) for p, fl, d in jobs}
+        futs = {ex.submit(check_variant, tool, p, fl, not args.pipelines): (p, fl, d) for p, fl, d in jobs}
         for fut in concurrent.futures.as_completed(futs):
             p, fl, d = futs[fut]
             status, reason = fut.result()
