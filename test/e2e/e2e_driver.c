@@ -46,6 +46,7 @@
 #include <time.h>
 #include "../common/test_data.h"
 
+#include "e2e_data.h"
 #include "examples.h"
 
 #if W4A16_WITH_CUDA
@@ -168,162 +169,6 @@ static bool call_ok(int32_t status, const char *what, const char *build, int64_t
   fprintf(stderr, "e2e: %s of the %s build (M = %lld) returned %s: %s\n", what, build, (long long)M,
           w4a16_status_name((w4a16_status)status), w4a16_rt_last_error());
   return false;
-}
-
-/* ---------------------------------------------------------------------------------------------------- */
-/* f16 and deterministic data                                                                           */
-/* ---------------------------------------------------------------------------------------------------- */
-
-static uint64_t g_rng;
-static uint64_t rng_next(void) { return splitmix64(&g_rng); }
-static double rng_uniform(double lo, double hi) { return uniform_in(&g_rng, lo, hi); }
-
-static int64_t numel(const ArgDesc *a, int64_t M) {
-  int64_t n = 1;
-  for (int d = 0; d < a->rank; ++d)
-    n *= a->shape[d] == DYN_M ? M : a->shape[d];
-  return n;
-}
-
-/* Bytes of one element of each kind of argument (as generate() makes them). */
-static size_t elem_bytes(ArgKind kind) {
-  switch (kind) {
-  case ARG_CODES_PACKED:
-  case ARG_GROUP_INDEX: return 4;
-  case ARG_CODES_BYTES:
-  case ARG_CODE_PAIRS: return 1;
-  default: return 2;
-  }
-}
-
-static size_t arg_bytes(const ArgDesc *a, int64_t M) { return (size_t)numel(a, M) * elem_bytes(a->kind); }
-
-static void *xmalloc(size_t n) {
-  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
-  if (!p) {
-    fprintf(stderr, "e2e: out of memory (%zu bytes)\n", n);
-    exit(2);
-  }
-  return p;
-}
-
-/* E[(code - 8)^2] for codes uniform in 0..15. */
-static const double kCodeMeanSquare = 21.5;
-
-static void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
-  int64_t n = numel(a, M);
-  uint16_t (*const to_io)(double) = ex->io_bf16 ? double_to_bf16 : double_to_f16;
-  switch (a->kind) {
-  case ARG_X: {
-    uint16_t *p = xmalloc((size_t)n * 2);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = to_io(rng_uniform(-2.0, 2.0));
-    return p;
-  }
-  case ARG_CODES_PACKED: {
-    uint32_t *p = xmalloc((size_t)n * 4);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = (uint32_t)(rng_next() >> 32);
-    return p;
-  }
-  case ARG_CODES_BYTES: {
-    uint8_t *p = xmalloc((size_t)n);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = (uint8_t)(rng_next() >> 60);
-    return p;
-  }
-  case ARG_CODE_PAIRS: {
-    uint8_t *p = xmalloc((size_t)n);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = (uint8_t)(rng_next() >> 56);
-    return p;
-  }
-  case ARG_SCALES: {
-    const Layer *l = &ex->layers[a->layer];
-    double s0 = 1.0 / (l->input_rms * sqrt(kCodeMeanSquare * (double)l->K));
-    uint16_t *p = xmalloc((size_t)n * 2);
-    for (int64_t i = 0; i < n; ++i) {
-      double s = s0 * rng_uniform(0.5, 1.5);
-      p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)((rng_next() >> 63) ? -s : s);
-    }
-    return p;
-  }
-  case ARG_BIAS: {
-    uint16_t *p = xmalloc((size_t)n * 2);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = to_io(rng_uniform(-0.5, 0.5));
-    return p;
-  }
-  case ARG_FLOAT_ZEROS: {
-    uint16_t *p = xmalloc((size_t)n * 2);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)(rng_uniform(6.0, 9.0));
-    return p;
-  }
-  case ARG_GROUP_INDEX: { /* g_idx[perm[i]] = i / G for a random permutation perm (Fisher-Yates) */
-    int64_t groups = 0;
-    for (int i = 0; i < ex->nargs && !groups; ++i)
-      if (ex->args[i].kind == ARG_SCALES)
-        groups = numel(&ex->args[i], 1) / ex->out_n;
-    const int64_t group_size = n / groups;
-    int32_t *perm = xmalloc((size_t)n * 4), *p = xmalloc((size_t)n * 4);
-    for (int64_t i = 0; i < n; ++i)
-      perm[i] = (int32_t)i;
-    for (int64_t i = n - 1; i > 0; --i) {
-      const int64_t j = (int64_t)(rng_next() % (uint64_t)(i + 1));
-      const int32_t t = perm[i];
-      perm[i] = perm[j], perm[j] = t;
-    }
-    for (int64_t i = 0; i < n; ++i)
-      p[perm[i]] = (int32_t)(i / group_size);
-    free(perm);
-    return p;
-  }
-  }
-  return NULL;
-}
-
-/* ---------------------------------------------------------------------------------------------------- */
-/* Comparison (docs/contract.md §1)                                                                     */
-/* ---------------------------------------------------------------------------------------------------- */
-
-typedef struct Comparison {
-  double rel_l2;      /* ||out - ref|| / ||ref|| */
-  double max_rel;     /* max |out - ref| / (1 + |ref|) */
-  double ref_rms;     /* sanity: the reference is not trivial */
-  int64_t nonfinite;  /* NaN/Inf in out or ref */
-  int64_t worst;      /* index of the max_rel element */
-  bool pass;
-} Comparison;
-
-/* The result's element as a double. */
-static double out_value(const Example *ex, uint16_t bits) {
-  return ex->io_bf16 ? bf16_to_double(bits) : f16_to_double(bits);
-}
-
-/* bf16 results are held to the norm bound of docs/contract.md §6 (1.6e-2: bf16 keeps 8 significant bits);
- * the element bound stays §1's, tighter than §6's 2^-8 (|ref| + S) for these O(1) outputs. */
-static Comparison compare(const Example *ex, const uint16_t *out, const uint16_t *ref, int64_t n) {
-  Comparison c = {0};
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    double o = out_value(ex, out[i]), r = out_value(ex, ref[i]);
-    if (!isfinite(o) || !isfinite(r)) {
-      ++c.nonfinite;
-      continue;
-    }
-    double d = fabs(o - r), rel = d / (1.0 + fabs(r));
-    num += d * d;
-    den += r * r;
-    if (rel > c.max_rel) {
-      c.max_rel = rel;
-      c.worst = i;
-    }
-  }
-  c.rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
-  c.ref_rms = n ? sqrt(den / (double)n) : 0;
-  c.pass = c.nonfinite == 0 && c.rel_l2 <= (ex->io_bf16 ? 1.6e-2 : 2e-3) && c.max_rel <= 1e-2 && den > 0;
-  return c;
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -735,7 +580,7 @@ int main(int argc, char **argv) {
 
   /* Weights (and biases) once per run, prepared once per build; x per M. tdata: the test build's copies
    * (the same buffers on the host target, device copies on the GPU target). */
-  g_rng = seed;
+  e2e_seed(seed);
   void *data[kMaxArgs] = {0}, *tdata[kMaxArgs] = {0};
   int x_arg = 0;
   for (int i = 0; i < ex->nargs; ++i)

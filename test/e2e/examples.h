@@ -1,6 +1,7 @@
 /* The examples e2e-driver knows (examples/<name>.mlir): each function's arguments in order, with how to make
  * their data, the result's N, the number of fused chains its fused build must prepare, and the layers' K and
- * input RMS (to size the scales so that outputs are O(1)). Included by e2e_driver.c only. */
+ * input RMS (to size the scales so that outputs are O(1)). The table is e2e_driver.c's; e2e_data.c takes the
+ * types only (W4A16_E2E_TYPES_ONLY). */
 #ifndef W4A16_E2E_EXAMPLES_H
 #define W4A16_E2E_EXAMPLES_H
 
@@ -51,6 +52,10 @@ typedef struct Example {
   bool scales_bf16;  /* the scales are bf16 (f16 otherwise) */
 } Example;
 
+#endif /* W4A16_E2E_EXAMPLES_H: the types */
+
+#if !defined(W4A16_E2E_TYPES_ONLY) && !defined(W4A16_E2E_EXAMPLE_TABLE)
+#define W4A16_E2E_EXAMPLE_TABLE
 static const Example kExamples[] = {
     {"llama_mlp",
      7,
@@ -278,5 +283,4 @@ static const Example kExamples[] = {
      2, false, false},
 };
 static const int kNumExamples = (int)(sizeof kExamples / sizeof kExamples[0]);
-
 #endif
