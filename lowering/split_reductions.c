@@ -11,8 +11,9 @@
  * row -- and is split again when T allows (4096 = 16 steps x 256 lanes, then 8 x 32, then 32): the generated
  * loops wait for one load per step, so what counts is the longest chain of steps (56 instead of 4096). The
  * summation order changes (within f32 rounding, like any parallel reduction) but stays fixed: replays are
- * bitwise identical. Only sums are split (the body yields addf(x, acc) with x independent of acc); fewer than
- * 16 lanes are not worth a kernel; everything else is left as it is. Runs on tensors, before bufferization. */
+ * bitwise identical. Sums, maxima and minima are split (the body yields combine(x, acc) with x independent of
+ * acc; max and min come out bit for bit as before, softmax's row max for one); fewer than 16 lanes are not
+ * worth a kernel; everything else is left as it is. Runs on tensors, before bufferization. */
 #include "gpu_passes.h"
 #include "ir_build.h"
 
@@ -25,6 +26,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,16 +47,30 @@ static MlirAttribute iteratorType(MlirContext ctx, const char *kind) {
   return mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
 }
 
-/* The block argument the body accumulates into is used once, by the addf the body yields, whose other operand
- * does not depend on it. */
-static bool isSumBody(MlirBlock body, MlirValue acc) {
+/* The reductions split: an associative, commutative combiner and its identity, which the partials start
+ * from. Max and min give the same bits in any order; a sum is reassociated (within f32 rounding). */
+typedef struct Combiner {
+  const char *op;
+  double identity;
+} Combiner;
+static const Combiner kCombiners[] = {{"arith.addf", 0.0},          {"arith.maximumf", -INFINITY},
+                                      {"arith.maxnumf", -INFINITY}, {"arith.minimumf", INFINITY},
+                                      {"arith.minnumf", INFINITY}};
+
+/* The combiner of a body whose accumulator is used once, by the combiner op the body yields, whose other
+ * operand does not depend on it; NULL for anything else. */
+static const Combiner *combinerOf(MlirBlock body, MlirValue acc) {
   MlirOperation yield = mlirBlockGetTerminator(body);
   if (mlirOperationGetNumOperands(yield) != 1 || userCount(acc) != 1)
-    return false;
-  MlirOperation add = producer(mlirOperationGetOperand(yield, 0));
-  if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
-    return false;
-  return valueEq(mlirOperationGetOperand(add, 0), acc) || valueEq(mlirOperationGetOperand(add, 1), acc);
+    return NULL;
+  MlirOperation combine = producer(mlirOperationGetOperand(yield, 0));
+  if (mlirOperationIsNull(combine) || mlirOperationGetNumOperands(combine) != 2 ||
+      !(valueEq(mlirOperationGetOperand(combine, 0), acc) || valueEq(mlirOperationGetOperand(combine, 1), acc)))
+    return NULL;
+  for (size_t i = 0; i < sizeof kCombiners / sizeof kCombiners[0]; ++i)
+    if (opIs(combine, kCombiners[i].op))
+      return &kCombiners[i];
+  return NULL;
 }
 
 /* A body that reads linalg.index computes with r itself, which the split renumbers. */
@@ -69,6 +85,7 @@ typedef struct Split {
   LinalgView view;
   int reduction; /* the loop reduced: the last one */
   int64_t extent, lanes;
+  const Combiner *combiner;
 } Split;
 
 static bool isSplittableSum(MlirOperation op, Split *s) {
@@ -98,7 +115,8 @@ static bool isSplittableSum(MlirOperation op, Split *s) {
         return false;
     }
   MlirValue acc = mlirBlockGetArgument(s->view.body, s->view.numInputs);
-  return isSumBody(s->view.body, acc) && !readsLoopIndex(s->view.body);
+  s->combiner = combinerOf(s->view.body, acc);
+  return s->combiner && !readsLoopIndex(s->view.body);
 }
 
 static bool collectSums(MlirOperation op, void *unused) {
@@ -193,8 +211,8 @@ static MlirValue expandReduced(MlirOperation before, MlirValue v, intptr_t q, in
   return mlirOperationGetResult(op, 0);
 }
 
-/* partial: zero-filled (init's shape..., lanes) of the accumulator's element type. */
-static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType partialType) {
+/* partial: (init's shape..., lanes) of the accumulator's element type, filled with the combiner's identity. */
+static MlirValue identityPartials(MlirOperation before, MlirValue init, MlirType partialType, double identity) {
   MlirContext ctx = mlirOperationGetContext(before);
   MlirLocation loc = mlirOperationGetLocation(before);
   MlirBlock block = mlirOperationGetBlock(before);
@@ -203,7 +221,7 @@ static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType par
   intptr_t numDynamic = dynamicSizesOf(before, init, dynamicSizes);
   MlirOperation empty = createSimple("tensor.empty", loc, numDynamic, dynamicSizes, partialType, 0, NULL);
   mlirBlockInsertOwnedOperationBefore(block, before, empty);
-  MlirNamedAttribute zeroValue = namedAttr(ctx, "value", mlirFloatAttrDoubleGet(ctx, element, 0.0));
+  MlirNamedAttribute zeroValue = namedAttr(ctx, "value", mlirFloatAttrDoubleGet(ctx, element, identity));
   MlirOperation zero = createSimple("arith.constant", loc, 0, NULL, element, 1, &zeroValue);
   mlirBlockInsertOwnedOperationBefore(block, before, zero);
   MlirValue fillOperands[2] = {mlirOperationGetResult(zero, 0), mlirOperationGetResult(empty, 0)};
@@ -216,19 +234,18 @@ static MlirValue zeroPartials(MlirOperation before, MlirValue init, MlirType par
   return mlirOperationGetResult(fill, 0);
 }
 
-/* The combine's body: out = partial + out. */
-static MlirRegion sumBody(MlirContext ctx, MlirLocation loc, MlirType element) {
+/* The combine's body: out = combiner(partial, out). */
+static MlirRegion combineBody(const Combiner *combiner, MlirLocation loc, MlirType element) {
   MlirType types[2] = {element, element};
   MlirLocation locs[2] = {loc, loc};
   MlirBlock block = mlirBlockCreate(2, types, locs);
   MlirValue operands[2] = {mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 1)};
-  MlirOperation add = createSimple("arith.addf", loc, 2, operands, element, 0, NULL);
+  MlirOperation add = createSimple(combiner->op, loc, 2, operands, element, 0, NULL);
   mlirBlockAppendOwnedOperation(block, add);
   MlirValue sum = mlirOperationGetResult(add, 0);
   mlirBlockAppendOwnedOperation(block, buildOp("linalg.yield", loc, 1, &sum, 0, NULL, 0, NULL, NULL));
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, block);
-  (void)ctx;
   return region;
 }
 
@@ -250,7 +267,7 @@ static void split(MlirOperation op) {
     shape[d] = mlirShapedTypeGetDimSize(resultType, d);
   shape[initRank] = s.lanes;
   MlirType partialType = mlirRankedTensorTypeGet(initRank + 1, shape, element, mlirAttributeGetNull());
-  MlirValue partialInit = zeroPartials(op, init, partialType);
+  MlirValue partialInit = identityPartials(op, init, partialType, s.combiner->identity);
 
   /* Partial sums: loops (p..., t, j), r = j * lanes + t: an input that reads r at position q is expanded
    * there into (j, t). */
@@ -296,7 +313,7 @@ static void split(MlirOperation op) {
   MlirValue combineOperands[2] = {mlirOperationGetResult(partial, 0), init};
   iterators[n - 1] = reduction;
   MlirOperation combine = createGeneric(loc, 1, combineOperands, resultType, 2, combineMaps, n, iterators,
-                                        sumBody(ctx, loc, element));
+                                        combineBody(s.combiner, loc, element));
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, combine);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(combine, 0));
   mlirOperationDestroy(op);

@@ -1,9 +1,9 @@
 // A GPT block's softmax (a max and a sum over each row, exp) compiles for the GPU target: every op becomes a
-// kernel on the caller's stream (the sum split twice: 8 steps x 128 lanes, 8 x 16, then 16; the max a loop per row), the
+// kernel on the caller's stream (the max and the sum each split twice: 8 steps x 128 lanes, 8 x 16, then 16), the
 // exp links libdevice, and nothing is left for the host to dereference.
 // REQUIRES: libdevice
 // RUN: w4a16-opt --w4a16-gpu-pipeline %s | FileCheck %s
-// CHECK-COUNT-10: gpu.launch_func <%{{[0-9]+}} : !llvm.ptr>
+// CHECK-COUNT-14: gpu.launch_func <%{{[0-9]+}} : !llvm.ptr>
 // CHECK-NOT:     gpu.launch_func
 // CHECK-NOT:     .extern .func
 // CHECK:         llvm.func @w4a16c_run_softmax(%{{.*}}: !llvm.ptr,

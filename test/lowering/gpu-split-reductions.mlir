@@ -1,4 +1,4 @@
-// w4a16-gpu-split-reductions (GPU target, tensors): a long innermost sum becomes partial sums over up to 256
+// w4a16-gpu-split-reductions (GPU target, tensors): a long innermost sum (or max, min) becomes partial sums over up to 256
 // lanes per row (the reduced input expanded into (steps, lanes)) and a combine into the original init, itself
 // split again while it is long enough (4096 = 16 steps x 256 lanes, then 8 x 32, then 32); what is not a
 // plain sum over a static extent with at least 16 lanes of 8 steps is left alone.
@@ -46,8 +46,8 @@ func.func @row_sum(%sq: tensor<?x4096xf32>) -> tensor<?xf32> {
 
 // -----
 
-// Not split: a max (not a sum), a body that reads the loop index, an extent no power of two from 16 divides
-// (4001), one too short to pay (100: 16 lanes would walk 6 steps).
+// Not split: a product (not a combiner the pass knows), a body that reads the loop index, an extent no power of
+// two from 16 divides (4001), one too short to pay (100: 16 lanes would walk 6 steps).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     tensor.expand_shape
 // CHECK-COUNT-4: iterator_types = ["parallel", "reduction"]
@@ -56,10 +56,10 @@ func.func @row_sum(%sq: tensor<?x4096xf32>) -> tensor<?xf32> {
 #rowb = affine_map<(d0, d1) -> (d0)>
 func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4001xf32>, %c: tensor<8x100xf32>, %init: tensor<8xf32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
-  %max = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
+  %prod = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
       ins(%a : tensor<8x4096xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %r = arith.maximumf %in, %out : f32
+    %r = arith.mulf %in, %out : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
   %indexed = linalg.generic {indexing_maps = [#id2b, #rowb], iterator_types = ["parallel", "reduction"]}
@@ -84,5 +84,32 @@ func.func @left_alone(%a: tensor<8x4096xf32>, %b: tensor<8x4001xf32>, %c: tensor
     %r = arith.addf %in, %out : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
-  return %max, %indexed, %odd, %short : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+  return %prod, %indexed, %odd, %short : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A row max (softmax's) splits the same way, its partials starting from -inf; max gives the same bits in any
+// order.
+// CHECK-LABEL: func.func @row_max
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<8x128xf32>)
+// CHECK:         tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [8, 8, 128] : tensor<8x1024xf32> into tensor<8x8x128xf32>
+// CHECK:         linalg.generic
+// CHECK:           arith.maximumf
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK:         linalg.generic
+// CHECK:           arith.maximumf
+// CHECK:         linalg.generic
+// CHECK:           arith.maximumf
+#id2c = affine_map<(d0, d1) -> (d0, d1)>
+#rowc = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%a: tensor<8x1024xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %max = linalg.generic {indexing_maps = [#id2c, #rowc], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x1024xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %max : tensor<8xf32>
 }
