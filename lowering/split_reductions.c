@@ -335,8 +335,9 @@ static void run(MlirOperation module, MlirExternalPass pass) {
 static _Alignas(8) char passId;
 static const StatelessPassSpec kSplitReductionsPass = {
     &passId, "W4a16GpuSplitReductions", "w4a16-gpu-split-reductions",
-    "GPU target, on tensors: split long innermost sums into up to 256 coalesced partial sums per row and a "
-    "combine (split again while long), so that a row's reduction is not one GPU thread's loop",
+    "GPU target, on tensors: split long innermost sums, maxima and minima into up to 256 coalesced partial "
+    "results per row and a combine (split again while long), so that a row's reduction is not one GPU thread's "
+    "loop",
     "builtin.module", NULL, run, mlirGetDialectHandle__linalg__};
 
 MlirPass w4a16CreateSplitReductionsPass(void) { return createStatelessPass(&kSplitReductionsPass); }
