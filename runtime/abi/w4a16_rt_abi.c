@@ -283,6 +283,16 @@ static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_
   return status;
 }
 
+/* The (rows, cols) of a zero-point tensor of this layout (flags ignored) for K / G groups and N columns; whether
+ * it is packed eight to a word. */
+static bool zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols) {
+  const int layout = zpLayout & ~W4A16_ZP_FLAGS;
+  const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
+  *rows = layout == W4A16_ZP_N_G ? N : groups;
+  *cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
+  return packed;
+}
+
 /* Bytes of one zero point of each kind (an i4 takes a byte). */
 static size_t zeroPointBytes(int kind) {
   return kind == ZP_I32 || kind == ZP_F32 ? 4 : kind == ZP_F16 || kind == ZP_BF16 ? 2 : 1;
@@ -310,9 +320,9 @@ static w4a16_status planFromDeviceWeight(const PlanKey *key, w4a16_plan **plan, 
   const size_t scaleBytes = (size_t)(groups * key->N) * 2;
   size_t zpBytes = 0;
   if (key->zpKind != ZP_NONE) {
-    const int layout = key->zpLayout & ~W4A16_ZP_FLAGS;
-    const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
-    zpBytes = (size_t)(groups * (packed ? key->N / 8 : key->N)) * zeroPointBytes(key->zpKind);
+    int64_t zpRows, zpCols;
+    zeroPointShape(key->zpLayout, groups, key->N, &zpRows, &zpCols);
+    zpBytes = (size_t)(zpRows * zpCols) * zeroPointBytes(key->zpKind);
   }
   const size_t gIdxBytes = key->groupIndex ? (size_t)key->K * sizeof(int32_t) : 0;
   PlanKey host = *key;
@@ -536,8 +546,8 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
     return W4A16_OK;
   const int64_t groups = G > 0 ? K / G : 0;
   const int layout = zp->layout & ~W4A16_ZP_FLAGS;
-  const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
-  const int64_t rows = layout == W4A16_ZP_N_G ? N : groups, cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
+  int64_t rows, cols;
+  const bool packed = zeroPointShape(zp->layout, groups, N, &rows, &cols);
   if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
       zp->sizes[0] != rows || zp->sizes[1] != cols || !rowMajor2d(zp->sizes, zp->strides)) {
     snprintf(why, WHY_SIZE, "zero points are %lldx%lld, expected a contiguous %lldx%lld %s tensor",
