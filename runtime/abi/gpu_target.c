@@ -160,6 +160,7 @@ typedef struct Kernel {
 static pthread_mutex_t g_dependentLock = PTHREAD_MUTEX_INITIALIZER;
 static CUfunction g_dependent[256];
 static int g_numDependent;
+static atomic_bool g_anyDependent; /* lets every launch skip the lock while no kernel is a dependent (the default) */
 
 static bool moduleWaitsForDependencies(const void *ptx, int optLevel) {
   if (optLevel < 0 || !ptx || !strstr((const char *)ptx, "griddepcontrol.wait"))
@@ -179,10 +180,13 @@ static void markDependent(CUfunction f) {
     known = g_dependent[i] == f;
   if (!known && g_numDependent < (int)(sizeof g_dependent / sizeof g_dependent[0]))
     g_dependent[g_numDependent++] = f; /* past 256 kernels: plain launches, still correct */
+  atomic_store(&g_anyDependent, g_numDependent > 0);
   pthread_mutex_unlock(&g_dependentLock);
 }
 
 static bool isDependent(CUfunction f) {
+  if (!atomic_load(&g_anyDependent))
+    return false;
   pthread_mutex_lock(&g_dependentLock);
   bool found = false;
   for (int i = 0; i < g_numDependent && !found; ++i)
