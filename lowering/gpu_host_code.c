@@ -108,10 +108,7 @@ static bool isHostGetGlobal(MlirOperation op, void *unused) {
 /* Bytes of a statically shaped memref as the LLVM lowering stores it (sub-byte integers take a byte). */
 static int64_t storageBytes(MlirType memref) {
   MlirType element = mlirShapedTypeGetElementType(memref);
-  int64_t bits = mlirTypeIsAIndex(element) ? 64
-                 : mlirTypeIsAInteger(element) ? (int64_t)mlirIntegerTypeGetWidth(element)
-                 : mlirTypeIsAFloat(element)   ? (int64_t)mlirFloatTypeGetWidth(element)
-                                               : 0;
+  int64_t bits = mlirTypeIsAFloat(element) ? (int64_t)mlirFloatTypeGetWidth(element) : intWidth(element);
   if (bits <= 0 || !mlirShapedTypeHasStaticShape(memref))
     return -1;
   int64_t bytes = (bits + 7) / 8;
