@@ -19,8 +19,10 @@ MlirLogicalResult w4a16LoadDialect(MlirContext ctx) {
   return loaded;
 }
 
-bool w4a16IsFusedMatmul(MlirOperation op) {
+static bool isNamed(MlirOperation op, const char *opName) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == strlen(W4A16_FUSED_MATMUL_OP) &&
-         memcmp(name.data, W4A16_FUSED_MATMUL_OP, name.length) == 0;
+  return name.length == strlen(opName) && memcmp(name.data, opName, name.length) == 0;
 }
+
+bool w4a16IsFusedMatmul(MlirOperation op) { return isNamed(op, W4A16_FUSED_MATMUL_OP); }
+bool w4a16IsMergedMatmul(MlirOperation op) { return isNamed(op, W4A16_MERGED_MATMUL_OP); }

@@ -150,6 +150,83 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
     expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N / 8}, isI32, "i32");
 }
 
+/* The attributes every matmul op of the dialect carries. */
+typedef struct MatmulAttrs {
+  int weightLayout, scalesLayout;
+  int64_t groupSize;
+} MatmulAttrs;
+
+static MatmulAttrs verifyMatmulAttrs(Verifier *v) {
+  MatmulAttrs a = {-1, -1, -1};
+  enumAttr(v, "activation", w4a16_activation_name);
+  a.weightLayout = enumAttr(v, "weight_layout", w4a16_weight_layout_name);
+  a.scalesLayout = enumAttr(v, "scales_layout", w4a16_scales_layout_name);
+  MlirAttribute group = mlirOperationGetAttributeByName(v->op, mlirStringRefCreateFromCString("group_size"));
+  if (mlirAttributeIsNull(group) || !mlirAttributeIsAInteger(group) ||
+      !w4a16_group_size_supported(a.groupSize = mlirIntegerAttrGetValueInt(group)))
+    fail(v, "group_size must be 32, 64 or 128 : i64");
+  return a;
+}
+
+/* One projection x (M, K) @ dequant(weight, scales) -> (M, N) with its optional operands (null: absent);
+ * `what` names it in messages ("" for fused_matmul, "member 1: " for a merged op's second). */
+typedef struct Projection {
+  MlirValue weight, scales, bias, residual, zeroPoints, groupIndex;
+} Projection;
+
+static void verifyProjection(Verifier *v, const MatmulAttrs *a, MlirValue x, int64_t N, const Projection *p,
+                             const char *what) {
+  int64_t M = staticDim(x, 0), K = staticDim(x, 1);
+  const bool bf16 = isBF16(mlirShapedTypeGetElementType(mlirValueGetType(x)));
+  bool (*const ioType)(MlirType) = bf16 ? isBF16 : isF16;
+  const char *const ioName = bf16 ? "bf16 (x's type)" : "f16 (x's type)";
+  if (K < 0 || N < 0) {
+    fail(v, "%sK and N must be static", what);
+    return;
+  }
+  w4a16_shape_rule rule = w4a16_check_shape(K, N, a->groupSize);
+  if (rule != W4A16_SHAPE_OK) {
+    fail(v, "%sK = %lld, N = %lld, group size %lld: %s", what, (long long)K, (long long)N, (long long)a->groupSize,
+         w4a16_shape_rule_text(rule));
+    return;
+  }
+  int64_t rows, cols;
+  w4a16_weight_shape(a->weightLayout, K, N, &rows, &cols);
+  char name[64];
+  snprintf(name, sizeof name, "%sweight", what);
+  switch (w4a16_weight_container(a->weightLayout)) {
+  case W4A16_CODES_IN_WORDS: expectTensor(v, p->weight, name, 2, (int64_t[]){rows, cols}, isI32, "i32"); break;
+  case W4A16_CODES_IN_BYTE_PAIRS: expectTensor(v, p->weight, name, 2, (int64_t[]){rows, cols}, isI8, "i8"); break;
+  default: expectTensor(v, p->weight, name, 2, (int64_t[]){rows, cols}, isCodeContainer, "i4 or i8");
+  }
+  const int64_t groups = K / a->groupSize;
+  snprintf(name, sizeof name, "%sscales", what);
+  if (a->scalesLayout == W4A16_SCALES_G_N)
+    expectTensor(v, p->scales, name, 2, (int64_t[]){groups, N}, w4a16IsScalesType, "f16 or bf16");
+  else
+    expectTensor(v, p->scales, name, 2, (int64_t[]){N, groups}, w4a16IsScalesType, "f16 or bf16");
+  snprintf(name, sizeof name, "%sbias", what);
+  if (!mlirValueIsNull(p->bias))
+    expectTensor(v, p->bias, name, 1, (int64_t[]){N}, ioType, ioName);
+  if (!mlirValueIsNull(p->residual))
+    expectTensor(v, p->residual, "residual", 2, (int64_t[]){M, N}, ioType, ioName);
+  verifyZeroPoints(v, p->zeroPoints, K, N, a->groupSize);
+  /* each group holding group_size rows is a property of g_idx's values, checked when the runtime prepares it */
+  if (!mlirValueIsNull(p->groupIndex))
+    expectTensor(v, p->groupIndex, "g_idx", 1, (int64_t[]){K}, isI32, "i32");
+}
+
+/* x (M, K) f16 or bf16, and `out` (M, any) of x's type. */
+static void verifyIo(Verifier *v, MlirValue x, MlirValue out, const char *outName) {
+  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, w4a16IsActivationType, "f16 or bf16");
+  if (!v->ok)
+    return;
+  /* x's element type is the op's: out, bias and residual must have it too. */
+  const bool bf16 = isBF16(mlirShapedTypeGetElementType(mlirValueGetType(x)));
+  expectTensor(v, out, outName, 2, (int64_t[]){staticDim(x, 0), -1}, bf16 ? isBF16 : isF16,
+               bf16 ? "bf16 (x's type)" : "f16 (x's type)");
+}
+
 static void verifyFusedMatmul(Verifier *v) {
   MlirOperation op = v->op;
   if (mlirOperationGetNumOperands(op) < 3 || mlirOperationGetNumResults(op) != 1) {
@@ -157,64 +234,57 @@ static void verifyFusedMatmul(Verifier *v) {
     return;
   }
   MlirValue x = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
-  int64_t M = staticDim(x, 0), K = staticDim(x, 1), N = staticDim(out, 1);
-
-  enumAttr(v, "activation", w4a16_activation_name);
-  int weightLayout = enumAttr(v, "weight_layout", w4a16_weight_layout_name);
-  int scalesLayout = enumAttr(v, "scales_layout", w4a16_scales_layout_name);
-  MlirAttribute group = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("group_size"));
-  int64_t groupSize = -1;
-  if (mlirAttributeIsNull(group) || !mlirAttributeIsAInteger(group) ||
-      !w4a16_group_size_supported(groupSize = mlirIntegerAttrGetValueInt(group)))
-    fail(v, "group_size must be 32, 64 or 128 : i64");
-
-  expectTensor(v, x, "x", 2, (int64_t[]){-1, -1}, w4a16IsActivationType, "f16 or bf16");
+  MatmulAttrs a = verifyMatmulAttrs(v);
+  verifyIo(v, x, out, "result");
   if (!v->ok)
     return;
-  /* x's element type is the op's: out, bias and residual must have it too. */
-  const bool bf16 = isBF16(mlirShapedTypeGetElementType(mlirValueGetType(x)));
-  bool (*const ioType)(MlirType) = bf16 ? isBF16 : isF16;
-  const char *const ioName = bf16 ? "bf16 (x's type)" : "f16 (x's type)";
-  expectTensor(v, out, "result", 2, (int64_t[]){M, -1}, ioType, ioName);
-  if (!v->ok)
-    return;
-  if (K < 0 || N < 0) {
-    fail(v, "K and N must be static");
-    return;
-  }
-  w4a16_shape_rule rule = w4a16_check_shape(K, N, groupSize);
-  if (rule != W4A16_SHAPE_OK) {
-    fail(v, "K = %lld, N = %lld, group size %lld: %s", (long long)K, (long long)N, (long long)groupSize,
-         w4a16_shape_rule_text(rule));
-    return;
-  }
-
-  MlirValue weight = mlirOperationGetOperand(op, 1), scales = mlirOperationGetOperand(op, 2);
-  int64_t rows, cols;
-  w4a16_weight_shape(weightLayout, K, N, &rows, &cols);
-  switch (w4a16_weight_container(weightLayout)) {
-  case W4A16_CODES_IN_WORDS: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isI32, "i32"); break;
-  case W4A16_CODES_IN_BYTE_PAIRS: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isI8, "i8"); break;
-  default: expectTensor(v, weight, "weight", 2, (int64_t[]){rows, cols}, isCodeContainer, "i4 or i8");
-  }
-
-  const int64_t groups = K / groupSize;
-  if (scalesLayout == W4A16_SCALES_G_N)
-    expectTensor(v, scales, "scales", 2, (int64_t[]){groups, N}, w4a16IsScalesType, "f16 or bf16");
-  else
-    expectTensor(v, scales, "scales", 2, (int64_t[]){N, groups}, w4a16IsScalesType, "f16 or bf16");
-
   MlirValue optional[kNumOptionalOperands];
   optionalOperands(op, optional);
-  const MlirValue bias = optional[0], residual = optional[1], zeroPoints = optional[2], groupIndex = optional[3];
-  if (!mlirValueIsNull(bias))
-    expectTensor(v, bias, "bias", 1, (int64_t[]){N}, ioType, ioName);
-  if (!mlirValueIsNull(residual))
-    expectTensor(v, residual, "residual", 2, (int64_t[]){M, N}, ioType, ioName);
-  verifyZeroPoints(v, zeroPoints, K, N, groupSize);
-  /* each group holding group_size rows is a property of g_idx's values, checked when the runtime prepares it */
-  if (!mlirValueIsNull(groupIndex))
-    expectTensor(v, groupIndex, "g_idx", 1, (int64_t[]){K}, isI32, "i32");
+  Projection p = {mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 2), optional[0], optional[1],
+                  optional[2], optional[3]};
+  verifyProjection(v, &a, x, staticDim(out, 1), &p, "");
+}
+
+/* w4a16.merged_matmul: operandSegmentSizes = [1, n, n, 0 or n, 0 or n]; n results ("outputs") or one
+ * ("glu": n = 2, no biases, the result (M, N) with N each member's). */
+static void verifyMergedMatmul(Verifier *v) {
+  MlirOperation op = v->op;
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  MlirAttribute combine = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
+  const bool glu = !mlirAttributeIsNull(combine) && mlirAttributeIsAString(combine) &&
+                   mlirStringRefEqual(mlirStringAttrGetValue(combine), mlirStringRefCreateFromCString("glu"));
+  if (!glu && (mlirAttributeIsNull(combine) || !mlirAttributeIsAString(combine) ||
+               !mlirStringRefEqual(mlirStringAttrGetValue(combine), mlirStringRefCreateFromCString("outputs")))) {
+    fail(v, "combine must be \"outputs\" or \"glu\"");
+    return;
+  }
+  int32_t n = 0, numZeroPoints = 0, numBiases = 0;
+  if (!mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) && mlirDenseArrayGetNumElements(seg) == 5) {
+    n = mlirDenseI32ArrayGetElement(seg, 1);
+    numZeroPoints = mlirDenseI32ArrayGetElement(seg, 3), numBiases = mlirDenseI32ArrayGetElement(seg, 4);
+  }
+  const intptr_t numResults = mlirOperationGetNumResults(op);
+  if (n < 2 || n > W4A16_MAX_MERGED || mlirDenseI32ArrayGetElement(seg, 2) != n ||
+      (numZeroPoints != 0 && numZeroPoints != n) || (numBiases != 0 && numBiases != n) ||
+      numResults != (glu ? 1 : n) || (glu && (n != 2 || numBiases != 0))) {
+    fail(v, "needs x, 2 to %d weights, as many scales, zero_points for none or all, biases for none or all, and a "
+            "result per weight (combine \"outputs\") or, for \"glu\", two weights, no biases and one result",
+         W4A16_MAX_MERGED);
+    return;
+  }
+  MlirValue x = mlirOperationGetOperand(op, 0);
+  MatmulAttrs a = verifyMatmulAttrs(v);
+  for (intptr_t r = 0; r < numResults && v->ok; ++r)
+    verifyIo(v, x, mlirOperationGetResult(op, r), "result");
+  for (int32_t i = 0; i < n && v->ok; ++i) {
+    Projection p = {mlirOperationGetOperand(op, 1 + i), mlirOperationGetOperand(op, 1 + n + i),
+                    numBiases ? mlirOperationGetOperand(op, 1 + 2 * n + numZeroPoints + i) : (MlirValue){NULL},
+                    (MlirValue){NULL}, numZeroPoints ? mlirOperationGetOperand(op, 1 + 2 * n + i) : (MlirValue){NULL},
+                    (MlirValue){NULL}};
+    char what[32];
+    snprintf(what, sizeof what, "member %d: ", (int)i);
+    verifyProjection(v, &a, x, staticDim(mlirOperationGetResult(op, glu ? 0 : i), 1), &p, what);
+  }
 }
 
 /* w4a16.int8_prep: A (M, K) f16, CB (N, K) i8, SCB (N) f32, cols (L) i64 -> subA (M, L) f16, subB (L, N) f16.
@@ -264,6 +334,10 @@ static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
   if (w4a16IsFusedMatmul(op)) {
     Verifier v = {op, true};
     verifyFusedMatmul(&v);
+    all->ok &= v.ok;
+  } else if (w4a16IsMergedMatmul(op)) {
+    Verifier v = {op, true};
+    verifyMergedMatmul(&v);
     all->ok &= v.ok;
   } else if (isInt8Prep(op)) {
     Verifier v = {op, true};

@@ -32,6 +32,35 @@ irdl.dialect @w4a16 {
     }
   }
 
+  // Sibling projections that read the same x, as one kernel (issue #21): member i is
+  // x @ dequant(weights[i], scales[i]) (+ biases[i]) with the fused_matmul attributes, which all members share
+  // (one group size, layouts, zero-point form and activation; zero_points: none, or one per member).
+  //   combine = "outputs": one result per member, act(x @ W_i + b_i);
+  //   combine = "glu":     two members (gate, up), one result act(x @ W_gate) * (x @ W_up), no biases.
+  irdl.operation @merged_matmul {
+    %x       = irdl.any
+    %weights = irdl.any
+    %scales  = irdl.any
+    %zp      = irdl.any
+    %biases  = irdl.any
+    %outs    = irdl.any
+    %act     = irdl.any
+    %wlayout = irdl.any
+    %slayout = irdl.any
+    %group   = irdl.any
+    %combine = irdl.any
+    irdl.operands(x: %x, weights: variadic %weights, scales: variadic %scales, zero_points: variadic %zp,
+                  biases: variadic %biases)
+    irdl.results(outs: variadic %outs)
+    irdl.attributes {
+      "activation" = %act,
+      "weight_layout" = %wlayout,
+      "scales_layout" = %slayout,
+      "group_size" = %group,
+      "combine" = %combine
+    }
+  }
+
   // LLM.int8 outlier-correction operands (bitsandbytes mixed decomposition), both from one column list:
   //   subA[m, l] = A[m, cols[l]]                                              A (M, K) f16 -> (M, L) f16
   //   subB[l, n] = f16(f32(f32(f32(CB[n, cols[l]]) * SCB[n]) * 0x3C010204))   CB (N, K) i8, SCB (N) f32 -> (L, N) f16

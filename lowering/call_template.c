@@ -170,11 +170,16 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
 
 /* --- the pass --------------------------------------------------------------------------------------- */
 
-static bool isOpNamed(MlirOperation op, void *name) { return opIs(op, name); }
+static bool isOpNamed(MlirOperation op, void *names) {
+  for (const char *const *name = names; *name; ++name)
+    if (opIs(op, *name))
+      return true;
+  return false;
+}
 
 static void lowerRun(MlirOperation module, MlirExternalPass pass, void *userData) {
   const TemplateLoweringSpec *spec = userData;
-  OpList list = collectOps(module, isOpNamed, (void *)spec->opName, MlirWalkPreOrder);
+  OpList list = collectOps(module, isOpNamed, (void *)spec->opNames, MlirWalkPreOrder);
   for (int i = 0; i < list.count; ++i)
     if (!lowerOne(spec, module, list.ops[i], i)) {
       mlirExternalPassSignalFailure(pass);

@@ -31,7 +31,7 @@ void moveSymbols(MlirModule from, MlirOperation module);
 typedef struct TemplateLoweringSpec {
   const void *typeId; /* address of a static, 8-byte aligned object unique to the pass */
   const char *name, *argument, *description;
-  const char *opName;         /* the op lowered, e.g. "w4a16.fused_matmul" */
+  const char *opNames[3];     /* the ops lowered, e.g. "w4a16.fused_matmul" (NULL-terminated) */
   const char *functionPrefix; /* private functions are named <prefix>_<n> */
   /* Writes the runtime declaration(s) and `func.func private @<name>` taking the op's operands and
    * returning its results. */
@@ -39,7 +39,7 @@ typedef struct TemplateLoweringSpec {
   MlirDialectHandle (*dialects[8])(void); /* dialects the template uses (handle getters, NULL-terminated) */
 } TemplateLoweringSpec;
 
-/* A pass on builtin.module that replaces every spec->opName op by a call of its template function and
+/* A pass on builtin.module that replaces every op named in spec->opNames by a call of its template function and
  * gives public functions llvm.emit_c_interface (compiled code then exports _mlir_ciface_<name>). */
 MlirPass createTemplateLoweringPass(const TemplateLoweringSpec *spec);
 

@@ -126,7 +126,7 @@ static _Alignas(8) char lowerInt8PrepPassId;
 
 static const TemplateLoweringSpec kLowerInt8Prep = {
     &lowerInt8PrepPassId, "W4a16LowerInt8Prep", "w4a16-lower-int8-prep",
-    "Lower w4a16.int8_prep to calls into the int8prep runtime", W4A16_INT8_PREP_OP, "__w4a16_int8_prep",
+    "Lower w4a16.int8_prep to calls into the int8prep runtime", {W4A16_INT8_PREP_OP}, "__w4a16_int8_prep",
     writeCallFunction,
     {mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__func__,
      mlirGetDialectHandle__memref__, mlirGetDialectHandle__scf__,

@@ -106,17 +106,77 @@ static void appendRuntimeSignature(Text *t, const char *io, const char *s, const
   append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64, i32" : "");
 }
 
-/* The runtime declaration and one private function performing the call for `op`. */
+/* The projections an op computes: one for w4a16.fused_matmul; for w4a16.merged_matmul one per member, whose
+ * calls the runtime runs as one launch (w4a16_rt_merged, then the members' calls in order). */
+typedef struct Projections {
+  int count;
+  bool glu;
+  FusedOperands member[W4A16_MAX_MERGED];
+} Projections;
+
+static Projections projectionsOf(MlirOperation op) {
+  Projections p = {1, false, {operandsOf(op)}};
+  if (!w4a16IsMergedMatmul(op))
+    return p;
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  const int n = mlirDenseI32ArrayGetElement(seg, 1);
+  const bool zeroPoints = mlirDenseI32ArrayGetElement(seg, 3) != 0, biases = mlirDenseI32ArrayGetElement(seg, 4) != 0;
+  MlirAttribute combine = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
+  p.count = n;
+  p.glu = mlirStringRefEqual(mlirStringAttrGetValue(combine), mlirStringRefCreateFromCString("glu"));
+  for (int i = 0; i < n; ++i) {
+    FusedOperands *m = &p.member[i];
+    *m = (FusedOperands){{{NULL}}, {true, true, true, biases, false, zeroPoints, false}};
+    m->value[kX] = mlirOperationGetOperand(op, 0);
+    m->value[kWeight] = mlirOperationGetOperand(op, 1 + i);
+    m->value[kScales] = mlirOperationGetOperand(op, 1 + n + i);
+    if (zeroPoints)
+      m->value[kZeroPoints] = mlirOperationGetOperand(op, 1 + 2 * n + i);
+    if (biases)
+      m->value[kBias] = mlirOperationGetOperand(op, 1 + (zeroPoints ? 3 : 2) * n + i);
+  }
+  return p;
+}
+
+static const char *const kOperandNames[] = {"x", "weight", "scales", "bias", "residual", "zero_points", "g_idx"};
+
+/* The SSA name of operand i of member m in the template: x is shared; with several members the others
+ * carry the member's index. */
+static void operandName(char *buf, size_t size, const Projections *p, int i, int m) {
+  if (i == kX || p->count == 1)
+    snprintf(buf, size, "%s", kOperandNames[i]);
+  else
+    snprintf(buf, size, "%s_%d", kOperandNames[i], m);
+}
+
+/* The function's parameters, in the op's operand order: a fused op's present operands; a merged op's x,
+ * weights, scales, zero points and biases, member by member within each group. */
+static void appendParameters(Text *t, const Projections *p) {
+  static const int mergedOrder[] = {kWeight, kScales, kZeroPoints, kBias};
+  char param[32];
+  append(t, "%%x: ");
+  appendType(t, mlirValueGetType(p->member[0].value[kX]));
+  for (int g = 0; g < (p->count == 1 ? kNumOperands - 1 : 4); ++g) {
+    const int i = p->count == 1 ? g + 1 : mergedOrder[g];
+    for (int m = 0; m < p->count; ++m)
+      if (p->member[m].present[i]) {
+        operandName(param, sizeof param, p, i, m);
+        append(t, ", %%%s: ", param);
+        appendType(t, mlirValueGetType(p->member[m].value[i]));
+      }
+  }
+}
+
+/* The runtime declaration and one private function performing the call(s) for `op`. */
 static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
-  FusedOperands f = operandsOf(op);
-  static const char *const names[] = {"x", "weight", "scales", "bias", "residual", "zero_points", "g_idx"};
-  MlirType outType = mlirValueGetType(mlirOperationGetResult(op, 0));
-  const char *w = elementSuffix(mlirValueGetType(f.value[kWeight]));
-  const char *io = elementSuffix(mlirValueGetType(f.value[kX])), *s = elementSuffix(mlirValueGetType(f.value[kScales]));
+  const Projections p = projectionsOf(op);
+  const FusedOperands *f = &p.member[0];
+  const char *w = elementSuffix(mlirValueGetType(f->value[kWeight]));
+  const char *io = elementSuffix(mlirValueGetType(f->value[kX])), *s = elementSuffix(mlirValueGetType(f->value[kScales]));
   const bool typed = strcmp(io, "f16") != 0 || strcmp(s, "f16") != 0;
   const bool zeroPoints =
-      typed || f.present[kZeroPoints] || f.present[kGroupIndex] || constantZeroPoint(op) != W4A16_ZERO_POINT;
-  const char *z = !zeroPoints ? NULL : f.present[kZeroPoints] ? elementSuffix(mlirValueGetType(f.value[kZeroPoints])) : "f16";
+      typed || f->present[kZeroPoints] || f->present[kGroupIndex] || constantZeroPoint(op) != W4A16_ZERO_POINT;
+  const char *z = !zeroPoints ? NULL : f->present[kZeroPoints] ? elementSuffix(mlirValueGetType(f->value[kZeroPoints])) : "f16";
   char callee[80];
   if (typed)
     snprintf(callee, sizeof callee, "w4a16_rt_matmul_typed_%s_%s_%s_%s", io, s, w, z);
@@ -128,84 +188,122 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   append(t, "func.func private @%s", callee);
   appendRuntimeSignature(t, io, s, w, z);
   append(t, " attributes {llvm.emit_c_interface}\n");
+  const intptr_t numResults = mlirOperationGetNumResults(op);
+  if (p.count > 1)
+    append(t, "func.func private @w4a16_rt_merged(i32, i32) -> i32 attributes {llvm.emit_c_interface}\n");
 
   append(t, "func.func private @%s(", name);
-  for (int i = 0, first = 1; i < kNumOperands; ++i)
-    if (f.present[i]) {
-      append(t, "%s%%%s: ", first ? "" : ", ", names[i]);
-      appendType(t, mlirValueGetType(f.value[i]));
-      first = 0;
-    }
-  append(t, ") -> ");
-  appendType(t, outType);
-  append(t, " {\n  %%c0 = arith.constant 0 : index\n");
-
-  /* Operands: read-only buffers, cast to the runtime's dynamic shapes; absent optional ones are empty
-   * buffers whose has_* flag says to ignore them. */
-  for (int i = 0; i < (z ? kNumOperands : kZeroPoints); ++i) {
-    MlirType type = f.present[i] ? mlirValueGetType(f.value[i]) : (MlirType){NULL};
-    Text dynamic = {NULL, 0, 0};
-    const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : i == kGroupIndex ? "i32" : io;
-    const bool oneDim = i == kBias || i == kGroupIndex;
-    append(&dynamic, oneDim ? "memref<?x%s>" : "memref<?x?x%s>", elem);
-    if (f.present[i]) {
-      append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", names[i], names[i]);
-      appendType(t, type);
-      append(t, " to ");
-      appendMemrefOf(t, type);
-      append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", names[i], names[i]);
-      appendMemrefOf(t, type);
-      append(t, " to %s\n", dynamic.buf);
-    } else {
-      Text empty = {NULL, 0, 0};
-      append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);
-      append(t, "  %%%s_buf = memref.alloca() : %s\n", names[i], empty.buf);
-      append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", names[i], names[i], empty.buf, dynamic.buf);
-      free(empty.buf);
-    }
-    free(dynamic.buf);
+  appendParameters(t, &p);
+  append(t, ") -> %s", numResults > 1 ? "(" : "");
+  for (intptr_t r = 0; r < numResults; ++r) {
+    append(t, r ? ", " : "");
+    appendType(t, mlirValueGetType(mlirOperationGetResult(op, r)));
   }
-
-  /* Result: a fresh buffer of the op's shape (M may be dynamic: take it from x). */
-  bool dynamicM = mlirShapedTypeIsDynamicDim(outType, 0);
-  if (dynamicM) {
+  append(t, "%s {\n  %%c0 = arith.constant 0 : index\n", numResults > 1 ? ")" : "");
+  MlirType xType = mlirValueGetType(f->value[kX]);
+  append(t, "  %%x_buf = bufferization.to_buffer %%x read_only : ");
+  appendType(t, xType);
+  append(t, " to ");
+  appendMemrefOf(t, xType);
+  append(t, "\n  %%x_arg = memref.cast %%x_buf : ");
+  appendMemrefOf(t, xType);
+  append(t, " to memref<?x?x%s>\n", io);
+  if (mlirShapedTypeIsDynamicDim(xType, 0)) { /* M may be dynamic: the results take it from x */
     append(t, "  %%m = tensor.dim %%x, %%c0 : ");
-    appendType(t, mlirValueGetType(f.value[kX]));
+    appendType(t, xType);
     append(t, "\n");
   }
-  append(t, "  %%out_buf = memref.alloc(%s) : ", dynamicM ? "%m" : "");
-  appendMemrefOf(t, outType);
-  append(t, "\n  %%out_arg = memref.cast %%out_buf : ");
-  appendMemrefOf(t, outType);
-  append(t, " to memref<?x?x%s>\n", io);
+  if (p.count > 1) /* the members' calls that follow run as one launch */
+    append(t, "  %%merged = arith.constant %d : i32\n  %%glu = arith.constant %d : i32\n"
+              "  %%merge_status = func.call @w4a16_rt_merged(%%merged, %%glu) : (i32, i32) -> i32\n",
+           p.count, p.glu);
 
-  int flags[] = {activationCode(op),      weightLayoutCode(op),
-                 scalesLayoutCode(op),    f.present[kBias],
-                 f.present[kResidual],    f.present[kZeroPoints],
-                 f.present[kZeroPoints] ? zeroPointLayoutCode(op) : 0,
-                 (int)zeroPointOffset(op), f.present[kGroupIndex]};
-  static const char *const flagNames[] = {"activation",      "weight_layout",     "scales_layout",
-                                          "has_bias",        "has_residual",      "has_zero_points",
-                                          "zero_point_layout", "zero_point_offset", "has_g_idx"};
-  const int numFlags = z ? 9 : 5;
-  for (int i = 0; i < numFlags; ++i)
-    append(t, "  %%%s = arith.constant %d : i32\n", flagNames[i], flags[i]);
-  if (z)
-    append(t, "  %%zero_point = arith.constant %.17e : f64\n", constantZeroPoint(op));
-  append(t, "  %%status = func.call @%s(%%x_arg, %%weight_arg, %%scales_arg, %%bias_arg, %%residual_arg, ", callee);
-  if (z)
-    append(t, "%%zero_points_arg, %%g_idx_arg, ");
-  append(t, "%%out_arg, %%activation, %%weight_layout, %%scales_layout, %%has_bias, %%has_residual");
-  if (z)
-    append(t, ", %%has_zero_points, %%zero_point_layout, %%zero_point_offset, %%zero_point, %%has_g_idx");
-  append(t, ") : ");
-  appendRuntimeSignature(t, io, s, w, z);
-  append(t, "\n  %%out = bufferization.to_tensor %%out_buf restrict writable : ");
-  appendMemrefOf(t, outType);
-  append(t, " to ");
-  appendType(t, outType);
-  append(t, "\n  return %%out : ");
-  appendType(t, outType);
+  for (int m = 0; m < p.count; ++m) {
+    const FusedOperands *mf = &p.member[m];
+    char nm[kNumOperands][32];
+    for (int i = 0; i < kNumOperands; ++i)
+      operandName(nm[i], sizeof nm[i], &p, i, m);
+    /* Operands: read-only buffers, cast to the runtime's dynamic shapes; absent optional ones are empty
+     * buffers whose has_* flag says to ignore them. */
+    for (int i = kWeight; i < (z ? kNumOperands : kZeroPoints); ++i) {
+      MlirType type = mf->present[i] ? mlirValueGetType(mf->value[i]) : (MlirType){NULL};
+      Text dynamic = {NULL, 0, 0};
+      const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : i == kGroupIndex ? "i32" : io;
+      const bool oneDim = i == kBias || i == kGroupIndex;
+      append(&dynamic, oneDim ? "memref<?x%s>" : "memref<?x?x%s>", elem);
+      if (mf->present[i]) {
+        append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", nm[i], nm[i]);
+        appendType(t, type);
+        append(t, " to ");
+        appendMemrefOf(t, type);
+        append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", nm[i], nm[i]);
+        appendMemrefOf(t, type);
+        append(t, " to %s\n", dynamic.buf);
+      } else {
+        Text empty = {NULL, 0, 0};
+        append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);
+        append(t, "  %%%s_buf = memref.alloca() : %s\n", nm[i], empty.buf);
+        append(t, "  %%%s_arg = memref.cast %%%s_buf : %s to %s\n", nm[i], nm[i], empty.buf, dynamic.buf);
+        free(empty.buf);
+      }
+      free(dynamic.buf);
+    }
+
+    /* Result: a fresh buffer of its shape; a GLU's two members write one result, which the second call's
+     * launch computes. */
+    const int r = p.glu ? 0 : m;
+    MlirType outType = mlirValueGetType(mlirOperationGetResult(op, r));
+    if (!p.glu || m == 0) {
+      append(t, "  %%out_buf_%d = memref.alloc(%s) : ", r, mlirShapedTypeIsDynamicDim(outType, 0) ? "%m" : "");
+      appendMemrefOf(t, outType);
+      append(t, "\n  %%out_arg_%d = memref.cast %%out_buf_%d : ", r, r);
+      appendMemrefOf(t, outType);
+      append(t, " to memref<?x?x%s>\n", io);
+    }
+
+    int flags[] = {activationCode(op),       weightLayoutCode(op),
+                   scalesLayoutCode(op),     mf->present[kBias],
+                   mf->present[kResidual],   mf->present[kZeroPoints],
+                   mf->present[kZeroPoints] ? zeroPointLayoutCode(op) : 0,
+                   (int)zeroPointOffset(op), mf->present[kGroupIndex]};
+    static const char *const flagNames[] = {"activation",        "weight_layout",     "scales_layout",
+                                            "has_bias",          "has_residual",      "has_zero_points",
+                                            "zero_point_layout", "zero_point_offset", "has_g_idx"};
+    const int numFlags = z ? 9 : 5;
+    for (int i = 0; i < numFlags; ++i)
+      append(t, "  %%%s_%d = arith.constant %d : i32\n", flagNames[i], m, flags[i]);
+    if (z)
+      append(t, "  %%zero_point_%d = arith.constant %.17e : f64\n", m, constantZeroPoint(op));
+    append(t, "  %%status_%d = func.call @%s(%%x_arg, %%%s_arg, %%%s_arg, %%%s_arg, %%%s_arg, ", m, callee, nm[kWeight],
+           nm[kScales], nm[kBias], nm[kResidual]);
+    if (z)
+      append(t, "%%%s_arg, %%%s_arg, ", nm[kZeroPoints], nm[kGroupIndex]);
+    append(t, "%%out_arg_%d", r);
+    for (int i = 0; i < (z ? numFlags - 1 : numFlags); ++i)
+      append(t, ", %%%s_%d", flagNames[i], m);
+    if (z) /* the constant zero point comes before has_g_idx */
+      append(t, ", %%zero_point_%d, %%has_g_idx_%d", m, m);
+    append(t, ") : ");
+    appendRuntimeSignature(t, io, s, w, z);
+    append(t, "\n");
+  }
+
+  for (intptr_t r = 0; r < numResults; ++r) {
+    MlirType outType = mlirValueGetType(mlirOperationGetResult(op, r));
+    append(t, "  %%out_%d = bufferization.to_tensor %%out_buf_%d restrict writable : ", (int)r, (int)r);
+    appendMemrefOf(t, outType);
+    append(t, " to ");
+    appendType(t, outType);
+    append(t, "\n");
+  }
+  append(t, "  return");
+  for (intptr_t r = 0; r < numResults; ++r)
+    append(t, "%s %%out_%d", r ? "," : "", (int)r);
+  append(t, " : ");
+  for (intptr_t r = 0; r < numResults; ++r) {
+    append(t, r ? ", " : "");
+    appendType(t, mlirValueGetType(mlirOperationGetResult(op, r)));
+  }
   append(t, "\n}\n");
 }
 
@@ -215,7 +313,8 @@ static _Alignas(8) char lowerPassId;
 
 static const TemplateLoweringSpec kLowerToRuntime = {
     &lowerPassId, "W4a16LowerToRuntime", "w4a16-lower-to-runtime",
-    "Lower w4a16.fused_matmul to calls into the w4a16 runtime", W4A16_FUSED_MATMUL_OP, "__w4a16_fused_matmul",
+    "Lower w4a16.fused_matmul and w4a16.merged_matmul to calls into the w4a16 runtime",
+    {W4A16_FUSED_MATMUL_OP, W4A16_MERGED_MATMUL_OP}, "__w4a16_fused_matmul",
     writeCallFunction,
     {mlirGetDialectHandle__arith__, mlirGetDialectHandle__bufferization__, mlirGetDialectHandle__func__,
      mlirGetDialectHandle__memref__, mlirGetDialectHandle__tensor__}};

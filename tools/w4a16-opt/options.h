@@ -10,7 +10,8 @@
 
 typedef enum ItemKind {
   ITEM_W4A16_FUSE,    /* --w4a16-fuse */
-  ITEM_W4A16_EXPLAIN, /* --w4a16-explain: the fuse pass with explain on */
+  ITEM_W4A16_MERGE_SIBLINGS, /* --w4a16-merge-siblings */
+  ITEM_W4A16_EXPLAIN, /* --w4a16-explain: the fuse and merge-siblings passes with explain on */
   ITEM_W4A16_VERIFY,  /* --w4a16-verify */
   ITEM_W4A16_LOWER_TO_RUNTIME, /* --w4a16-lower-to-runtime */
   ITEM_W4A16_PIPELINE,         /* --w4a16-pipeline: fuse, lower, upstream passes down to the LLVM dialect */

@@ -169,8 +169,13 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
     case ITEM_W4A16_EXPLAIN: {
       W4a16FuseOptions fo = {.explain = it->kind == ITEM_W4A16_EXPLAIN, .explain_stream = stderr};
       w4a16AddFusePass(opm, fo);
+      if (it->kind == ITEM_W4A16_EXPLAIN)
+        w4a16AddMergeSiblingsPass(opm, fo);
       break;
     }
+    case ITEM_W4A16_MERGE_SIBLINGS:
+      w4a16AddMergeSiblingsPass(opm, (W4a16FuseOptions){.explain_stream = stderr});
+      break;
     case ITEM_W4A16_FUSE_INT8_PREP:
     case ITEM_W4A16_EXPLAIN_INT8_PREP:
       w4a16AddFuseInt8PrepPass(opm, (W4a16FuseOptions){.explain = it->kind == ITEM_W4A16_EXPLAIN_INT8_PREP,

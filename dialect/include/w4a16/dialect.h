@@ -10,6 +10,7 @@ extern "C" {
 #endif
 
 #define W4A16_FUSED_MATMUL_OP "w4a16.fused_matmul"
+#define W4A16_MERGED_MATMUL_OP "w4a16.merged_matmul" /* sibling fused matmuls sharing x (issue #21) */
 #define W4A16_INT8_PREP_OP "w4a16.int8_prep" /* LLM.int8 outlier-correction operands (issue #6) */
 
 /* Loads the IRDL definition into ctx (idempotent). Fails only if the embedded definition is broken. */
@@ -20,6 +21,7 @@ MlirLogicalResult w4a16LoadDialect(MlirContext ctx);
 MlirLogicalResult w4a16VerifyOps(MlirOperation root);
 
 bool w4a16IsFusedMatmul(MlirOperation op);
+bool w4a16IsMergedMatmul(MlirOperation op);
 
 /* The element types w4a16.fused_matmul takes, which are what the runtime reads: x, bias, residual and the
  * result f16 or bf16 (one type per op), scales f16 or bf16, zero points i4, i8, i32, f16, bf16 or f32.

@@ -25,6 +25,13 @@ void w4a16RegisterDialects(MlirContext ctx);
 MlirPass w4a16CreateFusePass(W4a16FuseOptions options);
 void w4a16AddFusePass(MlirOpPassManager pm, W4a16FuseOptions options);
 
+/* w4a16-merge-siblings (run after w4a16-fuse): fused matmuls that read the same x become one
+ * w4a16.merged_matmul, one kernel launch: gate and up whose product is all that uses them become one GLU
+ * result (act(x Wg) * (x Wu)); other siblings with the same activation and form keep a result each (QKV).
+ * With explain on, each sibling gets a remark: what it merged with, or why not. */
+MlirPass w4a16CreateMergeSiblingsPass(W4a16FuseOptions options);
+void w4a16AddMergeSiblingsPass(MlirOpPassManager pm, W4a16FuseOptions options);
+
 /* w4a16-fuse-int8-prep: rewrites the LLM.int8 correction-operand preparation feeding a matmul
  * (A[:, cols] and f16(CB[:, cols] * SCB[:, None] * 1/127).t(), bit for bit) into one w4a16.int8_prep with
  * two results; the matmul stays. Explain remarks are prefixed "w4a16-int8-prep:". Runs on any op. */

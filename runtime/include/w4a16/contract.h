@@ -154,6 +154,7 @@ static inline int w4a16_group_size_supported(int64_t group_size) {
 #define W4A16_N_MULTIPLE 8                   /* the kernels move 8 output columns per vector */
 #define W4A16_MAX_DIM ((int64_t)1 << 30)     /* K, N and M: keeps every per-row index in int32 */
 #define W4A16_MAX_M ((int64_t)64 * 65535)    /* CUDA: 64-token chunks on grid.z */
+#define W4A16_MAX_MERGED 4                   /* sibling weights one w4a16.merged_matmul (one launch) may hold */
 
 typedef enum w4a16_shape_rule {
   W4A16_SHAPE_OK = 0,

@@ -1,0 +1,496 @@
+/* w4a16-merge-siblings: fused matmuls that read the same x become one w4a16.merged_matmul, one launch
+ * (issue #21). At decode each projection is a small GEMM that pays a fixed per-call cost on top of its
+ * bytes; one call over the siblings' columns pays it once.
+ *
+ *   glu:     gate = fused(x, Wg) with an activation (or none), up = fused(x, Wu) with none, and an elementwise
+ *            consumer that computes gate * up (evaluated at sample points: any spelling, either order, through
+ *            identical views of both) -> one op whose result is act(x Wg) * (x Wu): SwiGLU, GeGLU.
+ *   outputs: the other siblings with the same activation -> one op with a result per sibling (QKV).
+ *
+ * Siblings merge only where the runtime can run them as one plan: the same quantisation form (layouts, group
+ * size, zero-point form, element types), no residual and no act-order g_idx; biases on all of them or none
+ * (none for glu). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
+#include "eval.h"
+#include "match.h"
+#include "rewrite.h"
+#include "w4a16/contract.h"
+#include "w4a16/dialect.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- what a fused op reads ------------------------------------------------------------------------ */
+
+enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kGroupIndex, kNumFusedOperands };
+
+typedef struct Sibling {
+  MlirOperation op;
+  MlirValue operand[kNumFusedOperands]; /* null where absent */
+  int activation;
+  bool merged;
+} Sibling;
+
+static Sibling siblingOf(MlirOperation op) {
+  Sibling s = {op, {{NULL}}, W4A16_ACT_NONE, false};
+  MlirAttribute seg = attr(op, "operandSegmentSizes");
+  for (int i = 0, next = 0; i < kNumFusedOperands; ++i)
+    if (i < kBias || mlirDenseI32ArrayGetElement(seg, i))
+      s.operand[i] = mlirOperationGetOperand(op, next++);
+  MlirStringRef act = mlirStringAttrGetValue(attr(op, "activation"));
+  s.activation = w4a16_value_of(w4a16_activation_name, act.data, act.length);
+  return s;
+}
+
+static bool has(const Sibling *s, int operand) { return !mlirValueIsNull(s->operand[operand]); }
+static MlirValue resultOf(const Sibling *s) { return mlirOperationGetResult(s->op, 0); }
+
+/* --- the same value, spelled twice ------------------------------------------------------------------ */
+
+static bool sameAttributes(MlirOperation a, MlirOperation b) {
+  intptr_t n = mlirOperationGetNumAttributes(a);
+  if (n != mlirOperationGetNumAttributes(b))
+    return false;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute na = mlirOperationGetAttribute(a, i);
+    MlirAttribute other = mlirOperationGetAttributeByName(b, mlirIdentifierStr(na.name));
+    if (mlirAttributeIsNull(other) || !mlirAttributeEqual(na.attribute, other))
+      return false;
+  }
+  return true;
+}
+
+/* a and b hold the same data: one value, or results of two region-free, side-effect-free ops of the same
+ * kind on the same values (each sibling's fusion collapses a rank-3 x on its own, say). */
+static bool sameValue(MlirValue a, MlirValue b, int depth) {
+  if (valueEq(a, b))
+    return true;
+  MlirOperation pa = producer(a), pb = producer(b);
+  if (depth > 8 || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || resultIndex(a) != resultIndex(b) ||
+      !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) || mlirOperationGetNumRegions(pa) != 0 ||
+      !(opInDialect(pa, "tensor") || opInDialect(pa, "arith")) || !opIs(pb, opName(pa, (char[64]){0}, 64)) ||
+      mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || !sameAttributes(pa, pb) ||
+      opIs(pa, "tensor.empty"))
+    return false;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(pa); i < n; ++i)
+    if (!sameValue(mlirOperationGetOperand(pa, i), mlirOperationGetOperand(pb, i), depth + 1))
+      return false;
+  return true;
+}
+
+/* --- what may merge ---------------------------------------------------------------------------------- */
+
+static bool sameElementType(MlirValue a, MlirValue b) {
+  return mlirValueIsNull(a) == mlirValueIsNull(b) &&
+         (mlirValueIsNull(a) || mlirTypeEqual(elementTypeOf(a), elementTypeOf(b)));
+}
+
+/* Why s cannot be a member of a merged op at all (NULL: it can). */
+static const char *cannotMerge(const Sibling *s) {
+  if (has(s, kResidual))
+    return "it adds a residual";
+  if (has(s, kGroupIndex))
+    return "it has an act-order g_idx";
+  return NULL;
+}
+
+/* Why a and b cannot run as one plan (NULL: they can); activations are the caller's business. */
+static const char *differentForm(const Sibling *a, const Sibling *b) {
+  static const char *const attrs[] = {"weight_layout", "scales_layout", "group_size", "zero_point",
+                                      "zero_point_layout", "zero_point_offset", "zero_point_offset_wraps"};
+  static const char *const why[] = {"weight layouts differ", "scales layouts differ", "group sizes differ",
+                                    "zero points differ", "zero-point layouts differ", "zero-point offsets differ",
+                                    "zero-point offsets differ"};
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
+    MlirAttribute x = attr(a->op, attrs[i]), y = attr(b->op, attrs[i]);
+    if (mlirAttributeIsNull(x) != mlirAttributeIsNull(y) || (!mlirAttributeIsNull(x) && !mlirAttributeEqual(x, y)))
+      return why[i];
+  }
+  if (!sameElementType(a->operand[kWeight], b->operand[kWeight]))
+    return "weight element types differ";
+  if (!sameElementType(a->operand[kScales], b->operand[kScales]))
+    return "scales element types differ";
+  if (!sameElementType(a->operand[kZeroPoints], b->operand[kZeroPoints]))
+    return "one has a zero-point tensor the other has not, or of another type";
+  return NULL;
+}
+
+/* --- where the merged op may go ----------------------------------------------------------------------- */
+
+/* The ancestor of op (or op) in block, or null. */
+static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+static bool isBefore(MlirOperation a, MlirOperation b) { /* both in one block */
+  for (MlirOperation o = mlirOperationGetNextInBlock(a); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (opEq(o, b))
+      return true;
+  return false;
+}
+
+/* v is available right before `point`. */
+static bool availableAt(MlirValue v, MlirOperation point) {
+  if (mlirValueIsNull(v) || mlirValueIsABlockArgument(v))
+    return true; /* siblings share a block: its arguments and those of enclosing blocks dominate it */
+  MlirOperation def = producer(v), at = ancestorIn(point, mlirOperationGetBlock(def));
+  return !mlirOperationIsNull(at) && isBefore(def, at);
+}
+
+/* No user of v comes before `point`. */
+static bool unusedBefore(MlirValue v, MlirOperation point) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation at = ancestorIn(mlirOpOperandGetOwner(use), mlirOperationGetBlock(point));
+    if (mlirOperationIsNull(at) || isBefore(at, point))
+      return false;
+  }
+  return true;
+}
+
+/* Where a merged op of members[0..n) can be inserted: before the first member when every operand is defined
+ * by then, else before the last when no member's result is used until then; null when neither holds. */
+static MlirOperation insertionPoint(Sibling *const *members, int n) {
+  MlirOperation first = members[0]->op, last = members[0]->op;
+  for (int i = 1; i < n; ++i) {
+    if (isBefore(members[i]->op, first))
+      first = members[i]->op;
+    if (isBefore(last, members[i]->op))
+      last = members[i]->op;
+  }
+  bool early = true, late = true;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < kNumFusedOperands; ++j)
+      early &= availableAt(members[i]->operand[j], first);
+    late &= opEq(members[i]->op, last) || unusedBefore(resultOf(members[i]), last);
+  }
+  return early ? first : late ? last : (MlirOperation){NULL};
+}
+
+/* --- building the merged op ------------------------------------------------------------------------------ */
+
+static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int activation, MlirOperation before) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  const Sibling *lead = members[0];
+  const int numZeroPoints = has(lead, kZeroPoints) ? n : 0, numBiases = has(lead, kBias) ? n : 0;
+  MlirValue operands[1 + 4 * W4A16_MAX_MERGED];
+  int count = 0;
+  operands[count++] = lead->operand[kX];
+  const int groups[] = {kWeight, kScales, kZeroPoints, kBias}, sizes[] = {n, n, numZeroPoints, numBiases};
+  for (int g = 0; g < 4; ++g)
+    for (int i = 0; i < sizes[g]; ++i)
+      operands[count++] = members[i]->operand[groups[g]];
+  MlirType results[W4A16_MAX_MERGED];
+  const int numResults = glu ? 1 : n;
+  for (int i = 0; i < numResults; ++i)
+    results[i] = mlirValueGetType(resultOf(members[i]));
+
+  MlirNamedAttribute attrs[16];
+  int numAttrs = 0;
+  for (intptr_t i = 0, na = mlirOperationGetNumAttributes(lead->op); i < na && numAttrs < 12; ++i) {
+    MlirNamedAttribute a = mlirOperationGetAttribute(lead->op, i);
+    MlirStringRef name = mlirIdentifierStr(a.name);
+    if (!mlirStringRefEqual(name, mlirStringRefCreateFromCString("operandSegmentSizes")) &&
+        !mlirStringRefEqual(name, mlirStringRefCreateFromCString("activation")))
+      attrs[numAttrs++] = a;
+  }
+  const int32_t segments[] = {1, n, n, numZeroPoints, numBiases};
+#define NAMED(NAME, VALUE) mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(NAME)), VALUE)
+  attrs[numAttrs++] = NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 5, segments));
+  attrs[numAttrs++] = NAMED("activation", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(
+                                                                  w4a16_activation_name(activation))));
+  attrs[numAttrs++] = NAMED("combine", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(glu ? "glu" : "outputs")));
+#undef NAMED
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_MERGED_MATMUL_OP), mlirOperationGetLocation(lead->op));
+  mlirOperationStateAddOperands(&state, count, operands);
+  mlirOperationStateAddResults(&state, numResults, results);
+  mlirOperationStateAddAttributes(&state, numAttrs, attrs);
+  MlirOperation merged = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, merged);
+  return merged;
+}
+
+/* --- the GLU consumer ------------------------------------------------------------------------------------- */
+
+/* a and b are g and u seen through the same views: identical single-use view ops, applied in the same order. */
+static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int depth) {
+  if (valueEq(a, g) || valueEq(b, u))
+    return valueEq(a, g) && valueEq(b, u);
+  MlirOperation pa = producer(a), pb = producer(b);
+  if (depth > 8 || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || !isViewProducer(pa) ||
+      mlirOperationGetNumResults(pa) != 1 || userCount(a) != 1 || userCount(b) != 1 ||
+      !opIs(pb, opName(pa, (char[64]){0}, 64)) || !sameAttributes(pa, pb) ||
+      !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) ||
+      mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || mlirOperationGetNumRegions(pa) != 0)
+    return false;
+  for (intptr_t i = 1, n = mlirOperationGetNumOperands(pa); i < n; ++i)
+    if (!sameValue(mlirOperationGetOperand(pa, i), mlirOperationGetOperand(pb, i), 0))
+      return false;
+  return sameViews(mlirOperationGetOperand(pa, 0), g, mlirOperationGetOperand(pb, 0), u, depth + 1);
+}
+
+typedef struct ProductEval {
+  Evaluator ev;
+  MlirOperation c;
+  MlirValue a, b;
+} ProductEval;
+
+static bool seeThroughConsumer(Evaluator *ev, MlirOperation op) { return opEq(op, ((ProductEval *)ev->user)->c); }
+
+/* Synthetic data for the two factors: distinct, position-dependent, away from 0 and 1. */
+static Scalar factorValue(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  ProductEval *p = ev->user;
+  uint64_t h = mix64(valueEq(tensor, p->a) ? 0x9e37 : valueEq(tensor, p->b) ? 0x7f4a : 0x1234);
+  for (int i = 0, r = rankOf(tensor); i < r; ++i)
+    h = mix64(h ^ (uint64_t)idx[i]);
+  return floatScalar(valueEq(tensor, p->a) || valueEq(tensor, p->b) ? 1.5 + (double)(h % 1024) / 256.0 : NAN);
+}
+
+/* The elementwise op c computes a[idx] * b[idx] at every idx (sampled), reading nothing else. */
+static bool computesProduct(MlirOperation c, MlirValue a, MlirValue b) {
+  if (!isElementwiseProducer(c) || mlirOperationGetNumResults(c) != 1)
+    return false;
+  MlirValue out = mlirOperationGetResult(c, 0);
+  const int rank = rankOf(out);
+  if (rank < 1 || !mlirTypeEqual(mlirValueGetType(out), mlirValueGetType(a)))
+    return false;
+  ProductEval p = {.c = c, .a = a, .b = b};
+  evalInit(&p.ev, seeThroughConsumer, factorValue, &p);
+  for (int s = 0; s < 6; ++s) {
+    int64_t idx[kMaxRank];
+    for (int d = 0; d < rank; ++d) {
+      const int64_t size = dimOf(out, d) > 0 ? dimOf(out, d) : 1;
+      idx[d] = (int64_t)(mix64((uint64_t)(s * 31 + d)) % (uint64_t)size);
+    }
+    evalReset(&p.ev);
+    const Scalar got = evalElement(&p.ev, out, idx);
+    if (p.ev.error || p.ev.numReads != 2)
+      return false;
+    const double va = factorValue(&p.ev, a, idx).f, vb = factorValue(&p.ev, b, idx).f;
+    bool readA = false, readB = false;
+    for (int r = 0; r < 2; ++r) {
+      const LeafRead *read = &p.ev.reads[r];
+      if (memcmp(read->idx, idx, sizeof(int64_t) * (size_t)rank) != 0)
+        return false;
+      readA |= valueEq(read->tensor, a), readB |= valueEq(read->tensor, b);
+    }
+    if (!readA || !readB || fabs(got.f - va * vb) > 1e-12 * fabs(va * vb))
+      return false;
+  }
+  return true;
+}
+
+/* The one user of v's view chain, when v's only use is (through single-use views) that op. */
+static MlirOperation soleConsumer(MlirValue v, MlirValue *seenAs) {
+  for (int depth = 0; depth < 8 && userCount(v) == 1; ++depth) {
+    MlirOperation user = mlirOpOperandGetOwner(mlirValueGetFirstUse(v));
+    if (!isViewProducer(user) || mlirOperationGetNumResults(user) != 1 ||
+        !valueEq(mlirOperationGetOperand(user, 0), v)) {
+      *seenAs = v;
+      return user;
+    }
+    v = mlirOperationGetResult(user, 0);
+  }
+  return (MlirOperation){NULL};
+}
+
+/* Replaces c by the merged result seen through the views that a (one of c's operands) applies to the gate. */
+static void replaceConsumer(MlirOperation c, MlirValue viewedGate, MlirValue gate, MlirValue merged) {
+  MlirOperation chain[9];
+  int depth = 0;
+  for (MlirValue v = viewedGate; !valueEq(v, gate); v = mlirOperationGetOperand(producer(v), 0))
+    chain[depth++] = producer(v);
+  MlirValue value = merged;
+  for (int i = depth - 1; i >= 0; --i) {
+    MlirOperation copy = mlirOperationClone(chain[i]);
+    mlirOperationSetOperand(copy, 0, value);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c), c, copy);
+    value = mlirOperationGetResult(copy, 0);
+  }
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(c, 0), value);
+}
+
+/* --- one group of siblings (fused ops reading the same x) -------------------------------------------------- */
+
+typedef struct Group {
+  Sibling members[64];
+  int count;
+} Group;
+
+static void remarkMembers(const W4a16FuseOptions *options, Sibling *const *members, int n, const char *what) {
+  char list[1024] = "";
+  for (int i = 0; i < n; ++i) {
+    char where[256];
+    locationText(mlirOperationGetLocation(members[i]->op), where, sizeof where);
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (N = %lld)", i ? ", " : "", where,
+             (long long)dimOf(resultOf(members[i]), 1));
+  }
+  explainRemark(options, "w4a16", members[0]->op, "merged %d sibling projections of one x into one launch (%s): %s", n,
+                what, list);
+}
+
+/* gate * up -> one glu op. Returns whether it merged. */
+static bool tryGlu(Sibling *gate, Sibling *up, const W4a16FuseOptions *options) {
+  if (up->activation != W4A16_ACT_NONE) {
+    if (gate->activation != W4A16_ACT_NONE)
+      return false;
+    Sibling *t = gate;
+    gate = up, up = t;
+  }
+  MlirValue gateSeen, upSeen;
+  MlirOperation c = soleConsumer(resultOf(gate), &gateSeen), c2 = soleConsumer(resultOf(up), &upSeen);
+  if (mlirOperationIsNull(c) || mlirOperationIsNull(c2) || !opEq(c, c2) || has(gate, kBias) || has(up, kBias) ||
+      dimOf(resultOf(gate), 1) != dimOf(resultOf(up), 1) ||
+      !sameViews(gateSeen, resultOf(gate), upSeen, resultOf(up), 0) || !computesProduct(c, gateSeen, upSeen))
+    return false;
+  Sibling *members[2] = {gate, up};
+  MlirOperation at = insertionPoint(members, 2);
+  if (mlirOperationIsNull(at))
+    return false;
+  char what[64];
+  snprintf(what, sizeof what, "glu: %s(gate) * up", w4a16_activation_name(gate->activation));
+  remarkMembers(options, members, 2, what);
+  MlirOperation merged = buildMerged(members, 2, true, gate->activation, at);
+  replaceConsumer(c, gateSeen, resultOf(gate), mlirOperationGetResult(merged, 0));
+  OpSet dead = {.count = 0};
+  opSetAdd(&dead, c);
+  eraseDeadOps(&dead); /* c and the views it alone used; gate and up, now unused, go in mergeGroup */
+  gate->merged = up->merged = true;
+  return true;
+}
+
+/* Siblings left after the GLU pairs, with the same activation and form: one op, one result each. */
+static void mergeOutputs(Group *g, const W4a16FuseOptions *options) {
+  for (int i = 0; i < g->count; ++i) {
+    Sibling *lead = &g->members[i];
+    if (lead->merged || cannotMerge(lead))
+      continue;
+    Sibling *members[W4A16_MAX_MERGED] = {lead};
+    int n = 1;
+    for (int j = i + 1; j < g->count && n < W4A16_MAX_MERGED; ++j) {
+      Sibling *s = &g->members[j];
+      if (!s->merged && !cannotMerge(s) && !differentForm(lead, s) && s->activation == lead->activation &&
+          has(s, kBias) == has(lead, kBias))
+        members[n++] = s;
+    }
+    MlirOperation at = n > 1 ? insertionPoint(members, n) : (MlirOperation){NULL};
+    if (mlirOperationIsNull(at))
+      continue;
+    remarkMembers(options, members, n, "outputs");
+    MlirOperation merged = buildMerged(members, n, false, lead->activation, at);
+    for (int k = 0; k < n; ++k) {
+      mlirValueReplaceAllUsesOfWith(resultOf(members[k]), mlirOperationGetResult(merged, k));
+      members[k]->merged = true; /* destroyed by mergeGroup, after the remarks that may name it */
+    }
+  }
+}
+
+/* Why s merged with none of its siblings, against the first of them (explain mode). */
+static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOptions *options) {
+  const Sibling *other = s == &g->members[0] ? &g->members[1] : &g->members[0];
+  const char *why = cannotMerge(s);
+  if (!why)
+    why = differentForm(s, other);
+  if (!why && s->activation != other->activation)
+    why = "activations differ and they are not a gate and up whose product is all that uses them";
+  if (!why && has(s, kBias) != has(other, kBias))
+    why = "one has a bias and the other has not";
+  if (!why)
+    why = "no place in the block where all operands are defined and no result is used yet";
+  char where[256];
+  locationText(mlirOperationGetLocation(other->op), where, sizeof where);
+  explainRemark(options, "w4a16", s->op, "not merged with the sibling at %s: %s", where, why);
+}
+
+static void mergeGroup(Group *g, const W4a16FuseOptions *options) {
+  for (int i = 0; i < g->count; ++i)
+    for (int j = i + 1; j < g->count && !g->members[i].merged; ++j)
+      if (!g->members[j].merged && !cannotMerge(&g->members[i]) && !cannotMerge(&g->members[j]) &&
+          !differentForm(&g->members[i], &g->members[j]))
+        tryGlu(&g->members[i], &g->members[j], options);
+  mergeOutputs(g, options);
+  for (int i = 0; i < g->count; ++i)
+    if (!g->members[i].merged)
+      explainUnmerged(g, &g->members[i], options);
+  OpSet *dead = calloc(1, sizeof *dead);
+  for (int i = 0; i < g->count; ++i)
+    if (g->members[i].merged)
+      opSetAdd(dead, g->members[i].op);
+  eraseDeadOps(dead); /* the members, and what only they used (each one's reshape of x, say) */
+  free(dead);
+}
+
+/* --- the pass -------------------------------------------------------------------------------------------- */
+
+static bool isFused(MlirOperation op, void *unused) {
+  (void)unused;
+  return w4a16IsFusedMatmul(op);
+}
+
+static void mergeRun(MlirOperation root, const W4a16FuseOptions *options) {
+  OpList all = collectOps(root, isFused, NULL, MlirWalkPreOrder);
+  bool *grouped = calloc((size_t)all.count + 1, sizeof *grouped);
+  for (int i = 0; i < all.count; ++i) {
+    if (grouped[i])
+      continue;
+    Group *g = calloc(1, sizeof *g);
+    g->members[g->count++] = siblingOf(all.ops[i]);
+    for (int j = i + 1; j < all.count && g->count < 64; ++j) {
+      Sibling s = siblingOf(all.ops[j]);
+      if (!grouped[j] && mlirBlockEqual(mlirOperationGetBlock(all.ops[i]), mlirOperationGetBlock(all.ops[j])) &&
+          sameValue(g->members[0].operand[kX], s.operand[kX], 0)) {
+        grouped[j] = true;
+        g->members[g->count++] = s;
+      }
+    }
+    if (g->count > 1)
+      mergeGroup(g, options);
+    free(g);
+  }
+  free(grouped);
+  free(all.ops);
+}
+
+typedef struct MergeState {
+  W4a16FuseOptions options;
+} MergeState;
+
+static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
+  (void)pass;
+  mergeRun(root, &((const MergeState *)userData)->options);
+}
+
+static MlirLogicalResult passInitialize(MlirContext ctx, void *userData) {
+  (void)userData;
+  return w4a16LoadDialect(ctx);
+}
+
+static void *passClone(void *userData) {
+  MergeState *copy = malloc(sizeof *copy);
+  *copy = *(const MergeState *)userData;
+  return copy;
+}
+
+static void passConstruct(void *userData) { (void)userData; }
+
+static _Alignas(8) char mergePassId;
+
+MlirPass w4a16CreateMergeSiblingsPass(W4a16FuseOptions options) {
+  MlirExternalPassCallbacks callbacks = {passConstruct, free, passInitialize, passClone, passRun};
+  MergeState state = {options};
+  return mlirCreateExternalPass(mlirTypeIDCreate(&mergePassId), mlirStringRefCreateFromCString("W4a16MergeSiblings"),
+                                mlirStringRefCreateFromCString("w4a16-merge-siblings"),
+                                mlirStringRefCreateFromCString("Merge fused matmuls that read the same x into one "
+                                                               "w4a16.merged_matmul (QKV outputs; gate/up GLU)"),
+                                mlirStringRefCreateFromCString(""), 0, NULL, callbacks, passClone(&state));
+}
+
+void w4a16AddMergeSiblingsPass(MlirOpPassManager pm, W4a16FuseOptions options) {
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateMergeSiblingsPass(options));
+}
