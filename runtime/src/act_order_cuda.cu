@@ -208,10 +208,10 @@ extern "C" uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) {
 
 extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p,
                                               const uint16_t *x, int64_t M, const uint16_t *bias,
-                                              const uint16_t *residual, w4a16_activation act, uint16_t *out,
-                                              void *stream) {
+                                              const uint16_t *residual, w4a16_activation act,
+                                              const w4a16_outputs *outs, void *stream) {
   // Every check the GEMM makes, before the gather is launched: a call that fails leaves nothing running.
-  w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
+  w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, outs);
   if (st != W4A16_OK) return st;
   const cudaStream_t s = (cudaStream_t)stream;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -245,7 +245,7 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   }
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): act-order gather launch");
-  st = w4a16_cuda_plan_launch(p, g->buf, M, bias, residual, act, out, stream);  // checked above
+  st = w4a16_cuda_plan_launch(p, g->buf, M, bias, residual, act, outs, stream);  // checked above
   // Recorded even when the GEMM failed to launch: the gather was launched, and the next call must follow it.
   if (!capturing) {
     g->last_stream = s;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "w4a16/contract.h"
+#include "w4a16/runtime.h"
 
 namespace w4a16 {
 
@@ -134,6 +135,57 @@ __device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias
   *reinterpret_cast<uint4 *>(out8) = o;
 }
 
+// Where the epilogue stores: the call's outputs (runtime.h, w4a16_outputs; issue #21). w4a16_plan_run is one
+// output of N columns (count 1: the fast path, store_item's first branch, the kernels' code as before the outputs
+// existed); w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu,
+// writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter: every thread takes the same
+// branch.
+struct Outputs {
+  uint16_t *ptr[W4A16_MAX_OUTPUTS];  // output i, row-major, io type
+  int first[W4A16_MAX_OUTPUTS];      // its first plan column (multiples of 8, ascending; past the last: INT_MAX)
+  int stride[W4A16_MAX_OUTPUTS];     // its row stride in elements (its column count; N / 2 with glu)
+  int count, glu;
+};
+
+// The GLU epilogue for one 8-column item of one token: the plan interleaves gate and up by fours -- columns
+// 8j..8j+3 are the gate's 4j..4j+3, 8j+4..8j+7 up's -- because 8 columns are the unit every epilogue path
+// (reduce_and_store, finish_split) hands one thread, so each item holds 4 whole pairs and no thread needs another's
+// values. out4[e] = act(gate + bias) * (up + bias) in f32, one rounding to T; 16-byte bias load, 8-byte store.
+template <class T>
+__device__ __forceinline__ void store4_glu(const float (&v)[8], const uint16_t *bias8, uint16_t *out4, int act) {
+  uint4 bias_v = make_uint4(0, 0, 0, 0);
+  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
+  const uint16_t *bh = reinterpret_cast<const uint16_t *>(&bias_v);
+  uint2 o;
+  uint16_t *oh = reinterpret_cast<uint16_t *>(&o);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    float g = v[e], u = v[e + 4];
+    if (bias8) g += Io<T>::to_float(bh[e]), u += Io<T>::to_float(bh[e + 4]);
+    oh[e] = Io<T>::round(activation(g, act) * u);  // the one rounding
+  }
+  *reinterpret_cast<uint2 *>(out4) = o;
+}
+
+// The epilogue of the 8-column item at plan column n (n % 8 == 0) of row `row` of the call's (M, N) result,
+// through the outputs map: an item never straddles two outputs (their first columns are multiples of 8).
+template <class T>
+__device__ __forceinline__ void store_item(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
+                                           const Outputs &o, int row, int n, int N, int act) {
+  if (o.count == 1 && !o.glu) {  // w4a16_plan_run
+    store8<T>(v, bias8, residual8, o.ptr[0] + (size_t)row * N + n, act);
+  } else if (o.glu) {
+    store4_glu<T>(v, bias8, o.ptr[0] + (size_t)row * (N >> 1) + (n >> 1), act);
+  } else {  // the output holding column n: selects over the (constant-indexed) parameters, no local array
+    uint16_t *p = o.ptr[0];
+    int first = 0, stride = o.stride[0];
+#pragma unroll
+    for (int i = 1; i < W4A16_MAX_OUTPUTS; ++i)
+      if (n >= o.first[i]) p = o.ptr[i], first = o.first[i], stride = o.stride[i];
+    store8<T>(v, bias8, residual8, p + (size_t)row * stride + (n - first), act);
+  }
+}
+
 // v += the 8 floats lo, hi (one 8-column item of split-K partial sums).
 __device__ __forceinline__ void add8(float (&v)[8], const float4 &lo, const float4 &hi) {
   v[0] += lo.x, v[1] += lo.y, v[2] += lo.z, v[3] += lo.w;
@@ -168,7 +220,7 @@ __device__ __forceinline__ void split_items(int split, int splits, int items, in
 // rounding to the io type. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
 template <class T, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
-                                                 int N, const EpilogueInputs &in, uint16_t *out, int act) {
+                                                 int N, const EpilogueInputs &in, const Outputs &out, int act) {
   constexpr int kGroups8 = kCols / 8;
   int i0, i1;
   split_items(split, splits, rows * kGroups8, i0, i1);
@@ -187,7 +239,7 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
 #endif
       lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
     });
-    store8<T>(v, in.bias_at(n), in.residual_at(tok, n), out + (size_t)(m0 + tok) * N + n, act);
+    store_item<T>(v, in.bias_at(n), in.residual_at(tok, n), out, m0 + tok, n, N, act);
   }
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();

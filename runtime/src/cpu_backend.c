@@ -6,6 +6,8 @@
  *   acc   = fmaf(p_g, f32(scale[g,n]), acc) over g = 0, 1, ...                     (f32)
  *   v     = acc + f32(bias[n]);  a = act(v) in f32;  y = a + f32(residual[m,n])   (f32)
  *   out   = f16(y) (or bf16(y) for a bf16 plan), round to nearest even              (the only rounding to 16 bits)
+ * stored at column n of the (M, N) output, or of the output that holds column n (w4a16_plan_run_outputs); a GLU
+ * plan (the same call) instead stores round(act(v[gate]) * v[up]) for each of its gate / up column pairs.
  * For the symmetric and integer zero-point forms at G = 128 the GPU differs only in the order of the
  * additions (tensor-core partial sums, split-K partials added in split order), never in where values are
  * rounded; for the others it rounds each weight once to the io type (its affine form, docs/kernel.md). */
@@ -80,8 +82,40 @@ static float act_f32(float v, w4a16_activation act) {
   return v;
 }
 
+/* The fused epilogue of row m: acc[n] (the f32 sums of the plan's N columns) + bias, activation and residual in
+ * f32, one rounding, stored through the outputs map (runtime.h, w4a16_outputs):
+ *  - plain: column n goes to the output i holding it (columns [first_i, first_i + cols[i])), at its column
+ *    n - first_i; w4a16_plan_run is the one output of N columns (with or without residual);
+ *  - glu: the columns come in groups of 8, gate columns 8j..8j+3 then up's 8j+4..8j+7 (the CUDA kernels'
+ *    8-column epilogue item, so that each item holds 4 whole pairs); out[m, 4j+e] = act(gate + b) * (up + b). */
+static void store_row(const w4a16_cpu_plan *p, const float *acc, int64_t m, const uint16_t *bias,
+                      const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs) {
+  const int64_t N = p->N;
+  const w4a16_element_type t = p->io_type;
+  if (outs->glu) {
+    uint16_t *out = outs->out[0] + m * (N / 2);
+    for (int64_t n = 0; n < N; n += 8)
+      for (int e = 0; e < 4; ++e) {
+        float g = acc[n + e], u = acc[n + 4 + e];
+        if (bias) g += load16(t, bias[n + e]), u += load16(t, bias[n + 4 + e]);
+        out[n / 2 + e] = store16(t, act_f32(g, act) * u);
+      }
+    return;
+  }
+  int i = 0;
+  int64_t first = 0; /* output i holds columns [first, first + cols[i]) */
+  for (int64_t n = 0; n < N; ++n) {
+    while (n >= first + outs->cols[i]) first += outs->cols[i++];
+    float v = acc[n];
+    if (bias) v += load16(t, bias[n]);
+    float y = act_f32(v, act);
+    if (residual) y += load16(t, residual[m * N + n]);
+    outs->out[i][m * outs->cols[i] + (n - first)] = store16(t, y);
+  }
+}
+
 w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                                const uint16_t *residual, w4a16_activation act, uint16_t *out) {
+                                const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs) {
   const int64_t K = p->K, N = p->N, GS = p->group_size, G = K / GS;
   /* Per-call scratch, freed before returning: no state in the plan changes, so concurrent runs are safe. */
   float *part = (float *)malloc((size_t)N * sizeof(float));
@@ -116,13 +150,7 @@ w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int6
         for (int64_t n = 0; n < N; ++n) acc[n] = fmaf(xsum, p->offsets[g * N + n], acc[n]);
       }
     }
-    for (int64_t n = 0; n < N; ++n) {
-      float v = acc[n];
-      if (bias) v += load16(p->io_type, bias[n]);
-      float y = act_f32(v, act);
-      if (residual) y += load16(p->io_type, residual[m * N + n]);
-      out[m * N + n] = store16(p->io_type, y);
-    }
+    store_row(p, acc, m, bias, residual, act, outs);
   }
   free(part);
   free(acc);

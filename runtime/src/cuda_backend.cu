@@ -13,6 +13,7 @@
 #include <cudaTypedefs.h>
 
 #include <algorithm>
+#include <climits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -647,17 +648,34 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
+// The kernels' outputs map (common.cuh's Outputs) of a call's checked w4a16_outputs: output i's first plan column
+// and row stride; entries past count start at INT_MAX, so that no column selects them.
+w4a16::Outputs device_outputs(const w4a16_outputs *o, int N) {
+  w4a16::Outputs d = {};
+  d.count = o->count;
+  d.glu = o->glu;
+  int first = 0;
+  for (int i = 0; i < W4A16_MAX_OUTPUTS; ++i) {
+    d.first[i] = i < o->count ? first : INT_MAX;
+    if (i >= o->count) continue;
+    d.ptr[i] = o->out[i];
+    d.stride[i] = o->glu ? N / 2 : (int)o->cols[i];
+    first += (int)o->cols[i];
+  }
+  return d;
+}
+
 // The arguments both kernels' structs (w4a16::GemmArgs for v1, sm90::Args for v3) share: the plan's
 // weight and scales, the call's tensors and shape.
 template <class KernelArgs>
 void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias, const uint16_t *residual,
-                   w4a16_activation act, uint16_t *out, int64_t M) {
+                   w4a16_activation act, const w4a16_outputs *outs, int64_t M) {
   a.wq = reinterpret_cast<decltype(a.wq)>(p->wq);
   a.scales = p->scales;
   a.scales_bf16 = p->scales_bf16;
   a.bias = bias;
   a.residual = residual;
-  a.out = out;
+  a.out = device_outputs(outs, p->N);
   a.M = (int)M;
   a.K = p->K;
   a.N = p->N;
@@ -668,7 +686,7 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
 // 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace.
 w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                    const uint16_t *residual, w4a16_activation act, uint16_t *out, cudaStream_t stream) {
+                    const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs, cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
   const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, c.W == 4 ? 1 : 0, nt);
@@ -686,7 +704,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
-  set_call_args(a, p, bias, residual, act, out, M);
+  set_call_args(a, p, bias, residual, act, outs, M);
   a.splits = c.S;
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3((unsigned)k.threads);
@@ -746,11 +764,19 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
 }  // namespace
 
 extern "C" w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
-                                              const uint16_t *residual, const uint16_t *out) {
-  // 16-byte vectors: x is staged with cp.async / TMA, bias/residual/out move 8 halves per thread.
-  if ((uintptr_t)x % 16 || (uintptr_t)out % 16 || (uintptr_t)bias % 16 || (uintptr_t)residual % 16)
+                                              const uint16_t *residual, const w4a16_outputs *outs) {
+  // 16-byte vectors: x is staged with cp.async / TMA, bias/residual/out move 8 halves per thread (a GLU output 4:
+  // one 8-byte store per 8-column item).
+  if ((uintptr_t)x % 16 || (uintptr_t)bias % 16 || (uintptr_t)residual % 16)
     return w4a16_fail(W4A16_ERR_MISALIGNED,
                       "plan_run(cuda): x, out, bias and residual must be 16-byte aligned (cudaMalloc gives 256)");
+  for (int i = 0; i < outs->count; ++i)
+    if ((uintptr_t)outs->out[i] % (outs->glu ? 8 : 16))
+      return outs->count == 1 && !outs->glu
+                 ? w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run(cuda): x, out, bias and residual must be 16-byte "
+                                                    "aligned (cudaMalloc gives 256)")
+                 : w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run_outputs(cuda): out[%d] = %p must be %d-byte aligned%s",
+                              i, (const void *)outs->out[i], outs->glu ? 8 : 16, outs->glu ? " (glu)" : "");
   int dev = -1;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): cudaGetDevice");
@@ -762,18 +788,18 @@ extern "C" w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const ui
 
 extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                             const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                                            uint16_t *out, void *stream) {
-  const w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, out);
-  return st == W4A16_OK ? w4a16_cuda_plan_launch(p, x, M, bias, residual, act, out, stream) : st;
+                                            const w4a16_outputs *outs, void *stream) {
+  const w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, outs);
+  return st == W4A16_OK ? w4a16_cuda_plan_launch(p, x, M, bias, residual, act, outs, stream) : st;
 }
 
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                                               uint16_t *out, void *stream) {
-  if (p->version == 3) return run_v3(p, x, M, bias, residual, act, out, (cudaStream_t)stream);
+                                               const w4a16_outputs *outs, void *stream) {
+  if (p->version == 3) return run_v3(p, x, M, bias, residual, act, outs, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
-  set_call_args(a, p, bias, residual, act, out, M);
+  set_call_args(a, p, bias, residual, act, outs, M);
   a.x = x;  // v3 reads x through its tensor map instead
   a.splits = p->splits;
 

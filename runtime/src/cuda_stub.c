@@ -14,8 +14,9 @@ w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scal
 }
 
 w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                                 const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream) {
-  (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)out, (void)stream;
+                                 const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
+                                 void *stream) {
+  (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)outs, (void)stream;
   return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
 }
 
@@ -38,8 +39,8 @@ int w4a16_cuda_available_impl(void) { return 0; }
 
 /* Act-order (act_order_cuda.cu): plan creation stops at its first device copy. */
 w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
-                                   const uint16_t *residual, const uint16_t *out) {
-  (void)p, (void)x, (void)bias, (void)residual, (void)out;
+                                   const uint16_t *residual, const w4a16_outputs *outs) {
+  (void)p, (void)x, (void)bias, (void)residual, (void)outs;
   return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
 }
 w4a16_status w4a16_cuda_to_host(void *host, const void *device, size_t bytes, const char *what) {
@@ -60,8 +61,8 @@ w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K, w4a16_cuda
 }
 w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, const uint16_t *x,
                                    int64_t M, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                                   uint16_t *out, void *stream) {
-  (void)g, (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)out, (void)stream;
+                                   const w4a16_outputs *outs, void *stream) {
+  (void)g, (void)p, (void)x, (void)M, (void)bias, (void)residual, (void)act, (void)outs, (void)stream;
   return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend");
 }
 w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m) {

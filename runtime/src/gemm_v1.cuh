@@ -39,7 +39,7 @@ struct GemmArgs {
   const uint16_t *x;        // [M][K]; x, bias, residual and out in the kernel's io type
   const uint16_t *bias;     // [N] or null
   const uint16_t *residual; // [M][N] or null
-  uint16_t *out;            // [M][N]
+  Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, splits, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
 };

@@ -214,7 +214,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
         lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
       }
     });
-    store8<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out + (size_t)(m0 + tok) * args.N + n, args.act);
+    store_item<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out, m0 + tok, n, args.N, args.act);
   }
 }
 

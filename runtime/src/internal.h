@@ -26,8 +26,10 @@ w4a16_status w4a16_cpu_plan_create(const int32_t *qweight, const uint16_t *scale
                                    const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
                                    w4a16_element_type io_type, w4a16_element_type scales_type,
                                    w4a16_cpu_plan **out);
+/* Every run writes through an outputs map (runtime.h's w4a16_outputs, checked by runtime.c): w4a16_plan_run passes
+ * one output of N columns (and may pass a residual), w4a16_plan_run_outputs the caller's (residual NULL). */
 w4a16_status w4a16_cpu_plan_run(const w4a16_cpu_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                                const uint16_t *residual, w4a16_activation act, uint16_t *out);
+                                const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs);
 void w4a16_cpu_plan_destroy(w4a16_cpu_plan *p);
 uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p);
 
@@ -37,20 +39,22 @@ w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scal
                                     const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
                                     w4a16_element_type io_type, w4a16_element_type scales_type, w4a16_cuda_plan **out);
 w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                                 const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
+                                 const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
+                                 void *stream);
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p);
 uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p);
 uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M);
 w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m);
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len);
 int w4a16_cuda_available_impl(void);
-/* w4a16_cuda_plan_run is w4a16_cuda_check_call (16-byte alignment, the plan's device) then
+/* w4a16_cuda_plan_run is w4a16_cuda_check_call (16-byte alignment, 8 for a GLU output; the plan's device) then
  * w4a16_cuda_plan_launch: a caller that launches work of its own before the plan's kernel checks first and
  * launches the kernel after its work (act_order_cuda.cu). */
 w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
-                                   const uint16_t *residual, const uint16_t *out);
+                                   const uint16_t *residual, const w4a16_outputs *outs);
 w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                                    const uint16_t *residual, w4a16_activation act, uint16_t *out, void *stream);
+                                    const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
+                                    void *stream);
 
 /* Act-order (GPTQ desc_act, w4a16_plan_create_act_order), host side (act_order.c). */
 /* perm = the rows k sorted by g_idx[k], stably (counting sort); W4A16_ERR_BAD_ARGUMENT when a g_idx value is not a
@@ -74,7 +78,7 @@ typedef struct w4a16_cuda_gather w4a16_cuda_gather;
 w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K, w4a16_cuda_gather **out);
 w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, const uint16_t *x,
                                    int64_t M, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                                   uint16_t *out, void *stream);
+                                   const w4a16_outputs *outs, void *stream);
 w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m);
 uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g);
 void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g);

@@ -183,39 +183,106 @@ static int ranges_overlap(const void *a, int64_t a_bytes, const void *b, int64_t
   return a0 < b0 + (uintptr_t)b_bytes && b0 < a0 + (uintptr_t)a_bytes;
 }
 
-w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
-                            const uint16_t *residual, w4a16_activation activation, uint16_t *out, void *stream) {
-  w4a16_clear_error();
-  if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: plan is NULL");
-  if (!x) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: x is NULL");
-  if (!out) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: out is NULL");
-  if (M <= 0 || M > W4A16_MAX_M)
-    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run: M = %lld must be in [1, %lld]", (long long)M,
-                      (long long)W4A16_MAX_M);
-  if (activation != W4A16_ACT_NONE && activation != W4A16_ACT_SILU && activation != W4A16_ACT_GELU_TANH)
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: unknown activation %d", (int)activation);
-  const int64_t K = plan->K, N = plan->N;
-  /* out is a fresh buffer (docs/contract.md §2): writing it must never touch an input. */
-  if (ranges_overlap(out, 2 * M * N, x, 2 * M * K) || (bias && ranges_overlap(out, 2 * M * N, bias, 2 * N)) ||
-      (residual && ranges_overlap(out, 2 * M * N, residual, 2 * M * N)))
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: out overlaps x, bias or residual");
+/* Both run entry points after their checks: the backend's run through the outputs map (act-order plans gather x
+ * first). */
+static w4a16_status run_checked(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                                const uint16_t *residual, w4a16_activation activation, const w4a16_outputs *outs,
+                                void *stream) {
+  const int64_t K = plan->K;
   if (plan->backend == W4A16_BACKEND_CPU) {
-    if ((uintptr_t)x % 2 || (uintptr_t)out % 2 || (uintptr_t)bias % 2 || (uintptr_t)residual % 2)
+    int misaligned = (uintptr_t)x % 2 || (uintptr_t)bias % 2 || (uintptr_t)residual % 2;
+    for (int i = 0; i < outs->count; ++i) misaligned |= (uintptr_t)outs->out[i] % 2 != 0;
+    if (misaligned)
       return w4a16_fail(W4A16_ERR_MISALIGNED, "plan_run: x, out, bias and residual must be 2-byte aligned (16-bit elements)");
-    if (!plan->perm) return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, out);
+    if (!plan->perm) return w4a16_cpu_plan_run(plan->cpu, x, M, bias, residual, activation, outs);
     /* Act-order: x's columns in the weight's order, in per-call scratch (the plan stays read-only). */
     uint16_t *xg = (uint16_t *)malloc((size_t)M * (size_t)K * 2);
     if (!xg)
       return w4a16_fail(W4A16_ERR_OUT_OF_MEMORY, "plan_run(cpu): cannot allocate %lld bytes to gather x",
                         (long long)(2 * M * K));
     w4a16_act_order_gather(x, M, K, plan->perm, xg);
-    const w4a16_status st = w4a16_cpu_plan_run(plan->cpu, xg, M, bias, residual, activation, out);
+    const w4a16_status st = w4a16_cpu_plan_run(plan->cpu, xg, M, bias, residual, activation, outs);
     free(xg);
     return st;
   }
   if (plan->gather)
-    return w4a16_cuda_gather_run(plan->gather, plan->cuda, x, M, bias, residual, activation, out, stream);
-  return w4a16_cuda_plan_run(plan->cuda, x, M, bias, residual, activation, out, stream);
+    return w4a16_cuda_gather_run(plan->gather, plan->cuda, x, M, bias, residual, activation, outs, stream);
+  return w4a16_cuda_plan_run(plan->cuda, x, M, bias, residual, activation, outs, stream);
+}
+
+/* The checks both run entry points share: plan, x, M and the activation. */
+static w4a16_status check_run(const char *fn, const w4a16_plan *plan, const uint16_t *x, int64_t M,
+                              w4a16_activation activation) {
+  if (!plan) return w4a16_fail(W4A16_ERR_NULL_POINTER, "%s: plan is NULL", fn);
+  if (!x) return w4a16_fail(W4A16_ERR_NULL_POINTER, "%s: x is NULL", fn);
+  if (M <= 0 || M > W4A16_MAX_M)
+    return w4a16_fail(W4A16_ERR_BAD_SHAPE, "%s: M = %lld must be in [1, %lld]", fn, (long long)M,
+                      (long long)W4A16_MAX_M);
+  if (activation != W4A16_ACT_NONE && activation != W4A16_ACT_SILU && activation != W4A16_ACT_GELU_TANH)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "%s: unknown activation %d", fn, (int)activation);
+  return W4A16_OK;
+}
+
+w4a16_status w4a16_plan_run(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                            const uint16_t *residual, w4a16_activation activation, uint16_t *out, void *stream) {
+  w4a16_clear_error();
+  w4a16_status st = check_run("plan_run", plan, x, M, activation);
+  if (st != W4A16_OK) return st;
+  if (!out) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run: out is NULL");
+  const int64_t K = plan->K, N = plan->N;
+  /* out is a fresh buffer (docs/contract.md §2): writing it must never touch an input. */
+  if (ranges_overlap(out, 2 * M * N, x, 2 * M * K) || (bias && ranges_overlap(out, 2 * M * N, bias, 2 * N)) ||
+      (residual && ranges_overlap(out, 2 * M * N, residual, 2 * M * N)))
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run: out overlaps x, bias or residual");
+  const w4a16_outputs one = {1, 0, {out, NULL, NULL, NULL}, {N, 0, 0, 0}};
+  return run_checked(plan, x, M, bias, residual, activation, &one, stream);
+}
+
+w4a16_status w4a16_plan_run_outputs(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                                    w4a16_activation activation, const w4a16_outputs *outputs, void *stream) {
+  w4a16_clear_error();
+  w4a16_status st = check_run("plan_run_outputs", plan, x, M, activation);
+  if (st != W4A16_OK) return st;
+  if (!outputs) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run_outputs: outputs is NULL");
+  const w4a16_outputs o = *outputs; /* one read: the caller's struct may not change under the checks */
+  const int64_t K = plan->K, N = plan->N;
+  if (o.count < 1 || o.count > W4A16_MAX_OUTPUTS)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run_outputs: count = %d must be in [1, %d]", (int)o.count,
+                      W4A16_MAX_OUTPUTS);
+  if (o.glu != 0 && o.glu != 1)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run_outputs: glu = %d must be 0 or 1", (int)o.glu);
+  if (o.glu && o.count != 1)
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run_outputs: glu needs count = 1 (one output), not %d",
+                      (int)o.count);
+  for (int i = 0; i < o.count; ++i)
+    if (!o.out[i]) return w4a16_fail(W4A16_ERR_NULL_POINTER, "plan_run_outputs: out[%d] is NULL", i);
+  if (o.glu) {
+    if (N % 8 != 0 || o.cols[0] != N / 2)
+      return w4a16_fail(W4A16_ERR_BAD_SHAPE,
+                        "plan_run_outputs: a GLU plan's N = %lld must be a multiple of 8 and cols[0] = %lld its "
+                        "half (%lld)", (long long)N, (long long)o.cols[0], (long long)(N / 2));
+  } else {
+    int64_t sum = 0;
+    for (int i = 0; i < o.count; ++i) {
+      if (o.cols[i] <= 0 || o.cols[i] % 8 != 0 || o.cols[i] > N)
+        return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run_outputs: cols[%d] = %lld must be a positive multiple of 8 "
+                                               "(at most N = %lld)", i, (long long)o.cols[i], (long long)N);
+      sum += o.cols[i];
+    }
+    if (sum != N)
+      return w4a16_fail(W4A16_ERR_BAD_SHAPE, "plan_run_outputs: cols[0..%d] sum to %lld, not the plan's N = %lld",
+                        (int)o.count - 1, (long long)sum, (long long)N);
+  }
+  /* Every output is a fresh buffer (docs/contract.md §2): writing one must never touch an input or another one. */
+  for (int i = 0; i < o.count; ++i) {
+    const int64_t bytes = 2 * M * o.cols[i];
+    if (ranges_overlap(o.out[i], bytes, x, 2 * M * K) || (bias && ranges_overlap(o.out[i], bytes, bias, 2 * N)))
+      return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run_outputs: out[%d] overlaps x or bias", i);
+    for (int j = 0; j < i; ++j)
+      if (ranges_overlap(o.out[i], bytes, o.out[j], 2 * M * o.cols[j]))
+        return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run_outputs: out[%d] overlaps out[%d]", i, j);
+  }
+  return run_checked(plan, x, M, bias, NULL, activation, &o, stream);
 }
 
 void w4a16_plan_destroy(w4a16_plan *plan) {

@@ -7,6 +7,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "common.cuh"  // Outputs
+
 namespace w4a16 {
 namespace sm90 {
 
@@ -18,7 +20,7 @@ struct Args {
   const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
   const uint16_t *bias;     // [N] or null; bias, residual, out (and x) in the kernel's io type
   const uint16_t *residual; // [M][N] or null
-  uint16_t *out;            // [M][N]
+  Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
   int splits;               // CTAs per tile along K

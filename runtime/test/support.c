@@ -126,6 +126,46 @@ void w4t_free_weights(w4t_weights *w) {
   w->offsets = NULL;
 }
 
+/* Plan column n of the GLU interleave: the gate's column 4 (n / 8) + n % 8 when n % 8 < 4, else up's column
+ * 4 (n / 8) + n % 8 - 4. */
+static void glu_columns32(const int32_t *gate, const int32_t *up, int64_t rows, int64_t Nh, int32_t *out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < 2 * Nh; ++n) {
+      const int64_t c = 4 * (n / 8) + n % 4;
+      out[r * 2 * Nh + n] = (n % 8 < 4 ? gate : up)[r * Nh + c];
+    }
+}
+static void glu_columns16(const uint16_t *gate, const uint16_t *up, int64_t rows, int64_t Nh, uint16_t *out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < 2 * Nh; ++n) {
+      const int64_t c = 4 * (n / 8) + n % 4;
+      out[r * 2 * Nh + n] = (n % 8 < 4 ? gate : up)[r * Nh + c];
+    }
+}
+
+void w4t_glu_interleave_vec(const uint16_t *gate, const uint16_t *up, int64_t Nh, uint16_t *glu) {
+  glu_columns16(gate, up, 1, Nh, glu);
+}
+
+void w4t_glu_interleave(const w4t_weights *gate, const w4t_weights *up, w4t_weights *glu) {
+  const int64_t K = gate->K, Nh = gate->N, groups = K / gate->group;
+  *glu = *gate;
+  glu->N = 2 * Nh;
+  glu->qweight = (int32_t *)xmalloc((size_t)(K / 8) * (size_t)(2 * Nh) * 4);
+  glu->scales = (uint16_t *)xmalloc((size_t)groups * (size_t)(2 * Nh) * 2);
+  glu_columns32(gate->qweight, up->qweight, K / 8, Nh, glu->qweight);
+  glu_columns16(gate->scales, up->scales, groups, Nh, glu->scales);
+  glu->zero_points = glu->offsets = NULL;
+  if (gate->zero_points) {
+    glu->zero_points = (uint16_t *)xmalloc((size_t)groups * (size_t)(2 * Nh) * 2);
+    glu_columns16(gate->zero_points, up->zero_points, groups, Nh, glu->zero_points);
+  }
+  if (gate->offsets) {
+    glu->offsets = (uint16_t *)xmalloc((size_t)groups * (size_t)(2 * Nh) * 2);
+    glu_columns16(gate->offsets, up->offsets, groups, Nh, glu->offsets);
+  }
+}
+
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed) {
   w4t_make_x_typed(x, M, K, kind, W4A16_ELEM_F16, seed);
 }

@@ -61,6 +61,12 @@ void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4
 void w4t_make_weights_form(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, const w4t_form *form,
                            uint64_t seed);
 void w4t_free_weights(w4t_weights *w);
+/* The GLU plan's weight (w4a16_plan_run_outputs with glu, runtime.h) from a gate and an up weight of the same
+ * K, N = Nh (Nh % 4 == 0), group size and form: glu is (K, 2 Nh), its column 8j + e gate's column 4j + e and column
+ * 8j + 4 + e up's, e = 0..3, in qweight, scales, zero points and offsets alike (allocated; w4t_free_weights). */
+void w4t_glu_interleave(const w4t_weights *gate, const w4t_weights *up, w4t_weights *glu);
+/* The same interleave of two vectors of Nh 16-bit values each (e.g. the biases) into 2 Nh values. */
+void w4t_glu_interleave_vec(const uint16_t *gate, const uint16_t *up, int64_t Nh, uint16_t *glu);
 void w4t_make_x(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, uint64_t seed);
 void w4t_make_x_typed(uint16_t *x, int64_t M, int64_t K, w4t_kind kind, w4a16_element_type type, uint64_t seed);
 void w4t_make_vec(uint16_t *v, int64_t n, double lo, double hi, uint64_t seed);

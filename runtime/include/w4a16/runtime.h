@@ -138,6 +138,36 @@ w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m);
  * Writes at most len bytes including the terminating NUL; returns buf. */
 const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, int len);
 
+/* --- Several outputs from one plan (issue #21) ---------------------------------------------------------
+ * A plan made from sibling weights that share x, their columns side by side (q | k | v), runs once and writes
+ * each sibling's columns to its own tensor; or a GLU plan (gate and up interleaved, see below) writes
+ * act(gate) * up.
+ *
+ * y[m, n] below is the f32 accumulator of x @ W for plan column n, as w4a16_plan_run computes it, and b[n] =
+ * bias[n] (N values of the io type; NULL: 0).
+ *  - Without glu: out_i[m, c] = round(act(y[m, n] + b[n])) with n = cols[0] + .. + cols[i-1] + c: bit for bit what
+ *    w4a16_plan_run would write to column n of an (M, N) output (same kernels, same reduction order); only the
+ *    store address differs.
+ *  - With glu: the plan's columns come in groups of 8: columns 8j..8j+3 are the gate's columns 4j..4j+3, columns
+ *    8j+4..8j+7 up's columns 4j..4j+3 (interleave the packed qweight's, scales' and zero points' columns so when
+ *    making the plan). out[m, 4j+e] = round(act(y[m, 8j+e] + b[8j+e]) * (y[m, 8j+4+e] + b[8j+4+e])), e = 0..3,
+ *    in f32 with one rounding to the io type; act is the gate's (silu, gelu_tanh, or none: a bilinear GLU).
+ *    out[0] is (M, N/2).
+ * No residual. Every plan kind (zero points, offsets, bf16, act-order) on both backends; the rules of
+ * w4a16_plan_run (workspace reserve, CUDA graphs, concurrency) hold as they are. Outputs must not overlap x, bias
+ * or each other; on CUDA every out pointer is 16-byte aligned (8-byte with glu). Bad arguments return an error
+ * status (W4A16_ERR_NULL_POINTER, _BAD_SHAPE, _MISALIGNED, _BAD_ARGUMENT) with a message, never abort. */
+#define W4A16_MAX_OUTPUTS 4
+typedef struct w4a16_outputs {
+  int32_t count;                       /* 1 .. W4A16_MAX_OUTPUTS */
+  int32_t glu;                         /* 0, or 1: the plan's columns are GLU pairs (count must be 1) */
+  uint16_t *out[W4A16_MAX_OUTPUTS];    /* output i: (M, cols[i]) row-major, io type */
+  int64_t cols[W4A16_MAX_OUTPUTS];     /* without glu: output i holds plan columns [cols[0]+..+cols[i-1], +cols[i]),
+                                          each a multiple of 8, summing to N; with glu: cols[0] = N / 2 */
+} w4a16_outputs;
+w4a16_status w4a16_plan_run_outputs(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                                    w4a16_activation activation, const w4a16_outputs *outputs, void *stream);
+
 #ifdef __cplusplus
 }
 #endif
