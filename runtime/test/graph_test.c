@@ -11,7 +11,9 @@
  *   6. act-order plans (random g_idx: a gather into the plan's buffer before every GEMM) on three paths: 1. and 5.
  *      for the gather buffer, and one plan on two streams at once;
  *   7. the other kernel instantiations (integer zero points, the affine form with offsets, bf16 x and scales,
- *      bf16 with zero points) in four classes (v3 default, v3 cluster, v3 workspace, v1): 1. for each.
+ *      bf16 with zero points) in four classes (v3 default, v3 cluster, v3 workspace, v1): 1. for each;
+ *   8. w4a16_plan_run_outputs (issue #21): three outputs (N/4 | N/2 | N/4) and a GLU output, each in six classes
+ *      and on an act-order plan: 1. for each, and the outputs bitwise equal to the plan's own columns.
  * --small: one shape, fewer M and replays (for compute-sanitizer); --class NAME: that class only.
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #include "cuda_check.h"
@@ -107,8 +109,25 @@ static void case_free(Case *c) {
   CK(cudaFreeHost(c->got));
 }
 
+/* How run() calls the plan (test_outputs): 0 w4a16_plan_run; 1 w4a16_plan_run_outputs into three outputs of N/4,
+ * N/2 and N/4 columns laid one after the other in out (so that out holds M x N values either way); 2 the same call
+ * with glu into out's first M x N/2 values (the rest stays poisoned). */
+static int g_outputs;
+static w4a16_outputs outputs_of(const Case *c, int64_t M) {
+  w4a16_outputs o;
+  memset(&o, 0, sizeof o);
+  if (g_outputs == 2) {
+    o.count = 1, o.glu = 1, o.cols[0] = c->N / 2, o.out[0] = c->out;
+  } else {
+    o.count = 3, o.cols[0] = c->N / 4, o.cols[1] = c->N / 2, o.cols[2] = c->N - c->N / 4 - c->N / 2;
+    o.out[0] = c->out, o.out[1] = c->out + M * o.cols[0], o.out[2] = o.out[1] + M * o.cols[1];
+  }
+  return o;
+}
 static w4a16_status run(w4a16_plan *p, const Case *c, int64_t M, cudaStream_t s) {
-  return w4a16_plan_run(p, c->x, M, c->bias, c->residual, W4A16_ACT_SILU, c->out, s);
+  if (!g_outputs) return w4a16_plan_run(p, c->x, M, c->bias, c->residual, W4A16_ACT_SILU, c->out, s);
+  const w4a16_outputs o = outputs_of(c, M);
+  return w4a16_plan_run_outputs(p, c->x, M, c->bias, W4A16_ACT_SILU, &o, s);
 }
 /* The eager result for M into c->want (out poisoned first, so a call that writes nothing shows). */
 static int eager(w4a16_plan *p, Case *c, int64_t M, cudaStream_t s, uint16_t *into) {
@@ -432,6 +451,58 @@ static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStr
   CK(cudaFree(dg));
 }
 
+/* 8. in the header: w4a16_plan_run_outputs captured and replayed like w4a16_plan_run (1.), split and GLU, in the
+ * classes v3-default, v3-W4-cluster3, v3-W4-workspace3, v3-W2-workspace4, v1-S1, v1-cluster2 and on an act-order
+ * plan (v3 default and workspace); the split outputs' eager results also bitwise equal to the columns of the
+ * plan's w4a16_plan_run without residual. */
+static void test_outputs(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_t s) {
+  static const int classes[] = {0, 2, 3, 6, 7, 8};
+  int32_t *g_idx = malloc((size_t)c->K * 4), *dg = dev((size_t)c->K * 4);
+  w4t_make_g_idx(g_idx, c->K, 128, 701);
+  put(dg, g_idx, (size_t)c->K * 4);
+  free(g_idx);
+  uint16_t *plain = malloc((size_t)(64 * c->N) * 2);
+  for (int mode = 1; mode <= 2; ++mode)
+    for (int ci = 0; ci < 8; ++ci) {
+      const int act_order = ci >= 6;
+      const Class *cl = &kClasses[act_order ? (ci == 6 ? 0 : 3) : classes[ci]];
+      force_class(cl);
+      w4a16_plan *p = NULL;
+      const w4a16_status st = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, c->qweight, c->scales, NULL, NULL,
+                                                          act_order ? dg : NULL, c->K, c->N, 128, W4A16_ELEM_F16,
+                                                          W4A16_ELEM_F16, &p);
+      force_class(NULL);
+      check(st == W4A16_OK, "outputs %s: plan_create: %lld %lld", cl->name, st, 0);
+      if (st != W4A16_OK) continue;
+      g_outputs = mode;
+      capture_replay_each_m(p, c, Ms, nM, reps, reps, s);
+      if (mode == 1) /* the split's eager result (c->want holds the last M's) against plain columns */
+        for (int i = 0; i < nM; ++i) {
+          const int64_t M = Ms[i];
+          g_outputs = 1;
+          int ok = eager(p, c, M, s, c->want);
+          g_outputs = 0;
+          CK(cudaMemsetAsync(c->out, 0xff, (size_t)(M * c->N * 2), s));
+          ok = ok && w4a16_plan_run(p, c->x, M, c->bias, NULL, W4A16_ACT_SILU, c->out, s) == W4A16_OK;
+          CK(cudaMemcpyAsync(plain, c->out, (size_t)(M * c->N * 2), cudaMemcpyDeviceToHost, s));
+          CK(cudaStreamSynchronize(s));
+          const w4a16_outputs o = outputs_of(c, M);
+          int64_t first = 0;
+          for (int k = 0; k < o.count && ok; ++k) {
+            const uint16_t *got = c->want + (o.out[k] - c->out);
+            for (int64_t m = 0; m < M && ok; ++m)
+              ok = memcmp(got + m * o.cols[k], plain + m * c->N + first, (size_t)o.cols[k] * 2) == 0;
+            first += o.cols[k];
+          }
+          check(ok, "outputs %s: split outputs differ from the plan's own columns (M = %lld)%lld", cl->name, M, 0);
+        }
+      g_outputs = 0;
+      w4a16_plan_destroy(p);
+    }
+  free(plain);
+  CK(cudaFree(dg));
+}
+
 int main(int argc, char **argv) {
   int small = 0;
   const char *only = NULL;
@@ -460,6 +531,7 @@ int main(int argc, char **argv) {
       test_invalidated(&c, s);
       test_act_order(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
       test_forms(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
+      test_outputs(&c, small ? smallMs : Ms, small ? 3 : 8, small ? 2 : 50, s);
       Case b;
       case_init(&b, 4096, 11008, 900);
       test_two_streams(&c, &b);
