@@ -208,11 +208,6 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   append(t, "\n  %%x_arg = memref.cast %%x_buf : ");
   appendMemrefOf(t, xType);
   append(t, " to memref<?x?x%s>\n", io);
-  if (mlirShapedTypeIsDynamicDim(xType, 0)) { /* M may be dynamic: the results take it from x */
-    append(t, "  %%m = tensor.dim %%x, %%c0 : ");
-    appendType(t, xType);
-    append(t, "\n");
-  }
   if (p.count > 1) /* the members' calls that follow run as one launch */
     append(t, "  %%merged = arith.constant %d : i32\n  %%glu = arith.constant %d : i32\n"
               "  %%merge_status = func.call @w4a16_rt_merged(%%merged, %%glu) : (i32, i32) -> i32\n",
@@ -253,6 +248,11 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
      * launch computes. */
     const int r = p.glu ? 0 : m;
     MlirType outType = mlirValueGetType(mlirOperationGetResult(op, r));
+    if (m == 0 && mlirShapedTypeIsDynamicDim(xType, 0)) { /* M may be dynamic: the results take it from x */
+      append(t, "  %%m = tensor.dim %%x, %%c0 : ");
+      appendType(t, xType);
+      append(t, "\n");
+    }
     if (!p.glu || m == 0) {
       append(t, "  %%out_buf_%d = memref.alloc(%s) : ", r, mlirShapedTypeIsDynamicDim(outType, 0) ? "%m" : "");
       appendMemrefOf(t, outType);
@@ -261,7 +261,8 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       append(t, " to memref<?x?x%s>\n", io);
     }
 
-    int flags[] = {activationCode(op),       weightLayoutCode(op),
+    const int activation = p.glu && m == 1 ? W4A16_ACT_NONE : activationCode(op); /* a glu's up: none */
+    int flags[] = {activation,               weightLayoutCode(op),
                    scalesLayoutCode(op),     mf->present[kBias],
                    mf->present[kResidual],   mf->present[kZeroPoints],
                    mf->present[kZeroPoints] ? zeroPointLayoutCode(op) : 0,

@@ -7,6 +7,7 @@
  * (inside w4a16_rt_enter_device) holds device memrefs: prepare reads the weight back once to normalise it, and
  * a call only launches the plan on the caller's stream. */
 #include "half.h"
+#include "plan_weights.h"
 #include "rt_status.h"
 #include "w4a16_testing.h"
 #include "w4a16/runtime_abi.h"
@@ -21,30 +22,8 @@
 #include <cuda_runtime.h>
 #endif
 
-/* What a plan is looked up by: the weight's buffers, shape, layouts, code width and backend. */
-typedef struct PlanKey {
-  const void *weight;
-  const uint16_t *scales;
-  int64_t K, N, groupSize;
-  int weightLayout, scalesLayout, codeBytes;
-  w4a16_backend backend;
-  /* Zero points (none: the constant zeroPoint, 8 for the symmetric form): the tensor's data, its element
-   * kind and the layout and offset the op states. */
-  const void *zeroPoints;
-  int zpKind, zpLayout, zpOffset;
-  double zeroPoint;
-  /* Element types of x/bias/residual/out and of the scales (w4a16_element_type). */
-  int ioType, scalesType;
-  /* Act-order's g_idx (K int32, row k's group), NULL: row k is in group k / G. */
-  const int32_t *groupIndex;
-  /* The pointers above are device pointers (GPU-target code). */
-  bool onDevice;
-} PlanKey;
-
-enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_BF16, ZP_F32 };
-
 typedef struct PlanEntry {
-  PlanKey key;
+  GroupKey key;
   uint64_t preparedBy; /* the prepare call (w4a16_rt_prepare_id) that made the plan */
   w4a16_plan *plan;
   w4a16_backend runsOn; /* key.backend, or the CPU where the CUDA kernels do not take the form */
@@ -55,7 +34,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static PlanEntry *g_plans;
 static int64_t g_plansCreated;
 static int64_t g_cpuFallbacks;          /* plans on the CPU reference under the CUDA backend, and why the latest */
-static char g_cpuFallbackReason[160];
+static char g_cpuFallbackReason[FALLBACK_SIZE];
 static int g_backend = -1; /* -1: not chosen yet */
 static int g_forcedActivation = -1;
 
@@ -113,244 +92,6 @@ void w4a16_rt_release_plans(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-/* --- weight preparation: any accepted layout -> docs/contract.md §1's packed (K/8, N) words, (K/128, N) scales - */
-
-/* The codes in the (K/8, N) packed format; flip (8 or 0) XORs every code (two's-complement values to codes). */
-static int32_t *packCodes(const void *weight, int layout, uint32_t flip, int64_t K, int64_t N) {
-  int32_t *packed = calloc((size_t)(K / 8 * N), sizeof *packed);
-  if (!packed)
-    return NULL;
-  const uint8_t *bytes = weight;  /* i4 (one byte each in memory), i8 or u8 elements */
-  const uint32_t *words = weight;
-  const bool inWords = w4a16_weight_container(layout) == W4A16_CODES_IN_WORDS;
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t n = 0; n < N; ++n) {
-      int nibble;
-      const int64_t at = w4a16_code_element(layout, k, n, K, N, &nibble);
-      uint32_t code = ((inWords ? words[at] : bytes[at]) >> (4 * nibble)) & 15u;
-      code ^= flip;
-      packed[(k / 8) * N + n] = (int32_t)((uint32_t)packed[(k / 8) * N + n] | code << (4 * (k % 8)));
-    }
-  return packed;
-}
-
-static uint16_t *transposeScales(const uint16_t *scales, int64_t groups, int64_t N) {
-  uint16_t *out = malloc((size_t)(groups * N) * sizeof *out);
-  if (!out)
-    return NULL;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t n = 0; n < N; ++n)
-      out[g * N + n] = scales[n * groups + g];
-  return out;
-}
-
-/* Failures below write their detail to why (WHY_SIZE bytes); the entry point reports it once. */
-enum { WHY_SIZE = 320 };
-
-#if W4A16_WITH_CUDA
-/* A device copy of `bytes` bytes at host: NULL for a NULL host pointer, or once *ok is false (a failed copy
- * sets it; cudaGetLastError says why). */
-static void *toDevice(const void *host, size_t bytes, bool *ok) {
-  void *d = NULL;
-  if (!host || !*ok)
-    return NULL;
-  *ok = cudaMalloc(&d, bytes) == cudaSuccess && cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
-  return d;
-}
-#endif
-
-static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, const uint16_t *scales,
-                               const uint16_t *zeroPoints, const uint16_t *offsets, const int32_t *groupIndex,
-                               int64_t K, int64_t N, int64_t G, w4a16_element_type ioType,
-                               w4a16_element_type scalesType, w4a16_plan **plan, char *why) {
-  if (backend == W4A16_BACKEND_CUDA && !w4a16_cuda_available()) {
-    snprintf(why, WHY_SIZE, "the CUDA backend is selected (W4A16_BACKEND=cuda or w4a16_rt_set_backend) but this "
-                            "build has no CUDA backend or there is no usable GPU");
-    return W4A16_ERR_NO_DEVICE;
-  }
-  w4a16_status status = W4A16_ERR_CUDA;
-  if (backend == W4A16_BACKEND_CPU) {
-    status = w4a16_plan_create_act_order(backend, packed, scales, zeroPoints, offsets, groupIndex, K, N, G, ioType,
-                                         scalesType, plan);
-  } else {
-#if W4A16_WITH_CUDA
-    size_t weightBytes = (size_t)(K / 8 * N) * 4, scaleBytes = (size_t)(K / G * N) * 2;
-    bool ok = true;
-    void *dWeight = toDevice(packed, weightBytes, &ok), *dScales = toDevice(scales, scaleBytes, &ok);
-    void *dZeroPoints = toDevice(zeroPoints, scaleBytes, &ok), *dOffsets = toDevice(offsets, scaleBytes, &ok);
-    void *dGroupIndex = toDevice(groupIndex, (size_t)K * sizeof *groupIndex, &ok);
-    if (ok)
-      status = w4a16_plan_create_act_order(backend, dWeight, dScales, dZeroPoints, dOffsets, dGroupIndex, K, N, G,
-                                           ioType, scalesType, plan);
-    else
-      snprintf(why, WHY_SIZE, "copying the weight to the GPU: %s", cudaGetErrorString(cudaGetLastError()));
-    cudaFree(dWeight); /* the plan holds its own repacked copy */
-    cudaFree(dScales);
-    cudaFree(dZeroPoints);
-    cudaFree(dOffsets);
-    cudaFree(dGroupIndex);
-    if (!ok)
-      return status;
-#endif
-  }
-  if (status != W4A16_OK)
-    snprintf(why, WHY_SIZE, "preparing the weight: %s", w4a16_last_error());
-  return status;
-}
-
-/* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
- * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
- * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
- * there are no offsets (the symmetric form). */
-static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets) {
-  const int64_t groups = key->K / key->groupSize, N = key->N;
-  const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
-  const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
-  const bool wraps = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_WRAPS);
-  uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
-  *offsets = toOffsets ? malloc((size_t)(groups * N) * sizeof **offsets) : NULL;
-  if (!z || (toOffsets && !*offsets)) {
-    free(z), free(*offsets);
-    *offsets = NULL;
-    return NULL;
-  }
-  *all8 = !toOffsets;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t n = 0; n < N; ++n) {
-      double v = key->zeroPoint;
-      if (key->zpKind != ZP_NONE) {
-        const bool packed = zpLayout == W4A16_ZP_PACKED_G_N8 || zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
-        const int64_t i = packed ? g * (N / 8) + n / 8 : zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
-        switch (key->zpKind) {
-        case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
-        case ZP_I8: v = ((const uint8_t *)key->zeroPoints)[i]; break;
-        case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
-        case ZP_BF16: v = w4a16_bf2f(((const uint16_t *)key->zeroPoints)[i]); break;
-        case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
-        default: {
-          const uint32_t word = (uint32_t)((const int32_t *)key->zeroPoints)[i];
-          v = packed ? (double)((word >> (4 * w4a16_zp_nibble(zpLayout, (int)(n % 8)))) & 15u) : (double)(int32_t)word;
-        }
-        }
-        v += key->zpOffset;
-        if (wraps) /* an integer's value plus the offset, mod 16 */
-          v = (double)((((int64_t)v % 16) + 16) % 16);
-      }
-      if (toOffsets) {
-        (*offsets)[g * N + n] = w4a16_f2h((float)v);
-        v = key->zeroPoint;
-      }
-      z[g * N + n] = w4a16_f2h((float)v);
-      *all8 &= v == W4A16_ZERO_POINT;
-    }
-  return z;
-}
-
-/* A plan from the weight's current bytes, converted to docs/contract.md §1's format where it is not. It runs
- * on key->backend, except where the CUDA kernels do not take the shape (K not a multiple of 128: they walk
- * K in steps of 128): compiled code holds host memory, so such a weight runs on the CPU reference --
- * slower, never wrong, never a failure (docs/contract.md §2, "Compiled code"). */
-static w4a16_status planFromWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
-  const int layout = key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES;
-  const uint32_t flip = key->weightLayout & W4A16_WEIGHT_SIGNED_CODES ? 8u : 0u;
-  int32_t *packed = layout == W4A16_WEIGHT_PACKED_K8_N && !flip ? NULL
-                                                                : packCodes(key->weight, layout, flip, key->K, key->N);
-  uint16_t *gnScales = key->scalesLayout == W4A16_SCALES_G_N ? NULL
-                                                             : transposeScales(key->scales, key->K / key->groupSize, key->N);
-  bool all8 = true;
-  uint16_t *offsets = NULL;
-  uint16_t *zeroPoints = normalizeZeroPoints(key, &all8, &offsets);
-  char fallback[sizeof g_cpuFallbackReason] = "";
-  if (key->K % 128 != 0)
-    snprintf(fallback, sizeof fallback, "K = %lld (the CUDA kernels take K a multiple of 128)", (long long)key->K);
-  *runsOn = fallback[0] ? W4A16_BACKEND_CPU : key->backend;
-  w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
-  if (((layout == W4A16_WEIGHT_PACKED_K8_N && !flip) || packed) && (key->scalesLayout == W4A16_SCALES_G_N || gnScales) &&
-      zeroPoints)
-    status = createPlan(*runsOn, packed ? packed : key->weight, gnScales ? gnScales : key->scales,
-                        all8 ? NULL : zeroPoints, offsets, key->groupIndex, key->K, key->N, key->groupSize,
-                        (w4a16_element_type)key->ioType, (w4a16_element_type)key->scalesType, plan, why);
-  else
-    snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
-  if (status == W4A16_OK && key->backend == W4A16_BACKEND_CUDA && fallback[0]) { /* g_lock held (preparePlan) */
-    ++g_cpuFallbacks;
-    memcpy(g_cpuFallbackReason, fallback, sizeof fallback);
-  }
-  free(packed);
-  free(gnScales);
-  free(zeroPoints);
-  free(offsets);
-  return status;
-}
-
-/* The (rows, cols) of a zero-point tensor of this layout (flags ignored) for K / G groups and N columns; whether
- * it is packed eight to a word. */
-static bool zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols) {
-  const int layout = zpLayout & ~W4A16_ZP_FLAGS;
-  const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
-  *rows = layout == W4A16_ZP_N_G ? N : groups;
-  *cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
-  return packed;
-}
-
-/* Bytes of one zero point of each kind (an i4 takes a byte). */
-static size_t zeroPointBytes(int kind) {
-  return kind == ZP_I32 || kind == ZP_F32 ? 4 : kind == ZP_F16 || kind == ZP_BF16 ? 2 : 1;
-}
-
-/* GPU-target code: the weight's buffers are on the device. Prepare copies them back once (prepare may
- * synchronise; a call never does) and normalises them like host buffers; the plan is a CUDA plan or nothing:
- * device pointers cannot run on the CPU reference. */
-static w4a16_status planFromDeviceWeight(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
-  if (key->backend != W4A16_BACKEND_CUDA) {
-    snprintf(why, WHY_SIZE, "GPU-target code needs the CUDA backend (W4A16_BACKEND=cpu is set, or this build or "
-                            "machine has no usable GPU)");
-    return W4A16_ERR_NO_DEVICE;
-  }
-  if (key->K % 128 != 0) {
-    snprintf(why, WHY_SIZE, "K = %lld: GPU-target code needs K a multiple of 128 (the CUDA kernels walk K in steps "
-                            "of 128; the host target runs such a weight on the CPU reference)", (long long)key->K);
-    return W4A16_ERR_BAD_SHAPE;
-  }
-#if W4A16_WITH_CUDA
-  const int64_t groups = key->K / key->groupSize;
-  int64_t rows, cols;
-  w4a16_weight_shape(key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, key->K, key->N, &rows, &cols);
-  const size_t weightBytes = (size_t)(rows * cols) * (size_t)key->codeBytes;
-  const size_t scaleBytes = (size_t)(groups * key->N) * 2;
-  size_t zpBytes = 0;
-  if (key->zpKind != ZP_NONE) {
-    int64_t zpRows, zpCols;
-    zeroPointShape(key->zpLayout, groups, key->N, &zpRows, &zpCols);
-    zpBytes = (size_t)(zpRows * zpCols) * zeroPointBytes(key->zpKind);
-  }
-  const size_t gIdxBytes = key->groupIndex ? (size_t)key->K * sizeof(int32_t) : 0;
-  PlanKey host = *key;
-  void *weight = malloc(weightBytes), *scales = malloc(scaleBytes);
-  void *zeroPoints = zpBytes ? malloc(zpBytes) : NULL, *groupIndex = gIdxBytes ? malloc(gIdxBytes) : NULL;
-  w4a16_status status = W4A16_ERR_OUT_OF_MEMORY;
-  if (!weight || !scales || (zpBytes && !zeroPoints) || (gIdxBytes && !groupIndex)) {
-    snprintf(why, WHY_SIZE, "out of memory reading the weight back from the GPU");
-  } else if (cudaMemcpy(weight, key->weight, weightBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-             cudaMemcpy(scales, key->scales, scaleBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-             (zpBytes && cudaMemcpy(zeroPoints, key->zeroPoints, zpBytes, cudaMemcpyDeviceToHost) != cudaSuccess) ||
-             (gIdxBytes && cudaMemcpy(groupIndex, key->groupIndex, gIdxBytes, cudaMemcpyDeviceToHost) != cudaSuccess)) {
-    status = W4A16_ERR_CUDA;
-    snprintf(why, WHY_SIZE, "reading the weight back from the GPU (are the weight's pointers device memory?): %s",
-             cudaGetErrorString(cudaGetLastError()));
-  } else {
-    host.weight = weight, host.scales = scales, host.zeroPoints = zeroPoints, host.groupIndex = groupIndex;
-    status = planFromWeight(&host, plan, runsOn, why);
-  }
-  free(weight), free(scales), free(zeroPoints), free(groupIndex);
-  return status;
-#else
-  (void)plan, (void)runsOn;
-  snprintf(why, WHY_SIZE, "this build has no CUDA backend");
-  return W4A16_ERR_NO_DEVICE;
-#endif
-}
-
 static bool sameKey(const PlanKey *a, const PlanKey *b) {
   return a->weight == b->weight && a->scales == b->scales && a->K == b->K && a->N == b->N &&
          a->groupSize == b->groupSize && a->zeroPoints == b->zeroPoints && a->zpKind == b->zpKind &&
@@ -360,43 +101,56 @@ static bool sameKey(const PlanKey *a, const PlanKey *b) {
          a->groupIndex == b->groupIndex && a->onDevice == b->onDevice;
 }
 
+static bool sameGroup(const GroupKey *a, const GroupKey *b) {
+  if (a->count != b->count || a->glu != b->glu)
+    return false;
+  for (int i = 0; i < a->count; ++i)
+    if (!sameKey(&a->member[i], &b->member[i]))
+      return false;
+  return true;
+}
+
 /* g_lock held. */
-static PlanEntry **findEntry(const PlanKey *key) {
+static PlanEntry **findEntry(const GroupKey *key) {
   PlanEntry **link = &g_plans;
-  while (*link && !sameKey(&(*link)->key, key))
+  while (*link && !sameGroup(&(*link)->key, key))
     link = &(*link)->next;
   return link;
 }
 
 /* A call outside prepare: the plan prepare made, never a new one (a plan is a snapshot the caller asked for). */
-static w4a16_status preparedPlan(const PlanKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
+static w4a16_status preparedPlan(const GroupKey *key, w4a16_plan **plan, w4a16_backend *runsOn, char *why) {
   pthread_mutex_lock(&g_lock);
   PlanEntry *e = *findEntry(key);
   *plan = e ? e->plan : NULL;
-  *runsOn = e ? e->runsOn : key->backend;
+  *runsOn = e ? e->runsOn : key->member[0].backend;
   pthread_mutex_unlock(&g_lock);
   if (e)
     return W4A16_OK;
   const char *fn = w4a16_rt_function();
   snprintf(why, WHY_SIZE, "weight not prepared for the %s backend: call w4a16c_prepare_%s first (plans are snapshots "
                           "taken by prepare)",
-           key->backend == W4A16_BACKEND_CUDA ? "CUDA" : "CPU", fn ? fn : "<function>");
+           key->member[0].backend == W4A16_BACKEND_CUDA ? "CUDA" : "CPU", fn ? fn : "<function>");
   return W4A16_ERR_BAD_ARGUMENT;
 }
 
 /* Inside prepare: the plan is made from the weight's bytes now, once per prepare call (a weight used by
  * several calls of one function is prepared once). A failure drops the old plan too: no stale snapshot
  * outlives a prepare that did not succeed. */
-static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_plan **plan, w4a16_backend *runsOn,
+static w4a16_status preparePlan(const GroupKey *key, uint64_t prepareId, w4a16_plan **plan, w4a16_backend *runsOn,
                                 char *why) {
   pthread_mutex_lock(&g_lock);
   PlanEntry **link = findEntry(key), *e = *link;
   w4a16_status status = W4A16_OK;
   if (!e || e->preparedBy != prepareId) {
     w4a16_plan *fresh = NULL;
-    w4a16_backend freshRunsOn = key->backend;
-    status = key->onDevice ? planFromDeviceWeight(key, &fresh, &freshRunsOn, why)
-                           : planFromWeight(key, &fresh, &freshRunsOn, why);
+    w4a16_backend freshRunsOn = key->member[0].backend;
+    char fallback[FALLBACK_SIZE];
+    status = planFromWeights(key, &fresh, &freshRunsOn, fallback, why);
+    if (status == W4A16_OK && fallback[0]) {
+      ++g_cpuFallbacks;
+      memcpy(g_cpuFallbackReason, fallback, sizeof fallback);
+    }
     if (status == W4A16_OK && e) {
       w4a16_plan_destroy(e->plan);
     } else if (status == W4A16_OK && (e = calloc(1, sizeof *e))) {
@@ -420,7 +174,7 @@ static w4a16_status preparePlan(const PlanKey *key, uint64_t prepareId, w4a16_pl
     }
   }
   *plan = status == W4A16_OK ? e->plan : NULL;
-  *runsOn = status == W4A16_OK ? e->runsOn : key->backend;
+  *runsOn = status == W4A16_OK ? e->runsOn : key->member[0].backend;
   pthread_mutex_unlock(&g_lock);
   return status;
 }
@@ -431,39 +185,51 @@ static bool rowMajor2d(const int64_t *sizes, const int64_t *strides) {
   return (strides[1] == 1 || sizes[1] <= 1) && (strides[0] == sizes[1] || sizes[0] <= 1);
 }
 
+/* One launch of plan: a plain call's single output (residual allowed), or a merged call's outputs. */
+static w4a16_status launch(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
+                           const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs, void *stream) {
+  if (outs->count == 1 && !outs->glu)
+    return w4a16_plan_run(plan, x, M, bias, residual, act, outs->out[0], stream);
+  return w4a16_plan_run_outputs(plan, x, M, bias, act, outs, stream);
+}
+
+/* Runs plan with x (M, K), bias (N, the plan's columns) and residual as the memrefs hold them: on the device
+ * already (GPU-target code: launched on the caller's stream), host memory on the CPU backend, or host memory
+ * staged through the device for a CUDA plan. */
 static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const uint16_t *x, int64_t M, int64_t K,
                             int64_t N, const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
-                            uint16_t *out, bool onDevice, char *why) {
-  if (onDevice) { /* GPU-target code: the operands are on the device already; launch on the caller's stream */
-    w4a16_status status = w4a16_plan_run(plan, x, M, bias, residual, act, out, w4a16_rt_stream());
-    if (status != W4A16_OK)
-      snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
-    return status;
-  }
-  if (backend == W4A16_BACKEND_CPU) {
-    w4a16_status status = w4a16_plan_run(plan, x, M, bias, residual, act, out, NULL);
+                            const w4a16_outputs *outs, bool onDevice, char *why) {
+  if (onDevice || backend == W4A16_BACKEND_CPU) {
+    w4a16_status status = launch(plan, x, M, bias, residual, act, outs, onDevice ? w4a16_rt_stream() : NULL);
     if (status != W4A16_OK)
       snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
     return status;
   }
 #if W4A16_WITH_CUDA
   bool ok = true;
-  uint16_t *dX = toDevice(x, (size_t)(M * K) * 2, &ok), *dBias = toDevice(bias, (size_t)N * 2, &ok);
-  uint16_t *dResidual = toDevice(residual, (size_t)(M * N) * 2, &ok), *dOut = NULL;
-  ok = ok && cudaMalloc((void **)&dOut, (size_t)(M * N) * 2) == cudaSuccess;
+  uint16_t *dX = copyToDevice(x, (size_t)(M * K) * 2, &ok), *dBias = copyToDevice(bias, (size_t)N * 2, &ok);
+  uint16_t *dResidual = copyToDevice(residual, (size_t)(M * N) * 2, &ok);
+  w4a16_outputs dOuts = *outs;
+  for (int i = 0; i < outs->count; ++i)
+    dOuts.out[i] = NULL;
+  for (int i = 0; i < outs->count; ++i)
+    ok = ok && cudaMalloc((void **)&dOuts.out[i], (size_t)(M * outs->cols[i]) * 2) == cudaSuccess;
   w4a16_status status = W4A16_ERR_CUDA;
   if (!ok)
     snprintf(why, WHY_SIZE, "staging the operands on the GPU: %s", cudaGetErrorString(cudaGetLastError()));
-  else if ((status = w4a16_plan_run(plan, dX, M, dBias, dResidual, act, dOut, NULL)) != W4A16_OK)
+  else if ((status = launch(plan, dX, M, dBias, dResidual, act, &dOuts, NULL)) != W4A16_OK)
     snprintf(why, WHY_SIZE, "%s", w4a16_last_error());
-  else if (cudaMemcpy(out, dOut, (size_t)(M * N) * 2, cudaMemcpyDeviceToHost) != cudaSuccess) {
-    status = W4A16_ERR_CUDA;
-    snprintf(why, WHY_SIZE, "copying the result from the GPU: %s", cudaGetErrorString(cudaGetLastError()));
-  }
-  cudaFree(dX), cudaFree(dBias), cudaFree(dResidual), cudaFree(dOut);
+  for (int i = 0; i < outs->count && status == W4A16_OK; ++i)
+    if (cudaMemcpy(outs->out[i], dOuts.out[i], (size_t)(M * outs->cols[i]) * 2, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      status = W4A16_ERR_CUDA;
+      snprintf(why, WHY_SIZE, "copying the result from the GPU: %s", cudaGetErrorString(cudaGetLastError()));
+    }
+  cudaFree(dX), cudaFree(dBias), cudaFree(dResidual);
+  for (int i = 0; i < outs->count; ++i)
+    cudaFree(dOuts.out[i]);
   return status;
 #else
-  (void)plan, (void)x, (void)M, (void)K, (void)N, (void)bias, (void)residual, (void)act, (void)out;
+  (void)plan, (void)x, (void)M, (void)K, (void)N, (void)bias, (void)residual, (void)act, (void)outs;
   snprintf(why, WHY_SIZE, "this build has no CUDA backend");
   return W4A16_ERR_NO_DEVICE;
 #endif
@@ -558,6 +324,132 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
   return W4A16_OK;
 }
 
+/* --- merged calls (issue #21) ----------------------------------------------------------------------- */
+
+/* A w4a16.merged_matmul in progress on this thread: w4a16_rt_merged announced `expected` member calls, which
+ * lowered code makes next, in order; each is checked and recorded, and the last runs them as one launch. */
+typedef struct MergedCall {
+  int expected, count;
+  bool glu;
+  w4a16_status status; /* the first failure among the members so far, and why */
+  char why[WHY_SIZE];
+  GroupKey key;
+  const uint16_t *x, *bias[W4A16_MAX_MERGED];
+  int64_t M, K;
+  int activation[W4A16_MAX_MERGED];
+  w4a16_memref2d_f16 out[W4A16_MAX_MERGED];
+} MergedCall;
+
+static _Thread_local MergedCall t_merged;
+
+int32_t _mlir_ciface_w4a16_rt_merged(int32_t count, int32_t glu) {
+  if (count < 2 || count > W4A16_MAX_MERGED || (glu && count != 2))
+    return w4a16_rt_fail(W4A16_ERR_BAD_ARGUMENT, "w4a16.merged_matmul: %d members%s (2 to %d; a glu has 2)",
+                         (int)count, glu ? " with glu" : "", W4A16_MAX_MERGED);
+  t_merged = (MergedCall){.expected = count, .glu = glu != 0};
+  return 0;
+}
+
+/* The members' biases side by side, as the plan's columns: device memory from the call's arena (GPU-target code;
+ * copies enqueued on the caller's stream), else host memory the caller frees (*owned). NULL without biases. */
+static const uint16_t *joinedBias(const MergedCall *c, int64_t N, bool onDevice, void **owned, char *why) {
+  *owned = NULL;
+  if (!c->bias[0])
+    return NULL;
+  uint16_t *joined = onDevice ? w4a16_rt_device_alloc(N * 2) : (*owned = malloc((size_t)N * 2));
+  for (int i = 0, first = 0; joined && i < c->count; first += (int)c->key.member[i++].N) {
+    const size_t bytes = (size_t)c->key.member[i].N * 2;
+#if W4A16_WITH_CUDA
+    if (onDevice && cudaMemcpyAsync(joined + first, c->bias[i], bytes, cudaMemcpyDeviceToDevice,
+                                    (cudaStream_t)w4a16_rt_stream()) != cudaSuccess) {
+      snprintf(why, WHY_SIZE, "joining the biases: %s", cudaGetErrorString(cudaGetLastError()));
+      return NULL;
+    }
+#endif
+    if (!onDevice)
+      memcpy(joined + first, c->bias[i], bytes);
+  }
+  if (!joined)
+    snprintf(why, WHY_SIZE, "out of memory joining the biases");
+  return joined;
+}
+
+/* The last member has been recorded: one plan for all, one launch. */
+static w4a16_status runMerged(MergedCall *c, bool onDevice, char *why) {
+  const PlanKey *lead = &c->key.member[0];
+  int64_t N = 0;
+  w4a16_outputs outs = {.count = c->glu ? 1 : c->count, .glu = c->glu};
+  for (int i = 0; i < c->count; ++i) {
+    N += c->key.member[i].N;
+    if (!c->glu)
+      outs.out[i] = c->out[i].aligned + c->out[i].offset, outs.cols[i] = c->key.member[i].N;
+  }
+  if (c->glu) {
+    outs.out[0] = c->out[0].aligned + c->out[0].offset, outs.cols[0] = N / 2;
+    if (c->key.member[1].N != lead->N || outs.out[0] != c->out[1].aligned + c->out[1].offset ||
+        c->activation[1] != W4A16_ACT_NONE) {
+      snprintf(why, WHY_SIZE, "a glu's gate and up must have the same N, write one result and up no activation");
+      return W4A16_ERR_BAD_ARGUMENT;
+    }
+  }
+  for (int i = 1; i < (c->glu ? 1 : c->count); ++i)
+    if (c->activation[i] != c->activation[0]) {
+      snprintf(why, WHY_SIZE, "members with different activations");
+      return W4A16_ERR_BAD_ARGUMENT;
+    }
+  w4a16_plan *plan = NULL;
+  w4a16_backend runsOn = lead->backend;
+  const uint64_t prepareId = w4a16_rt_prepare_id();
+  w4a16_status status = W4A16_OK;
+  if (prepareId)
+    status = preparePlan(&c->key, prepareId, &plan, &runsOn, why);
+  else if (c->M > 0)
+    status = preparedPlan(&c->key, &plan, &runsOn, why);
+  if (status != W4A16_OK || c->M == 0)
+    return status;
+  void *owned = NULL;
+  const uint16_t *bias = joinedBias(c, N, onDevice, &owned, why);
+  if (c->bias[0] && !bias)
+    return W4A16_ERR_OUT_OF_MEMORY;
+  const w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : c->activation[0]);
+  status = runPlan(plan, runsOn, c->x, c->M, c->K, N, bias, NULL, act, &outs, onDevice, why);
+  free(owned);
+  return status;
+}
+
+/* A member call of a merged call: recorded, checked against the first; the last one runs them all. */
+static int32_t mergedMember(const PlanKey *key, const uint16_t *x, int64_t M, const uint16_t *bias, bool hasResidual,
+                            w4a16_memref2d_f16 *out, int32_t activation, w4a16_status status, const char *why) {
+  MergedCall *c = &t_merged;
+  const int i = c->count++;
+  c->key.count = c->count, c->key.glu = c->glu;
+  c->key.member[i] = *key;
+  c->bias[i] = bias, c->out[i] = *out, c->activation[i] = activation;
+  if (i == 0)
+    c->x = x, c->M = M, c->K = key->K;
+  if (status == W4A16_OK && (hasResidual || key->groupIndex || x != c->x || M != c->M || key->K != c->K ||
+                             key->ioType != c->key.member[0].ioType || (bias != NULL) != (c->bias[0] != NULL))) {
+    status = W4A16_ERR_BAD_ARGUMENT;
+    why = "the members must read one x, have no residual and no g_idx, and biases on all or none";
+  }
+  if (status != W4A16_OK && c->status == W4A16_OK) {
+    c->status = status;
+    snprintf(c->why, sizeof c->why, "member %d: %s", i, why);
+  }
+  if (c->count < c->expected)
+    return 0; /* the last member reports */
+  c->expected = 0;
+  const bool onDevice = key->onDevice;
+  char runWhy[WHY_SIZE] = "";
+  status = c->status == W4A16_OK ? runMerged(c, onDevice, runWhy) : c->status;
+  if (status == W4A16_OK)
+    return 0;
+  for (int k = 0; k < c->count; ++k)
+    zeroFill(&c->out[k], onDevice);
+  return w4a16_rt_fail(status, "w4a16.merged_matmul (%d members, M = %lld, K = %lld): %s", c->count, (long long)c->M,
+                       (long long)c->K, c->status != W4A16_OK ? c->why : runWhy);
+}
+
 /* Shared by the entry points; weight is (aligned + offset) of the weight memref. */
 static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *wSizes, const int64_t *wStrides,
                       int codeBytes, w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
@@ -584,15 +476,19 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
                  zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType,
                  groupIndex ? groupIndex->aligned + groupIndex->offset : NULL, onDevice};
+  if (t_merged.expected)
+    return mergedMember(&key, x->aligned + x->offset, M, hasBias ? bias->aligned + bias->offset : NULL, hasResidual,
+                        out, activation, status, why);
+  const GroupKey single = {1, false, {key}};
   if (status == W4A16_OK && prepareId)
-    status = preparePlan(&key, prepareId, &plan, &runsOn, why);
+    status = preparePlan(&single, prepareId, &plan, &runsOn, why);
   else if (status == W4A16_OK && M > 0) /* an empty batch computes nothing and needs no plan */
-    status = preparedPlan(&key, &plan, &runsOn, why);
+    status = preparedPlan(&single, &plan, &runsOn, why);
   if (status == W4A16_OK && M > 0) {
     w4a16_activation act = (w4a16_activation)(g_forcedActivation >= 0 ? g_forcedActivation : activation);
+    const w4a16_outputs outs = {1, 0, {out->aligned + out->offset}, {N}};
     status = runPlan(plan, runsOn, x->aligned + x->offset, M, K, N, hasBias ? bias->aligned + bias->offset : NULL,
-                     hasResidual ? residual->aligned + residual->offset : NULL, act, out->aligned + out->offset,
-                     onDevice, why);
+                     hasResidual ? residual->aligned + residual->offset : NULL, act, &outs, onDevice, why);
   }
   if (status == W4A16_OK)
     return 0;
@@ -679,6 +575,7 @@ static const w4a16_rt_symbol kSymbols[] = {
     {"_mlir_ciface_w4a16_rt_matmul_i8", (void *)_mlir_ciface_w4a16_rt_matmul_i8},
     {"_mlir_ciface_w4a16_rt_matmul_i4", (void *)_mlir_ciface_w4a16_rt_matmul_i4},
     W4A16_ALL_ENTRIES(W4A16_SYMBOL)
+    {"_mlir_ciface_w4a16_rt_merged", (void *)_mlir_ciface_w4a16_rt_merged},
     {"w4a16_rt_enter", (void *)w4a16_rt_enter},
     {"w4a16_rt_leave", (void *)w4a16_rt_leave},
 };

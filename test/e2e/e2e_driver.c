@@ -737,7 +737,7 @@ int main(int argc, char **argv) {
    * compiled the example unfused (a matcher that stopped recognising it): both builds then agree, and only
    * this check sees it. */
   if (plans_in_test != ex->fused_chains || plans_by_runs != 0) {
-    fprintf(stderr, "e2e: the test build's prepare created %lld weight plans (expected %d, one per fused weight) "
+    fprintf(stderr, "e2e: the test build's prepare created %lld weight plans (expected %d, one per fused or merged op) "
                     "and its runs %lld (expected 0)\n",
             (long long)plans_in_test, ex->fused_chains, (long long)plans_by_runs);
     ++errors;

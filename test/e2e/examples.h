@@ -45,7 +45,7 @@ typedef struct Example {
   int nargs;
   ArgDesc args[kMaxArgs];
   int64_t out_n;     /* result is (M, out_n) f16 */
-  int fused_chains;  /* fused build: each prepares one plan per weight */
+  int fused_chains;  /* fused build: prepare makes one plan per fused op (merged siblings share one: issue #21) */
   Layer layers[kMaxLayers];
   int out_rank;      /* 1: the result is an (out_n) vector (a matvec: M = 1); 0 or 2: (M, out_n) */
   bool io_bf16;      /* x, bias and the result are bf16 (f16 otherwise) */
@@ -67,7 +67,7 @@ static const Example kExamples[] = {
       {"down_qweight", ARG_CODES_PACKED, 2, {1376, 4096}, 0},
       {"down_scales", ARG_SCALES, 2, {86, 4096}, 2}},
      4096,
-     3,
+     2, /* gate and up merged */
      {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}},
      2, false, false},
     {"gpt_mlp",
@@ -210,7 +210,7 @@ static const Example kExamples[] = {
       {"down_qweight", ARG_CODES_PACKED, 2, {1376, 4096}, 0},
       {"down_scales", ARG_SCALES, 2, {86, 4096}, 2}},
      4096,
-     3,
+     2, /* gate and up merged */
      {{4096, 0.289}, {4096, 0.289}, {11008, 0.6}}, /* RMSNorm's output (weights uniform in [-0.5, 0.5]) */
      2,
      false,

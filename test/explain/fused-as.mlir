@@ -1,15 +1,18 @@
 // --w4a16-explain on a llama MLP: one "fused as" remark per matmul, at that matmul, naming what was fused
-// (silu for gate, residual for down); exactly three remarks; explain mode produces the same IR as
-// --w4a16-fuse.
+// (silu for gate, residual for down), then one remark for gate and up merged into one GLU launch (issue #21:
+// explain runs w4a16-merge-siblings too; before it, this test expected three remarks and three fused ops);
+// exactly four remarks; explain mode produces the same IR as --w4a16-fuse --w4a16-merge-siblings.
 //
 // RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain %s -o /dev/null 2>&1 | grep -c "remark: w4a16: " | FileCheck %s --check-prefix=COUNT
-// RUN: w4a16-opt --w4a16-fuse %s -o %t.fuse
+// RUN: w4a16-opt --w4a16-fuse --w4a16-merge-siblings %s -o %t.fuse
 // RUN: diff %t %t.fuse
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t
 
-// COUNT: {{^}}3{{$}}
-// IR-COUNT-3: "w4a16.fused_matmul"
+// COUNT: {{^}}4{{$}}
+// IR-COUNT-1: "w4a16.merged_matmul"
+// IR-SAME:    combine = "glu"
+// IR-COUNT-1: "w4a16.fused_matmul"
 // IR-NOT:     linalg.matmul
 
 func.func @mlp(%x: tensor<?x4096xf16>, %h: tensor<?x4096xf16>, %gate_qw: tensor<512x11008xi32>, %gate_s: tensor<32x11008xf16>, %up_qw: tensor<512x11008xi32>, %up_s: tensor<32x11008xf16>, %down_qw: tensor<1376x4096xi32>, %down_s: tensor<86x4096xf16>) -> tensor<?x4096xf16> {
@@ -42,6 +45,7 @@ func.func @mlp(%x: tensor<?x4096xf16>, %h: tensor<?x4096xf16>, %gate_qw: tensor<
   %zero_g = arith.constant 0.000000e+00 : f16
   %acc_e_g = tensor.empty(%m) : tensor<?x11008xf16>
   %acc_g = linalg.fill ins(%zero_g : f16) outs(%acc_e_g : tensor<?x11008xf16>) -> tensor<?x11008xf16>
+  // CHECK-DAG: {{.*}}fused-as.mlir:[[@LINE+2]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up): {{.*}}fused-as.mlir:[[@LINE+2]]:11 (N = 11008), {{.*}} (N = 11008)
   // CHECK-DAG: {{.*}}fused-as.mlir:[[@LINE+1]]:11: remark: w4a16: fused as {{.*}}silu
   %gate = linalg.matmul ins(%x, %gate_w : tensor<?x4096xf16>, tensor<4096x11008xf16>) outs(%acc_g : tensor<?x11008xf16>) -> tensor<?x11008xf16>
   %se = tensor.empty(%m) : tensor<?x11008xf16>

@@ -15,6 +15,7 @@
 // OTHER:      IR Dump Before W4a16Verify (w4a16-verify)
 // OTHER:      IR Dump Before Canonicalizer (canonicalize)
 // OTHER:      IR Dump Before W4a16Fuse (w4a16-fuse)
+// OTHER:      IR Dump Before W4a16MergeSiblings (w4a16-merge-siblings)
 // OTHER-NOT:  IR Dump Before
 
 func.func @f(%a: i32) -> i32 {

@@ -80,6 +80,15 @@ int32_t _mlir_ciface_w4a16_rt_matmul_i4(w4a16_memref2d_f16 *x, w4a16_memref2d_i8
                                         int32_t activation, int32_t weight_layout, int32_t scales_layout,
                                         int32_t has_bias, int32_t has_residual);
 
+/* A w4a16.merged_matmul (sibling projections of one x, issue #21) is lowered to
+ *   w4a16_rt_merged(count, glu), then its `count` members' calls to the entry points above, in order
+ * (the same family for all, each with its own weight, scales, zero points, bias and out; a glu's gate and up pass
+ * the same out). The members' calls only check and record their operands; the last one makes (in prepare) or
+ * finds the plan of all the members' weights, their columns side by side (glu: interleaved, runtime.h), and runs
+ * it once (w4a16_plan_run_outputs) with the members' biases joined (device memory: from the call's arena).
+ * A failure of any member fails the merged call: every out is zero-filled and the last member reports it. */
+int32_t _mlir_ciface_w4a16_rt_merged(int32_t count, int32_t glu);
+
 /* Every symbol above and below that compiled code calls (the matmul entry points of all three families,
  * w4a16_rt_enter, w4a16_rt_leave), with its address: a JIT embedder registers them all with
  *   for (int i = 0; i < n; ++i) mlirExecutionEngineRegisterSymbol(jit, name_i, address_i);
