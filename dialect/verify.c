@@ -245,11 +245,10 @@ static void verifyFusedMatmul(Verifier *v) {
   verifyProjection(v, &a, x, staticDim(out, 1), &p, "");
 }
 
-/* w4a16.merged_matmul: operandSegmentSizes = [1, n, n, 0 or n, 0 or n]; n results ("outputs") or one
- * ("glu": n = 2, no biases, the result (M, N) with N each member's). */
+/* w4a16.merged_matmul: n members in slots 0..n-1 (w4a16MergedSlots), zero points and biases for none or all;
+ * n results ("outputs") or one ("glu": n = 2, no biases, the result (M, N) with N each member's). */
 static void verifyMergedMatmul(Verifier *v) {
   MlirOperation op = v->op;
-  MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
   MlirAttribute combine = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
   const bool glu = !mlirAttributeIsNull(combine) && mlirAttributeIsAString(combine) &&
                    mlirStringRefEqual(mlirStringAttrGetValue(combine), mlirStringRefCreateFromCString("glu"));
@@ -258,18 +257,16 @@ static void verifyMergedMatmul(Verifier *v) {
     fail(v, "combine must be \"outputs\" or \"glu\"");
     return;
   }
-  int32_t n = 0, numZeroPoints = 0, numBiases = 0;
-  if (!mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) && mlirDenseArrayGetNumElements(seg) == 5) {
-    n = mlirDenseI32ArrayGetElement(seg, 1);
-    numZeroPoints = mlirDenseI32ArrayGetElement(seg, 3), numBiases = mlirDenseI32ArrayGetElement(seg, 4);
-  }
+  W4a16MergedSlots slots;
+  const bool slotsOk = w4a16MergedSlots(op, &slots);
+  const int32_t n = slots.members, numZeroPoints = slots.zeroPoints, numBiases = slots.biases;
   const intptr_t numResults = mlirOperationGetNumResults(op);
-  if (n < 2 || n > W4A16_MAX_MERGED || mlirDenseI32ArrayGetElement(seg, 2) != n ||
+  if (!slotsOk || n < 2 || n > W4A16_MAX_MERGED || slots.scales != n ||
       (numZeroPoints != 0 && numZeroPoints != n) || (numBiases != 0 && numBiases != n) ||
       numResults != (glu ? 1 : n) || (glu && (n != 2 || numBiases != 0))) {
-    fail(v, "needs x, 2 to %d weights, as many scales, zero_points for none or all, biases for none or all, and a "
-            "result per weight (combine \"outputs\") or, for \"glu\", two weights, no biases and one result",
-         W4A16_MAX_MERGED);
+    fail(v, "needs x, 2 to %d weights in slots from 0, as many scales, zero_points for none or all, biases for none "
+            "or all, and a result per weight (combine \"outputs\") or, for \"glu\", two weights, no biases and one "
+            "result", W4A16_MAX_MERGED);
     return;
   }
   MlirValue x = mlirOperationGetOperand(op, 0);

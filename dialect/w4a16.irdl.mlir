@@ -32,26 +32,47 @@ irdl.dialect @w4a16 {
     }
   }
 
-  // Sibling projections that read the same x, as one kernel (issue #21): member i is
-  // x @ dequant(weights[i], scales[i]) (+ biases[i]) with the fused_matmul attributes, which all members share
-  // (one group size, layouts, zero-point form and activation; zero_points: none, or one per member).
+  // Sibling projections that read the same x, as one kernel (issue #21): member i (2 to 4 of them) is
+  // x @ dequant(weight_i, scales_i) (+ bias_i) with the fused_matmul attributes, which all members share
+  // (one group size, layouts, zero-point form and activation; zero points: none, or one per member).
   //   combine = "outputs": one result per member, act(x @ W_i + b_i);
   //   combine = "glu":     two members (gate, up), one result act(x @ W_gate) * (x @ W_up), no biases.
+  // Members are numbered slots rather than variadic groups: IRDL gives every value of a variadic group one
+  // type, and siblings differ in N (GQA: k and v narrower than q). Members fill the slots from 0; the C
+  // verifier checks that and the rest.
   irdl.operation @merged_matmul {
-    %x       = irdl.any
-    %weights = irdl.any
-    %scales  = irdl.any
-    %zp      = irdl.any
-    %biases  = irdl.any
-    %outs    = irdl.any
+    %x  = irdl.any
+    %w0 = irdl.any
+    %w1 = irdl.any
+    %w2 = irdl.any
+    %w3 = irdl.any
+    %s0 = irdl.any
+    %s1 = irdl.any
+    %s2 = irdl.any
+    %s3 = irdl.any
+    %z0 = irdl.any
+    %z1 = irdl.any
+    %z2 = irdl.any
+    %z3 = irdl.any
+    %b0 = irdl.any
+    %b1 = irdl.any
+    %b2 = irdl.any
+    %b3 = irdl.any
+    %o0 = irdl.any
+    %o1 = irdl.any
+    %o2 = irdl.any
+    %o3 = irdl.any
     %act     = irdl.any
     %wlayout = irdl.any
     %slayout = irdl.any
     %group   = irdl.any
     %combine = irdl.any
-    irdl.operands(x: %x, weights: variadic %weights, scales: variadic %scales, zero_points: variadic %zp,
-                  biases: variadic %biases)
-    irdl.results(outs: variadic %outs)
+    irdl.operands(x: %x, weight_0: %w0, weight_1: %w1, weight_2: optional %w2, weight_3: optional %w3,
+                  scales_0: %s0, scales_1: %s1, scales_2: optional %s2, scales_3: optional %s3,
+                  zero_points_0: optional %z0, zero_points_1: optional %z1, zero_points_2: optional %z2,
+                  zero_points_3: optional %z3, bias_0: optional %b0, bias_1: optional %b1, bias_2: optional %b2,
+                  bias_3: optional %b3)
+    irdl.results(out_0: %o0, out_1: optional %o1, out_2: optional %o2, out_3: optional %o3)
     irdl.attributes {
       "activation" = %act,
       "weight_layout" = %wlayout,

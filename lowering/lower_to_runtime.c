@@ -115,12 +115,15 @@ typedef struct Projections {
 } Projections;
 
 static Projections projectionsOf(MlirOperation op) {
-  Projections p = {1, false, {operandsOf(op)}};
-  if (!w4a16IsMergedMatmul(op))
+  Projections p = {1, false, {{{{NULL}}, {false}}}};
+  if (!w4a16IsMergedMatmul(op)) {
+    p.member[0] = operandsOf(op);
     return p;
-  MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  const int n = mlirDenseI32ArrayGetElement(seg, 1);
-  const bool zeroPoints = mlirDenseI32ArrayGetElement(seg, 3) != 0, biases = mlirDenseI32ArrayGetElement(seg, 4) != 0;
+  }
+  W4a16MergedSlots slots;
+  w4a16MergedSlots(op, &slots); /* the verifier has checked the op */
+  const int n = slots.members;
+  const bool zeroPoints = slots.zeroPoints != 0, biases = slots.biases != 0;
   MlirAttribute combine = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
   p.count = n;
   p.glu = mlirStringRefEqual(mlirStringAttrGetValue(combine), mlirStringRefCreateFromCString("glu"));

@@ -190,7 +190,7 @@ static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int a
   for (int i = 0; i < numResults; ++i)
     results[i] = mlirValueGetType(resultOf(members[i]));
 
-  MlirNamedAttribute attrs[16];
+  MlirNamedAttribute attrs[20];
   int numAttrs = 0;
   for (intptr_t i = 0, na = mlirOperationGetNumAttributes(lead->op); i < na && numAttrs < 12; ++i) {
     MlirNamedAttribute a = mlirOperationGetAttribute(lead->op, i);
@@ -199,9 +199,15 @@ static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int a
         !mlirStringRefEqual(name, mlirStringRefCreateFromCString("activation")))
       attrs[numAttrs++] = a;
   }
-  const int32_t segments[] = {1, n, n, numZeroPoints, numBiases};
+  int32_t segments[17] = {1}; /* x, then weight_0..3, scales_0..3, zero_points_0..3, bias_0..3 */
+  for (int i = 0; i < n; ++i)
+    segments[1 + i] = segments[5 + i] = 1, segments[9 + i] = numZeroPoints != 0, segments[13 + i] = numBiases != 0;
+  int32_t resultSegments[4] = {1, 0, 0, 0};
+  for (int i = 1; i < numResults; ++i)
+    resultSegments[i] = 1;
 #define NAMED(NAME, VALUE) mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(NAME)), VALUE)
-  attrs[numAttrs++] = NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 5, segments));
+  attrs[numAttrs++] = NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 17, segments));
+  attrs[numAttrs++] = NAMED("resultSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, resultSegments));
   attrs[numAttrs++] = NAMED("activation", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(
                                                                   w4a16_activation_name(activation))));
   attrs[numAttrs++] = NAMED("combine", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(glu ? "glu" : "outputs")));

@@ -23,6 +23,15 @@ MlirLogicalResult w4a16VerifyOps(MlirOperation root);
 bool w4a16IsFusedMatmul(MlirOperation op);
 bool w4a16IsMergedMatmul(MlirOperation op);
 
+/* A w4a16.merged_matmul's members as its operandSegmentSizes states them (x; weight_0..3; scales_0..3;
+ * zero_points_0..3; bias_0..3): how many members, and whether they have zero points and biases. Operands come
+ * in that order, each group's members from slot 0 on. False when the attribute is not of that form. */
+typedef struct W4a16MergedSlots {
+  int members, zeroPoints, biases; /* zeroPoints, biases: 0 or members (else the op is malformed) */
+  int weights, scales;             /* as counted: equal to members in a well-formed op */
+} W4a16MergedSlots;
+bool w4a16MergedSlots(MlirOperation op, W4a16MergedSlots *slots);
+
 /* The element types w4a16.fused_matmul takes, which are what the runtime reads: x, bias, residual and the
  * result f16 or bf16 (one type per op), scales f16 or bf16, zero points i4, i8, i32, f16, bf16 or f32.
  * The verifier checks them; the matcher declines chains outside them. */

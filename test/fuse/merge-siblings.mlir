@@ -1,0 +1,187 @@
+// w4a16-merge-siblings on fused ops: siblings that read the same x become one w4a16.merged_matmul (issue #21).
+// gate * up -> one GLU result; other same-form siblings -> one op with a result each; everything else stays,
+// each with a remark in explain mode saying why.
+//
+// RUN: w4a16-opt --allow-unregistered-dialect --w4a16-merge-siblings --w4a16-verify --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --allow-unregistered-dialect --pass-pipeline='builtin.module(w4a16-merge-siblings)' --split-input-file %s -o /dev/null
+// RUN: w4a16-opt --allow-unregistered-dialect --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// QKV: three siblings, no activation, no bias -> one op, a result per sibling, uses rewired in order.
+// CHECK-LABEL: func.func @qkv(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<?x256xf16>, %[[WQ:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SQ:[a-z0-9_]+]]: tensor<2x64xf16>, %[[WK:[a-z0-9_]+]]: tensor<32x32xi32>, %[[SK:[a-z0-9_]+]]: tensor<2x32xf16>, %[[WV:[a-z0-9_]+]]: tensor<32x32xi32>, %[[SV:[a-z0-9_]+]]: tensor<2x32xf16>
+// CHECK:         %[[M:.+]]:3 = "w4a16.merged_matmul"(%[[X]], %[[WQ]], %[[WK]], %[[WV]], %[[SQ]], %[[SK]], %[[SV]])
+// CHECK-SAME:      activation = "none", combine = "outputs", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>
+// CHECK-SAME:      -> (tensor<?x64xf16>, tensor<?x32xf16>, tensor<?x32xf16>)
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         return %[[M]]#0, %[[M]]#1, %[[M]]#2
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:8: remark: w4a16: merged 3 sibling projections of one x into one launch (outputs): {{.*}}:[[# @LINE + 2]]:8 (N = 64), {{.*}}:[[# @LINE + 3]]:8 (N = 32), {{.*}}:[[# @LINE + 5]]:8 (N = 32)
+func.func @qkv(%x: tensor<?x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %wk: tensor<32x32xi32>, %sk: tensor<2x32xf16>, %wv: tensor<32x32xi32>, %sv: tensor<2x32xf16>) -> (tensor<?x64xf16>, tensor<?x32xf16>, tensor<?x32xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<?x32xf16>
+
+  %v = "w4a16.fused_matmul"(%x, %wv, %sv) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<?x32xf16>
+  return %q, %k, %v : tensor<?x64xf16>, tensor<?x32xf16>, tensor<?x32xf16>
+}
+
+// -----
+
+// QKV with biases (Qwen2): one bias per member, after the weights and scales.
+// CHECK-LABEL: func.func @qkv_bias(
+// CHECK:         "w4a16.merged_matmul"(%{{.+}}, %[[WQ:[^,]+]], %[[WK:[^,]+]], %[[SQ:[^,]+]], %[[SK:[^,]+]], %[[BQ:[^,]+]], %[[BK:[^)]+]])
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @qkv_bias(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %bq: tensor<64xf16>, %wk: tensor<32x64xi32>, %sk: tensor<2x64xf16>, %bk: tensor<64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq, %bq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk, %bk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  return %q, %k : tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
+// SwiGLU: silu(gate) * up, the product a linalg.generic -> one GLU op; the product and its init disappear.
+// CHECK-LABEL: func.func @swiglu(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<?x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>
+// CHECK-NEXT:    %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-SAME:      -> tensor<?x64xf16>
+// CHECK-NEXT:    return %[[G]]
+// REMARK: merge-siblings.mlir:[[# @LINE + 4]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+func.func @swiglu(%x: tensor<?x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %init = tensor.empty(%m) : tensor<?x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<?x64xf16>, tensor<?x64xf16>) outs(%init : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<?x64xf16>
+  return %h : tensor<?x64xf16>
+}
+
+// -----
+
+// GeGLU with the factors the other way round (up * gelu_tanh(gate)), up listed first, the product in f32
+// through extf/truncf, and both seen through the same expand_shape to (B, S, N) (a rank-3 model): the gate
+// still comes first in the merged op, and the result is expanded the same way.
+// CHECK-LABEL: func.func @geglu_rank3(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<8x256xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>
+// CHECK:         %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]])
+// CHECK-SAME:      activation = "gelu_tanh", combine = "glu"
+// CHECK-NEXT:    %[[E:.+]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 64] : tensor<8x64xf16> into tensor<2x4x64xf16>
+// CHECK-NEXT:    return %[[E]]
+func.func @geglu_rank3(%x: tensor<8x256xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>) -> tensor<2x4x64xf16> {
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<8x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<8x64xf16>
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "gelu_tanh", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<8x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<8x64xf16>
+  %u3 = tensor.expand_shape %up [[0, 1], [2]] output_shape [2, 4, 64] : tensor<8x64xf16> into tensor<2x4x64xf16>
+  %g3 = tensor.expand_shape %gate [[0, 1], [2]] output_shape [2, 4, 64] : tensor<8x64xf16> into tensor<2x4x64xf16>
+  %init = tensor.empty() : tensor<2x4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%u3, %g3 : tensor<2x4x64xf16>, tensor<2x4x64xf16>) outs(%init : tensor<2x4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %t = arith.truncf %p : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2x4x64xf16>
+  return %h : tensor<2x4x64xf16>
+}
+
+// -----
+
+// Each sibling reshapes the same rank-3 x itself (as w4a16-fuse leaves it): the same x all the same.
+// CHECK-LABEL: func.func @x_reshaped_twice(
+// CHECK:         tensor.collapse_shape
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         "w4a16.merged_matmul"
+// CHECK-SAME:      combine = "outputs"
+func.func @x_reshaped_twice(%x3: tensor<2x4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %wk: tensor<32x64xi32>, %sk: tensor<2x64xf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>) {
+  %xa = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<2x4x256xf16> into tensor<8x256xf16>
+  %q = "w4a16.fused_matmul"(%xa, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<8x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<8x64xf16>
+  %xb = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<2x4x256xf16> into tensor<8x256xf16>
+  %k = "w4a16.fused_matmul"(%xb, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<8x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<8x64xf16>
+  return %q, %k : tensor<8x64xf16>, tensor<8x64xf16>
+}
+
+// -----
+
+// Not siblings: different x.
+// CHECK-LABEL: func.func @different_x(
+// CHECK-COUNT-2: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+func.func @different_x(%x: tensor<4x256xf16>, %y: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %k = "w4a16.fused_matmul"(%y, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %q, %k : tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
+// Siblings of different forms stay apart: group size 64 vs 128, f16 vs bf16 scales, a residual.
+// CHECK-LABEL: func.func @different_forms(
+// CHECK-COUNT-4: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 6]]:8: remark: w4a16: not merged with the sibling at {{.*}}: group sizes differ
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 6]]:8: remark: w4a16: not merged with the sibling at {{.*}}: scales element types differ
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 6]]:8: remark: w4a16: not merged with the sibling at {{.*}}: it adds a residual
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 2]]:8: remark: w4a16: not merged with the sibling at {{.*}}: group sizes differ
+func.func @different_forms(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s128: tensor<2x64xf16>, %s64: tensor<4x64xf16>, %sbf: tensor<2x64xbf16>, %r: tensor<4x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>) {
+  %a = "w4a16.fused_matmul"(%x, %w, %s128) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %b = "w4a16.fused_matmul"(%x, %w, %s64) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %c = "w4a16.fused_matmul"(%x, %w, %sbf) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xbf16>) -> tensor<4x64xf16>
+  %d = "w4a16.fused_matmul"(%x, %w, %s128, %r) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %a, %b, %c, %d : tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
+// The gate's result has another user: no GLU (the product is not all that uses it), and gate (silu) and up
+// (none) differ in activation: nothing merges.
+// CHECK-LABEL: func.func @gate_used_twice(
+// CHECK-COUNT-2: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:11: remark: w4a16: not merged with the sibling at {{.*}}: activations differ and they are not a gate and up whose product is all that uses them
+func.func @gate_used_twice(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.mul ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %h, %gate : tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
+// A consumer that is not the product (gate + up; gate * up + 1) is no GLU.
+// CHECK-LABEL: func.func @not_a_product(
+// CHECK-COUNT-2: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+func.func @not_a_product(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %p = arith.mulf %a, %b : f16
+    %q = arith.addf %p, %one : f16
+    linalg.yield %q : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
+// Placement: k's weight is made after q, and q's result is used before k: no point in the block where the
+// merged op could go, so nothing merges (the IR stays valid).
+// CHECK-LABEL: func.func @no_place(
+// CHECK-COUNT-2: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:8: remark: w4a16: not merged with the sibling at {{.*}}: no place in the block
+func.func @no_place(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %sk: tensor<2x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %e = tensor.extract_slice %q[0, 0] [4, 32] [1, 1] : tensor<4x64xf16> to tensor<4x32xf16>
+  %wk = "test.make_weight"(%e) : (tensor<4x32xf16>) -> tensor<32x64xi32>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %q, %k : tensor<4x64xf16>, tensor<4x64xf16>
+}
