@@ -2,8 +2,8 @@
 # Device checks and timings from binaries built on the build machine, so that a device call spends its minutes
 # on the GPU rather than on nvcc. Stage on the build machine (after building the runtime's targets):
 #   bench/prebuilt-gpu.sh --stage NAME BUILD_DIR
-# packs BUILD_DIR/bin/{w4a16_gpu_test, w4a16_graph_test, w4a16_bench, e2e-driver} (stripped, xz: ~3 MB; the
-# four share their kernels) into .carry/bins/NAME.tar.xz. On the device (device tool, carry [".carry"]):
+# packs BUILD_DIR/bin/{w4a16_gpu_test, w4a16_graph_test, w4a16_bench, w4a16_layer_bench, e2e-driver} (stripped,
+# xz: ~3 MB; they share their kernels) into .carry/bins/NAME.tar.xz. On the device (device tool, carry [".carry"]):
 #   bench/prebuilt-gpu.sh check NAME          gpu_test (full), graph_test, compute-sanitizer memcheck of
 #                                             gpu_test --small, and the GPU e2e (test/e2e/run-gpu.sh with
 #                                             E2E_DRIVER; stage .carry/e2e first)
@@ -12,13 +12,16 @@
 #                                             a space: "pdl,--act-order@--bf16"), back-to-back and as CUDA-graph
 #                                             replays (MODES), on SHAPES x M = MS, ROUNDS rounds, the runs
 #                                             interleaved in each round so that drift hits all alike
+#   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
+#                                             separate vs merged plans, graph and eager; M = MS) into
+#                                             layer-NAME.{log,csv}; its tables go to the summary
 # Output under $OUT (default bench/out/prebuilt-TIME): summary.txt and the logs/CSVs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BINS=$ROOT/.carry/bins
 if [ "${1:-}" = --stage ]; then
   name=$2 build=$3 tmp=$(mktemp -d)
-  for b in w4a16_gpu_test w4a16_graph_test w4a16_bench e2e-driver; do  # those that were built
+  for b in w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_layer_bench e2e-driver; do  # those that were built
     [ -x "$build/bin/$b" ] && { strip -o "$tmp/$b" "$build/bin/$b" || exit 1; }
   done
   mkdir -p "$BINS" && tar cf - -C "$tmp" . | xz -9 -T2 >"$BINS/$name.tar.xz" && rm -r "$tmp"
@@ -51,6 +54,18 @@ if [ "$mode" = check ]; then
   grep -E "e2e [a-z_0-9]+: (PASS|FAIL)" "$O/e2e.log" | sort | uniq -c | tee -a "$S"
   # the GPU-target build (e2e-driver --gpu-target) at a glance
   echo "e2e GPU target: $(grep -cE 'e2e [a-z_0-9]+: PASS \(GPU target' "$O/e2e.log") PASS, $(grep -cE 'e2e [a-z_0-9]+: FAIL \(GPU target' "$O/e2e.log") FAIL, $(grep -c 'GPU target: SKIPPED' "$O/e2e.log") skipped" | tee -a "$S"
+  exit 0
+fi
+if [ "$mode" = layer ]; then
+  for name in "$@"; do
+    [ -d "/tmp/prebuilt/$name" ] || unpack "$name"
+    B=/tmp/prebuilt/$name
+    if [ ! -x "$B/w4a16_layer_bench" ]; then echo "layer $name: no w4a16_layer_bench in $name (staged before it existed)" | tee -a "$S"; continue; fi
+    t0=$(date +%s)
+    timeout 300 "$B/w4a16_layer_bench" --ms "${MS:-1,16,32}" --csv "$O/layer-$name.csv" >"$O/layer-$name.log" 2>&1
+    echo "layer $name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$S"
+    sed -n '/^== /,$p' "$O/layer-$name.log" | tee -a "$S"  # the tables
+  done
   exit 0
 fi
 runs=("$@")
