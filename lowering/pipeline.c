@@ -15,6 +15,7 @@
 const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+         "w4a16-strided-copies-to-loops," /* no memrefCopy calls: compiled code does not link runner-utils */
          "convert-linalg-to-loops,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref," /* bufferization.clone of a returned in-place argument */

@@ -17,6 +17,7 @@ static MlirPass createLowerInt8Prep(void) { return w4a16CreateLowerInt8PrepPass(
 static MlirPass createEntryPoints(void) { return w4a16CreateEntryPointsPass(); }
 static MlirPass createSplitReductions(void) { return w4a16CreateSplitReductionsPass(); }
 static MlirPass createCopiesToKernels(void) { return w4a16CreateCopiesToKernelsPass(); }
+static MlirPass createStridedCopiesToLoops(void) { return w4a16CreateStridedCopiesToLoopsPass(); }
 static MlirPass createDependentLaunch(void) { return w4a16CreateDependentLaunchPass(); }
 static MlirPass createGpuHostCode(void) { return w4a16CreateGpuHostCodePass(); }
 static MlirPass createCallerStream(void) { return w4a16CreateCallerStreamPass(); }
@@ -55,7 +56,7 @@ static const char *const kPipelines[] = {"w4a16-explain", "w4a16-explain-int8-pr
 static void registerPassesOnce(void) {
   mlirRegisterAllPasses(); /* the upstream ones, which w4a16AddPipeline names in text too */
   MlirPass (*const passes[])(void) = {createFuse,          createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
-                                      createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createGpuHostCode,
+                                      createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createStridedCopiesToLoops, createGpuHostCode,
                                       createCallerStream,  createDeviceMemory, createDependentLaunch};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);

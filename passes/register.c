@@ -31,6 +31,7 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-gpu-pipeline", "w4a16-pipeline for the GPU target: tensors in device memory, the rest of the function as upstream-generated GPU kernels (PTX, sm_90), launched on the caller's stream"},
     {"w4a16-gpu-split-reductions", "GPU target, on tensors: split long innermost sums, maxima and minima into up to 256 coalesced partial results per row and a combine, split again while long"},
     {"w4a16-copies-to-kernels", "GPU target, after bufferization: memref.copy becomes linalg.copy, so that it runs as a GPU kernel"},
+    {"w4a16-strided-copies-to-loops", "Host target, after bufferization: memref.copy from or to a strided view becomes linalg.copy (host loops), not a call of the runner-utils memrefCopy that compiled code does not link"},
     {"w4a16-gpu-host-code", "GPU target: reject host code that touches tensor data, route host uses of constant globals to device copies"},
     {"w4a16-gpu-dependent-launch", "GPU target (sm_90+): every generated kernel first waits for the grids it depends on, so that the runtime may launch it as a programmatic dependent"},
     {"w4a16-caller-stream", "GPU target: launch every gpu.launch_func on the caller's stream (w4a16_rt_stream()), never a per-launch stream"},
