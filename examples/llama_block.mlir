@@ -5,8 +5,9 @@
 //
 // RMSNorm as exporters write it: pow(x, 2) (math.fpowi), a row reduction, rsqrt. x has a dynamic batch M.
 //
-// Expected: three fused chains -- gate (+ silu), up, down (+ residual x); the norm and gate * up stay
-// ordinary linalg ops (host loops on the host target, generated kernels on the GPU target).
+// Expected: three fused chains -- gate (+ silu), up, down (+ residual x) -- with gate, up and gate * up merged
+// into one GLU launch (issue #21); the norm stays ordinary linalg ops (host loops on the host target, generated
+// kernels on the GPU target).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -10,8 +10,8 @@
 // accumulate in f32 (f16 x f16 -> f32 init) and round to f16 in the epilogue, as torch does on CUDA.
 // x has a dynamic batch M (serving). Weights are function arguments.
 //
-// Expected: three fused chains — gate (+ silu), up, down (+ residual x); the gate * up product stays an
-// ordinary linalg.generic.
+// Expected: three fused chains — gate (+ silu), up, down (+ residual x) — and gate, up and their product
+// merged into one w4a16.merged_matmul (a GLU: silu(x Wg) * (x Wu), one launch; issue #21).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 

@@ -41,8 +41,11 @@ static Sibling siblingOf(MlirOperation op) {
   for (int i = 0, next = 0; i < kNumFusedOperands; ++i)
     if (i < kBias || mlirDenseI32ArrayGetElement(seg, i))
       s.operand[i] = mlirOperationGetOperand(op, next++);
-  MlirStringRef act = mlirStringAttrGetValue(attr(op, "activation"));
-  s.activation = w4a16_value_of(w4a16_activation_name, act.data, act.length);
+  MlirAttribute act = attr(op, "activation"); /* IRDL only requires it present; the C verifier runs later */
+  s.activation = mlirAttributeIsNull(act) || !mlirAttributeIsAString(act)
+                     ? -1
+                     : w4a16_value_of(w4a16_activation_name, mlirStringAttrGetValue(act).data,
+                                      mlirStringAttrGetValue(act).length);
   return s;
 }
 
@@ -91,6 +94,8 @@ static bool sameElementType(MlirValue a, MlirValue b) {
 
 /* Why s cannot be a member of a merged op at all (NULL: it can). */
 static const char *cannotMerge(const Sibling *s) {
+  if (s->activation < 0)
+    return "its activation attribute is not one the op takes";
   if (has(s, kResidual))
     return "it adds a residual";
   if (has(s, kGroupIndex))
