@@ -135,16 +135,16 @@ __device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias
   *reinterpret_cast<uint4 *>(out8) = o;
 }
 
-// Where the epilogue stores besides the kernels' plain `out` (runtime.h, w4a16_outputs; issue #21):
-// w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu, writes one
-// (M, N/2) output from gate / up column pairs. count 0 (w4a16_plan_run): out[row * N + n], as before the map
-// existed; v3 kernels of plain calls do not even take the map (sm90.cuh, ArgsOutputs). A uniform kernel
-// parameter: every thread takes the same branch.
+// Where the epilogue stores: the call's outputs (runtime.h, w4a16_outputs; issue #21). w4a16_plan_run is one
+// output of N columns (count 1: the fast path, store_item's first branch, the kernels' code as before the outputs
+// existed); w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu,
+// writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter: every thread takes the same
+// branch.
 struct Outputs {
   uint16_t *ptr[W4A16_MAX_OUTPUTS];  // output i, row-major, io type
   int first[W4A16_MAX_OUTPUTS];      // its first plan column (multiples of 8, ascending; past the last: INT_MAX)
   int stride[W4A16_MAX_OUTPUTS];     // its row stride in elements (its column count; N / 2 with glu)
-  int count, glu;  // count 0: the plain out
+  int count, glu;
 };
 
 // The GLU epilogue for one 8-column item of one token: the plan interleaves gate and up by fours -- columns
@@ -171,9 +171,9 @@ __device__ __forceinline__ void store4_glu(const float (&v)[8], const uint16_t *
 // through the outputs map: an item never straddles two outputs (their first columns are multiples of 8).
 template <class T>
 __device__ __forceinline__ void store_item(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
-                                           uint16_t *out, const Outputs &o, int row, int n, int N, int act) {
-  if (!o.count) {  // w4a16_plan_run
-    store8<T>(v, bias8, residual8, out + (size_t)row * N + n, act);
+                                           const Outputs &o, int row, int n, int N, int act) {
+  if (o.count == 1 && !o.glu) {  // w4a16_plan_run
+    store8<T>(v, bias8, residual8, o.ptr[0] + (size_t)row * N + n, act);
   } else if (o.glu) {
     store4_glu<T>(v, bias8, o.ptr[0] + (size_t)row * (N >> 1) + (n >> 1), act);
   } else {  // the output holding column n: selects over the (constant-indexed) parameters, no local array
@@ -220,8 +220,7 @@ __device__ __forceinline__ void split_items(int split, int splits, int items, in
 // rounding to the io type. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
 template <class T, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
-                                                 int N, const EpilogueInputs &in, uint16_t *out,
-                                                 const Outputs &outs, int act) {
+                                                 int N, const EpilogueInputs &in, const Outputs &out, int act) {
   constexpr int kGroups8 = kCols / 8;
   int i0, i1;
   split_items(split, splits, rows * kGroups8, i0, i1);
@@ -240,7 +239,7 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
 #endif
       lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
     });
-    store_item<T>(v, in.bias_at(n), in.residual_at(tok, n), out, outs, m0 + tok, n, N, act);
+    store_item<T>(v, in.bias_at(n), in.residual_at(tok, n), out, m0 + tok, n, N, act);
   }
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();

@@ -238,9 +238,7 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
             const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, w, nt + 1);
             if (major == 9 &&
-                ((e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess ||
-                 (e = cudaFuncSetAttribute(k3.fn_outputs, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) !=
-                     cudaSuccess))
+                (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
     g_attr_done_dev = dev;
@@ -651,11 +649,9 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 
 namespace {
 // The kernels' outputs map (common.cuh's Outputs) of a call's checked w4a16_outputs: output i's first plan column
-// and row stride; entries past count start at INT_MAX, so that no column selects them. One plain output is no
-// map (count 0): the kernels store to their `out`.
+// and row stride; entries past count start at INT_MAX, so that no column selects them.
 w4a16::Outputs device_outputs(const w4a16_outputs *o, int N) {
   w4a16::Outputs d = {};
-  if (o->count == 1 && !o->glu) return d;
   d.count = o->count;
   d.glu = o->glu;
   int first = 0;
@@ -679,23 +675,12 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
   a.scales_bf16 = p->scales_bf16;
   a.bias = bias;
   a.residual = residual;
-  a.out = outs->out[0];
+  a.out = device_outputs(outs, p->N);
   a.M = (int)M;
   a.K = p->K;
   a.N = p->N;
   a.Npad = p->Npad;
   a.act = (int)act;
-}
-
-// A v3 launch: a plain call's kernel with Args, or (several outputs, glu) the instantiation that takes the outputs
-// map (sm90.cuh, ArgsOutputs).
-cudaError_t launch_v3(const cudaLaunchConfig_t &cfg, const w4a16::V3Entry &k, const CUtensorMap &map,
-                      const w4a16::sm90::Args &a, const w4a16_outputs *outs, int N) {
-  if (outs->count == 1 && !outs->glu) return cudaLaunchKernelEx(&cfg, k.fn, map, a);
-  w4a16::sm90::ArgsOutputs ao = {};
-  static_cast<w4a16::sm90::Args &>(ao) = a;
-  ao.outs = device_outputs(outs, N);
-  return cudaLaunchKernelEx(&cfg, k.fn_outputs, map, ao);
 }
 
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
@@ -731,7 +716,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   if (!c.global) {  // no shared state: launch without the plan's lock
     cfg.gridDim = dim3((unsigned)c.S, (unsigned)tiles_n, (unsigned)chunks);
     if (c.S > 1) add_cluster(cfg, attrs, c.S);
-    e = launch_v3(cfg, k, map, a, outs, p->N);
+    e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
     if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? W4A16_OK : cuda_fail(e, "plan_run(cuda): v3 kernel launch");
   }
@@ -765,7 +750,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   a.arrivals = p->flags + kMaxGrid;
   const long long grid = tiles_n * chunks * c.S;
   cfg.gridDim = dim3((unsigned)grid, 1, 1);
-  e = launch_v3(cfg, k, map, a, outs, p->N);
+  e = cudaLaunchKernelEx(&cfg, k.fn, map, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): v3 kernel launch");
   if (!capturing) {
@@ -815,7 +800,6 @@ extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const u
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
-  a.outs = device_outputs(outs, p->N);
   a.x = x;  // v3 reads x through its tensor map instead
   a.splits = p->splits;
 

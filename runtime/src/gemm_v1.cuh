@@ -39,10 +39,9 @@ struct GemmArgs {
   const uint16_t *x;        // [M][K]; x, bias, residual and out in the kernel's io type
   const uint16_t *bias;     // [N] or null
   const uint16_t *residual; // [M][N] or null
-  uint16_t *out;            // [M][N] (w4a16_plan_run)
+  Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, splits, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  Outputs outs;             // w4a16_plan_run_outputs' outputs instead of out (common.cuh)
 };
 
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid) {
@@ -277,7 +276,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
 
   reduce_and_store<T, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N,
                                                         EpilogueInputs::global(args.bias, args.residual, m0, args.N),
-                                                        args.out, args.outs, args.act);
+                                                        args.out, args.act);
 }
 
 }  // namespace w4a16

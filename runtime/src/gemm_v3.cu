@@ -13,8 +13,8 @@
 namespace w4a16 {
 namespace {
 template <int NT, int W, int FORM> constexpr V3Entry entry() {
-  return {v3::gemm_v3_kernel<W4A16_IO, NT, W, FORM, sm90::Args>, v3::gemm_v3_kernel<W4A16_IO, NT, W, FORM, sm90::ArgsOutputs>,
-          v3::Cfg<NT, W, FORM>::kThreads, v3::Cfg<NT, W, FORM>::kSmemBytes, W};
+  return {v3::gemm_v3_kernel<W4A16_IO, NT, W, FORM>, v3::Cfg<NT, W, FORM>::kThreads, v3::Cfg<NT, W, FORM>::kSmemBytes,
+          W};
 }
 }  // namespace
 #define W4A16_V3_ROW(W, F)                                                                                         \

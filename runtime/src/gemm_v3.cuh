@@ -167,9 +167,8 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // round trip here is on the call's critical path, so flags are polled by one lane each and an item's
 // partial loads are batched (add_partials).
 template <class E, int kCols, int kRedStride, int kThreads>
-__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const Outputs &outs,
-                                             const EpilogueInputs &in, int tile, int split, int rows, int col0,
-                                             int m0) {
+__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
+                                             int tile, int split, int rows, int col0, int m0) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int S = args.splits, slot0 = tile * (S - 1);
   const size_t slot = (size_t)args.slot_floats;  // >= rows * kCols
@@ -215,7 +214,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
         lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
       }
     });
-    store_item<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out, outs, m0 + tok, n, args.N, args.act);
+    store_item<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out, m0 + tok, n, args.N, args.act);
   }
 }
 
@@ -248,10 +247,9 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-// A is sm90::Args (w4a16_plan_run) or sm90::ArgsOutputs (w4a16_plan_run_outputs): see sm90.cuh.
-template <class E, int NT, int W, int FORM, class A>
+template <class E, int NT, int W, int FORM>
 __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::kCtasPerSm)
-    gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const A args) {
+    gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Cfg<NT, W, FORM>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
@@ -515,12 +513,11 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   }
   if (args.partials) {
     __syncthreads();
-    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, sm90::outputs_of(args), in, tile, split, rows,
-                                                          col0, m0);
+    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
     reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,
-                                                             args.out, sm90::outputs_of(args), args.act);
+                                                             args.out, args.act);
   }
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere

@@ -26,7 +26,6 @@ extern const KernelEntry kV1F16Exact[2][2][8], kV1F16Affine[3][2][8], kV1BF16Exa
 // v3 (wgmma, per-warp weight streams): [form of the family][W = 2, 4 warpgroups per CTA][token tiles 1..8].
 struct V3Entry {
   void (*fn)(CUtensorMap, sm90::Args);
-  void (*fn_outputs)(CUtensorMap, sm90::ArgsOutputs);  // the same kernel for w4a16_plan_run_outputs
   int threads;
   int smem;
   int W;

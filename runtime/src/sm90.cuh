@@ -20,7 +20,7 @@ struct Args {
   const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
   const uint16_t *bias;     // [N] or null; bias, residual, out (and x) in the kernel's io type
   const uint16_t *residual; // [M][N] or null
-  uint16_t *out;            // [M][N]
+  Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
   int splits;               // CTAs per tile along K
@@ -31,17 +31,6 @@ struct Args {
   unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds
   unsigned *arrivals;       // per tile: CTAs of this call that have finished their main loop
 };
-
-// The arguments of w4a16_plan_run_outputs' v3 kernels (issue #21): Args and the outputs map (common.cuh), a
-// kernel instantiation of its own. With the map among the parameters of every call, plain calls ran 1..5 %
-// slower on the H200 (graph replay, L2-cold and hot), also with the map after every other field and the
-// epilogue's branches compiled out (bench/RESULTS.md, session 14); plain calls now launch exactly the kernels
-// and parameters of before.
-struct ArgsOutputs : Args {
-  Outputs outs;
-};
-__device__ __forceinline__ Outputs outputs_of(const Args &) { return Outputs{}; }  // count 0: the plain out
-__device__ __forceinline__ Outputs outputs_of(const ArgsOutputs &a) { return a.outs; }
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
