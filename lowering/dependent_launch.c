@@ -5,8 +5,8 @@
  * so that the runtime can launch it as a programmatic dependent (PDL, runtime/abi/gpu_target.c): its launch
  * overlaps the tail of the kernel before, like the fused kernels' launches already do (their own wait comes
  * before they read x). A kernel without the wait would read its inputs too early, which is why the runtime
- * launches this way only the kernels of modules whose PTX waits (and, until measured on the device, only with
- * W4A16_GPU_PDL=1; in a plain launch the wait returns at once). The kernels do not trigger their dependents
+ * launches this way only the kernels of modules whose PTX waits (W4A16_NO_PDL=1 turns it off; in a plain launch
+ * the wait returns at once). The kernels do not trigger their dependents
  * early (no launch_dependents): what follows them starts as it did before. Runs after gpu-kernel-outlining. */
 #include "gpu_passes.h"
 #include "ir_build.h"
