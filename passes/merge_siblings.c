@@ -254,13 +254,16 @@ typedef struct ProductEval {
 
 static bool seeThroughConsumer(Evaluator *ev, MlirOperation op) { return opEq(op, ((ProductEval *)ev->user)->c); }
 
-/* Synthetic data for the two factors: distinct, position-dependent, away from 0 and 1. */
+/* Synthetic data for the two factors: distinct and position-dependent, of both signs and magnitudes from 0.3 to
+ * 3000, so that relu(a) * b or min(a, 6) * b cannot pass for a * b. */
 static Scalar factorValue(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
+  static const double kMagnitudes[] = {0.3, 1.7, 4.5, 60, 3000};
   ProductEval *p = ev->user;
   uint64_t h = mix64(valueEq(tensor, p->a) ? 0x9e37 : valueEq(tensor, p->b) ? 0x7f4a : 0x1234);
   for (int i = 0, r = rankOf(tensor); i < r; ++i)
     h = mix64(h ^ (uint64_t)idx[i]);
-  return floatScalar(valueEq(tensor, p->a) || valueEq(tensor, p->b) ? 1.5 + (double)(h % 1024) / 256.0 : NAN);
+  const double v = kMagnitudes[h % 5] * (1 + (double)((h >> 8) % 64) / 128.0) * ((h >> 16) & 1 ? -1 : 1);
+  return floatScalar(valueEq(tensor, p->a) || valueEq(tensor, p->b) ? v : NAN);
 }
 
 /* The elementwise op c computes a[idx] * b[idx] at every idx (sampled), reading nothing else. */
@@ -273,7 +276,8 @@ static bool computesProduct(MlirOperation c, MlirValue a, MlirValue b) {
     return false;
   ProductEval p = {.c = c, .a = a, .b = b};
   evalInit(&p.ev, seeThroughConsumer, factorValue, &p);
-  for (int s = 0; s < 6; ++s) {
+  p.ev.positionInvariantConditions = true; /* select(n == 77, ...) is no product */
+  for (int s = 0; s < 16; ++s) {
     int64_t idx[kMaxRank];
     for (int d = 0; d < rank; ++d) {
       const int64_t size = dimOf(out, d) > 0 ? dimOf(out, d) : 1;

@@ -185,3 +185,26 @@ func.func @no_place(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2
   %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %q, %k : tensor<4x64xf16>, tensor<4x64xf16>
 }
+
+// -----
+
+// ReGLU spelled with no activation on the gate: relu(gate) * up is no bilinear GLU (gate * up). Both have no
+// activation, so they still merge, as two outputs, and the product stays.
+// CHECK-LABEL: func.func @relu_times_up(
+// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
+// CHECK-SAME:      combine = "outputs"
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[M]]#0, %[[M]]#1
+func.func @relu_times_up(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %zero = arith.constant 0.0 : f16
+    %r = arith.maximumf %a, %zero : f16
+    %p = arith.mulf %r, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
