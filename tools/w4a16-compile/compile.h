@@ -16,6 +16,7 @@ typedef struct Options {
   const char *output;
   const char *header;
   bool fuse;
+  bool no_merge; /* --no-merge: sibling projections stay separate calls */
   bool explain;
   bool emit_mlir;
   bool emit_llvm;

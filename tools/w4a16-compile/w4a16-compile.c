@@ -1,6 +1,6 @@
 /* w4a16-compile: ahead-of-time compiler from an MLIR file to native code (C17, MLIR + LLVM C APIs only).
  *
- *   w4a16-compile input.mlir|- -o out.o|out.so [--header out.h] [--no-fuse] [--explain] [--emit-mlir|--emit-llvm]
+ *   w4a16-compile input.mlir|- -o out.o|out.so [--header out.h] [--no-fuse] [--no-merge] [--explain] [--emit-mlir|--emit-llvm]
  *                 [--mcpu=generic|native|<cpu>] [-O0..3]
  *
  * Steps:
@@ -103,6 +103,8 @@ static void print_usage(FILE *f) {
           "                     structs per (rank, element type); f16 elements are uint16_t, i4 one code per byte;\n"
           "                     its comment says how to call them\n"
           "  --no-fuse          Upstream lowering only (no w4a16 fusion): the reference build\n"
+          "  --no-merge         Keep fused chains that read the same x as separate calls (no w4a16.merged_matmul:\n"
+          "                     by default q/k/v become one launch, gate/up and their product one GLU launch)\n"
           "  --explain          Print, for every matmul fed by a dequantised weight, what it was fused as or why not\n"
           "  --emit-mlir        Write the IR after the pipeline (LLVM dialect) instead of native code\n"
           "  --emit-llvm        Write the optimised LLVM IR instead of native code\n"
@@ -155,6 +157,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->header = a + 9;
     } else if (!strcmp(a, "--no-fuse")) {
       o->fuse = false;
+    } else if (!strcmp(a, "--no-merge")) {
+      o->no_merge = true;
     } else if (!strcmp(a, "--explain")) {
       o->explain = true;
     } else if (!strcmp(a, "--emit-mlir")) {
@@ -228,9 +232,23 @@ static MlirWalkResult count_fused(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* merged[0]: w4a16.merged_matmul ops, merged[1]: the chains they hold. */
+static MlirWalkResult count_merged(MlirOperation op, void *user) {
+  W4a16MergedSlots slots;
+  if (w4a16IsMergedMatmul(op) && w4a16MergedSlots(op, &slots))
+    ++((int *)user)[0], ((int *)user)[1] += slots.members;
+  return MlirWalkResultAdvance;
+}
+
+/* Prints the merge pass's remarks (explain) as they are: they are not candidates left unfused. */
+static void print_lines(const char *text) {
+  if (text && *text)
+    fprintf(stderr, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+}
+
 /* Runs fuse + verify on a clone of the module to count the chains the pipeline will fuse, printing the explain
  * remarks (if asked). The remarks are counted: `fused as ...` ones and the rest (candidates left unfused). */
-static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates) {
+static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates, int merged[2]) {
   MlirOperation clone = mlirOperationClone(mlirModuleGetOperation(module));
   MlirPassManager pm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
@@ -246,6 +264,22 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
   *unfused_candidates = 0;
   if (mlirLogicalResultIsSuccess(r))
     mlirOperationWalk(clone, count_fused, fused, MlirWalkPreOrder);
+  /* Then the siblings, on the fused clone: how many launches the chains become. */
+  char *mergeRemarks = NULL;
+  size_t mergeRemarksLen = 0;
+  merged[0] = merged[1] = 0;
+  if (mlirLogicalResultIsSuccess(r) && !t->opts.no_merge) {
+    FILE *mergeStream = t->opts.explain ? open_memstream(&mergeRemarks, &mergeRemarksLen) : NULL;
+    MlirPassManager mpm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
+    w4a16AddMergeSiblingsPass(mlirPassManagerGetAsOpPassManager(mpm),
+                              (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = mergeStream});
+    r = mlirPassManagerRunOnOp(mpm, clone);
+    if (mergeStream)
+      fclose(mergeStream);
+    if (mlirLogicalResultIsSuccess(r))
+      mlirOperationWalk(clone, count_merged, merged, MlirWalkPreOrder);
+    mlirPassManagerDestroy(mpm);
+  }
   for (char *line = remarks; line && *line;) {
     char *nl = strchr(line, '\n');
     if (nl)
@@ -258,6 +292,8 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
     line = nl ? nl + 1 : line + strlen(line);
   }
   free(remarks);
+  print_lines(mergeRemarks);
+  free(mergeRemarks);
   mlirPassManagerDestroy(pm);
   mlirOperationDestroy(clone);
   return mlirLogicalResultIsSuccess(r);
@@ -313,12 +349,14 @@ static int compile(Tool *t) {
   }
 
   if (o->fuse) {
-    int fused, left;
-    if (!count_chains(t, module, &fused, &left))
+    int fused, left, merged[2];
+    if (!count_chains(t, module, &fused, &left, merged))
       goto out;
     if (!o->quiet) {
       fprintf(stderr, "%s: %s: fused %d chain%s into w4a16.fused_matmul", kToolName, name, fused,
               fused == 1 ? "" : "s");
+      if (merged[0])
+        fprintf(stderr, "; %d of them merged into %d w4a16.merged_matmul (one launch each)", merged[1], merged[0]);
       if (o->explain)
         fprintf(stderr, "; %d candidate matmul%s left unfused (see the remarks above)", left, left == 1 ? "" : "s");
       fprintf(stderr, "\n");
@@ -332,7 +370,8 @@ static int compile(Tool *t) {
   W4a16PipelineOptions popts = {.fuse = o->fuse,
                                 .fuseOptions = {.explain = false, .explain_stream = NULL},
                                 .target = o->gpu ? W4A16_TARGET_GPU : W4A16_TARGET_HOST,
-                                .gpuChip = o->gpu_chip};
+                                .gpuChip = o->gpu_chip,
+                                .noMergeSiblings = o->no_merge};
   if (mlirLogicalResultIsFailure(w4a16AddPipeline(mlirPassManagerGetAsOpPassManager(pm), popts))) {
     fprintf(stderr, "%s: error: the lowering pipeline does not parse\n", kToolName);
     mlirPassManagerDestroy(pm);
