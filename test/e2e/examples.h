@@ -227,6 +227,21 @@ static const Example kExamples[] = {
      2,
      false,
      false},
+    {"gemma_mlp", /* GeGLU: gate and up merged with up * gelu_tanh(gate) into one launch (issue #21) */
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"gate_qweight", ARG_CODES_PACKED, 2, {256, 8192}, 0},
+      {"gate_scales", ARG_SCALES, 2, {16, 8192}, 0},
+      {"up_qweight", ARG_CODES_PACKED, 2, {256, 8192}, 0},
+      {"up_scales", ARG_SCALES, 2, {16, 8192}, 1},
+      {"down_qweight", ARG_CODES_PACKED, 2, {1024, 2048}, 0},
+      {"down_scales", ARG_SCALES, 2, {64, 2048}, 2}},
+     2048,
+     2, /* gate and up merged, down */
+     {{2048, 1.155}, {2048, 1.155}, {8192, 0.6}},
+     2,
+     false,
+     false},
     {"qwen2_qkv", /* q, k and v with biases, merged into one launch (issue #21) */
      10,
      {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
