@@ -158,8 +158,17 @@ static bool unusedBefore(MlirValue v, MlirOperation point) {
   return true;
 }
 
+/* A constant defined after `point` (frontends that emit each weight right before its use): it reads nothing, so it
+ * can move up to `point`. */
+static bool movableConstant(MlirValue v, MlirOperation point) {
+  MlirOperation def = producer(v);
+  return opIs(def, "arith.constant") && mlirOperationGetNumRegions(def) == 0 &&
+         mlirBlockEqual(mlirOperationGetBlock(def), mlirOperationGetBlock(point));
+}
+
 /* Where a merged op of members[0..n) can be inserted: before the first member when every operand is defined
- * by then, else before the last when no member's result is used until then; null when neither holds. */
+ * by then (constants defined later are moved up), else before the last when no member's result is used until
+ * then; null when neither holds. */
 static MlirOperation insertionPoint(Sibling *const *members, int n) {
   MlirOperation first = members[0]->op, last = members[0]->op;
   for (int i = 1; i < n; ++i) {
@@ -171,10 +180,20 @@ static MlirOperation insertionPoint(Sibling *const *members, int n) {
   bool early = true, late = true;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < kNumFusedOperands; ++j)
-      early &= availableAt(members[i]->operand[j], first);
+      early &= availableAt(members[i]->operand[j], first) || movableConstant(members[i]->operand[j], first);
     late &= opEq(members[i]->op, last) || unusedBefore(resultOf(members[i]), last);
   }
-  return early ? first : late ? last : (MlirOperation){NULL};
+  if (late && !early)
+    return last;
+  if (!early)
+    return (MlirOperation){NULL};
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < kNumFusedOperands; ++j)
+      if (!availableAt(members[i]->operand[j], first)) { /* a movable constant: move it */
+        MlirOperation def = producer(members[i]->operand[j]);
+        mlirOperationMoveBefore(def, first);
+      }
+  return first;
 }
 
 /* --- building the merged op ------------------------------------------------------------------------------ */

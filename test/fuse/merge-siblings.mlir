@@ -208,3 +208,26 @@ func.func @relu_times_up(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: ten
   } -> tensor<4x64xf16>
   return %h : tensor<4x64xf16>
 }
+
+// -----
+
+// Weights as constants defined right before each use (some frontends do), and q's result used before k: the
+// merged op goes where q was, k's constants move up to it.
+// CHECK-LABEL: func.func @inline_constants(
+// CHECK:         arith.constant dense<1> : tensor<32x64xi32>
+// CHECK:         arith.constant dense<1.000000e+00> : tensor<2x64xf16>
+// CHECK:         arith.constant dense<2> : tensor<32x64xi32>
+// CHECK:         arith.constant dense<2.000000e+00> : tensor<2x64xf16>
+// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
+// CHECK:         tensor.extract_slice %[[M]]#0
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @inline_constants(%x: tensor<4x256xf16>) -> (tensor<4x32xf16>, tensor<4x64xf16>) {
+  %wq = arith.constant dense<1> : tensor<32x64xi32>
+  %sq = arith.constant dense<1.0> : tensor<2x64xf16>
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %e = tensor.extract_slice %q[0, 0] [4, 32] [1, 1] : tensor<4x64xf16> to tensor<4x32xf16>
+  %wk = arith.constant dense<2> : tensor<32x64xi32>
+  %sk = arith.constant dense<2.0> : tensor<2x64xf16>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %e, %k : tensor<4x32xf16>, tensor<4x64xf16>
+}
