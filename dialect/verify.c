@@ -1,5 +1,6 @@
-/* The part of w4a16.fused_matmul's contract that IRDL cannot state: attribute values, shapes and
- * element types, all from contract.h (the runtime's rules, so that a verified op always runs).
+/* The part of the w4a16 ops' contract that IRDL cannot state: attribute values, shapes and element types, all
+ * from contract.h (the runtime's rules, so that a verified op always runs). w4a16.merged_matmul checks each
+ * member as a fused_matmul of its own, and how the members fill the operand slots.
  *
  *   activation, weight_layout, scales_layout: names from contract.h's table;
  *   x (M, K) and out (M, N) in one 16-bit float type T (f16 or bf16), K and N static and passing

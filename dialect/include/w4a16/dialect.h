@@ -1,4 +1,5 @@
-/* The w4a16 dialect: one op, w4a16.fused_matmul, defined in IRDL (dialect/w4a16.irdl.mlir). */
+/* The w4a16 dialect: w4a16.fused_matmul, w4a16.merged_matmul (sibling fused matmuls of one x) and
+ * w4a16.int8_prep, defined in IRDL (dialect/w4a16.irdl.mlir). */
 #ifndef W4A16_DIALECT_H
 #define W4A16_DIALECT_H
 
