@@ -8,8 +8,8 @@
  *   outputs: the other siblings with the same activation -> one op with a result per sibling (QKV).
  *
  * Siblings merge only where the runtime can run them as one plan: the same quantisation form (layouts, group
- * size, zero-point form, element types), no residual and no act-order g_idx; biases on all of them or none
- * (none for glu). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
+ * size, zero-point form, element types), no residual and no act-order g_idx; no biases for glu (outputs: a
+ * sibling without bias among biased ones gets a zero bias). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
 #include "eval.h"
 #include "match.h"
 #include "rewrite.h"
@@ -198,17 +198,37 @@ static MlirOperation insertionPoint(Sibling *const *members, int n) {
 
 /* --- building the merged op ------------------------------------------------------------------------------ */
 
+/* A zero bias for member s (merged with siblings that have biases), as a constant before `before`. */
+static MlirValue zeroBias(const Sibling *s, MlirOperation before) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  const int64_t n = dimOf(resultOf(s), 1);
+  MlirType type = mlirRankedTensorTypeGet(1, &n, elementTypeOf(s->operand[kX]), mlirAttributeGetNull());
+  MlirAttribute zero = mlirDenseElementsAttrSplatGet(type, mlirFloatAttrDoubleGet(ctx, elementTypeOf(s->operand[kX]), 0));
+  MlirNamedAttribute value = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")), zero);
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
+                                                   mlirOperationGetLocation(s->op));
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 1, &value);
+  MlirOperation constant = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, constant);
+  return mlirOperationGetResult(constant, 0);
+}
+
 static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int activation, MlirOperation before) {
   MlirContext ctx = mlirOperationGetContext(before);
   const Sibling *lead = members[0];
-  const int numZeroPoints = has(lead, kZeroPoints) ? n : 0, numBiases = has(lead, kBias) ? n : 0;
+  bool anyBias = false;
+  for (int i = 0; i < n; ++i)
+    anyBias |= has(members[i], kBias);
+  const int numZeroPoints = has(lead, kZeroPoints) ? n : 0, numBiases = anyBias ? n : 0;
   MlirValue operands[1 + 4 * W4A16_MAX_MERGED];
   int count = 0;
   operands[count++] = lead->operand[kX];
   const int groups[] = {kWeight, kScales, kZeroPoints, kBias}, sizes[] = {n, n, numZeroPoints, numBiases};
   for (int g = 0; g < 4; ++g)
-    for (int i = 0; i < sizes[g]; ++i)
-      operands[count++] = members[i]->operand[groups[g]];
+    for (int i = 0; i < sizes[g]; ++i) /* a sibling without bias, among biased ones, adds zeros */
+      operands[count++] = groups[g] == kBias && !has(members[i], kBias) ? zeroBias(members[i], before)
+                                                                        : members[i]->operand[groups[g]];
   MlirType results[W4A16_MAX_MERGED];
   const int numResults = glu ? 1 : n;
   for (int i = 0; i < numResults; ++i)
@@ -399,7 +419,8 @@ static bool tryGlu(Sibling *gate, Sibling *up, const W4a16FuseOptions *options) 
   return true;
 }
 
-/* Siblings left after the GLU pairs, with the same activation and form: one op, one result each. */
+/* Siblings left after the GLU pairs, with the same activation and form: one op, one result each (a sibling
+ * without bias among biased ones gets zeros: one bias addition per column costs nothing in the epilogue). */
 static void mergeOutputs(Group *g, const W4a16FuseOptions *options) {
   for (int i = 0; i < g->count; ++i) {
     Sibling *lead = &g->members[i];
@@ -409,8 +430,7 @@ static void mergeOutputs(Group *g, const W4a16FuseOptions *options) {
     int n = 1;
     for (int j = i + 1; j < g->count && n < W4A16_MAX_MERGED; ++j) {
       Sibling *s = &g->members[j];
-      if (!s->merged && !cannotMerge(s) && !differentForm(lead, s) && s->activation == lead->activation &&
-          has(s, kBias) == has(lead, kBias))
+      if (!s->merged && !cannotMerge(s) && !differentForm(lead, s) && s->activation == lead->activation)
         members[n++] = s;
     }
     MlirOperation at = n > 1 ? insertionPoint(members, n) : (MlirOperation){NULL};
@@ -433,8 +453,6 @@ static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOpt
     why = differentForm(s, other);
   if (!why && s->activation != other->activation)
     why = "activations differ and they are not a gate and up whose product is all that uses them";
-  if (!why && has(s, kBias) != has(other, kBias))
-    why = "one has a bias and the other has not";
   if (!why)
     why = "no place in the block where all operands are defined and no result is used yet";
   char where[256];

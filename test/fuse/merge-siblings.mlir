@@ -231,3 +231,17 @@ func.func @inline_constants(%x: tensor<4x256xf16>) -> (tensor<4x32xf16>, tensor<
   %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %e, %k : tensor<4x32xf16>, tensor<4x64xf16>
 }
+
+// -----
+
+// Bias on q only: k gets a zero bias, so that they still run as one launch.
+// CHECK-LABEL: func.func @bias_on_one(
+// CHECK-SAME:    %[[BQ:[a-z0-9_]+]]: tensor<64xf16>
+// CHECK:         %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<32xf16>
+// CHECK:         "w4a16.merged_matmul"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BQ]], %[[ZERO]])
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>
+func.func @bias_on_one(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %bq: tensor<64xf16>, %wk: tensor<32x32xi32>, %sk: tensor<2x32xf16>) -> (tensor<4x64xf16>, tensor<4x32xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq, %bq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<4x32xf16>
+  return %q, %k : tensor<4x64xf16>, tensor<4x32xf16>
+}
