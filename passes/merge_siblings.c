@@ -453,6 +453,8 @@ static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOpt
     why = differentForm(s, other);
   if (!why && s->activation != other->activation)
     why = "activations differ and they are not a gate and up whose product is all that uses them";
+  if (!why && other->merged)
+    why = "its siblings merged without it: a merged op holds at most 4";
   if (!why)
     why = "no place in the block where all operands are defined and no result is used yet";
   char where[256];

@@ -245,3 +245,20 @@ func.func @bias_on_one(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tenso
   %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<4x32xf16>
   return %q, %k : tensor<4x64xf16>, tensor<4x32xf16>
 }
+
+// -----
+
+// Five siblings: the first four merge, the fifth stays, and says why.
+// CHECK-LABEL: func.func @five(
+// CHECK:         "w4a16.merged_matmul"
+// CHECK-SAME:      resultSegmentSizes = array<i32: 1, 1, 1, 1>
+// CHECK:         "w4a16.fused_matmul"
+// REMARK: merge-siblings.mlir:[[# @LINE + 6]]:8: remark: w4a16: not merged with the sibling at {{.*}}: its siblings merged without it: a merged op holds at most 4
+func.func @five(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>) {
+  %a = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %b = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %c = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %d = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %e = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %a, %b, %c, %d, %e : tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>
+}
