@@ -169,17 +169,24 @@ static bool movableConstant(MlirValue v, MlirOperation point) {
 /* Where a merged op of members[0..n) can be inserted: before the first member when every operand is defined
  * by then (constants defined later are moved up), else before the last when no member's result is used until
  * then; null when neither holds. */
+static const Sibling *earliest(Sibling *const *members, int n) {
+  const Sibling *e = members[0];
+  for (int i = 1; i < n; ++i)
+    if (isBefore(members[i]->op, e->op))
+      e = members[i];
+  return e;
+}
+
+/* x is not checked: the merged op reads the earliest member's x (each sibling may reshape x itself, right
+ * before it), which is defined before either point. */
 static MlirOperation insertionPoint(Sibling *const *members, int n) {
-  MlirOperation first = members[0]->op, last = members[0]->op;
-  for (int i = 1; i < n; ++i) {
-    if (isBefore(members[i]->op, first))
-      first = members[i]->op;
+  MlirOperation first = earliest(members, n)->op, last = members[0]->op;
+  for (int i = 1; i < n; ++i)
     if (isBefore(last, members[i]->op))
       last = members[i]->op;
-  }
   bool early = true, late = true;
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < kNumFusedOperands; ++j)
+    for (int j = kX + 1; j < kNumFusedOperands; ++j)
       early &= availableAt(members[i]->operand[j], first) || movableConstant(members[i]->operand[j], first);
     late &= opEq(members[i]->op, last) || unusedBefore(resultOf(members[i]), last);
   }
@@ -188,7 +195,7 @@ static MlirOperation insertionPoint(Sibling *const *members, int n) {
   if (!early)
     return (MlirOperation){NULL};
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < kNumFusedOperands; ++j)
+    for (int j = kX + 1; j < kNumFusedOperands; ++j)
       if (!availableAt(members[i]->operand[j], first)) { /* a movable constant: move it */
         MlirOperation def = producer(members[i]->operand[j]);
         mlirOperationMoveBefore(def, first);
@@ -223,7 +230,7 @@ static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int a
   const int numZeroPoints = has(lead, kZeroPoints) ? n : 0, numBiases = anyBias ? n : 0;
   MlirValue operands[1 + 4 * W4A16_MAX_MERGED];
   int count = 0;
-  operands[count++] = lead->operand[kX];
+  operands[count++] = earliest(members, n)->operand[kX]; /* all members' x hold the same data */
   const int groups[] = {kWeight, kScales, kZeroPoints, kBias}, sizes[] = {n, n, numZeroPoints, numBiases};
   for (int g = 0; g < 4; ++g)
     for (int i = 0; i < sizes[g]; ++i) /* a sibling without bias, among biased ones, adds zeros */
