@@ -302,11 +302,11 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
 
 static _Alignas(8) char fusePassId;
 
-static const ContractionPassSpec kFusePass = {
+static const OptionsPassSpec kFusePass = {
     &fusePassId, "W4a16Fuse", "w4a16-fuse", "Fuse dequant-matmul-epilogue chains into w4a16.fused_matmul",
-    fuseChainAt};
+    fuseChainAt, NULL};
 
-MlirPass w4a16CreateFusePass(W4a16FuseOptions options) { return createContractionPass(&kFusePass, options); }
+MlirPass w4a16CreateFusePass(W4a16FuseOptions options) { return createOptionsPass(&kFusePass, options); }
 
 void w4a16AddFusePass(MlirOpPassManager pm, W4a16FuseOptions options) {
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateFusePass(options));

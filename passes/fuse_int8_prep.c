@@ -136,12 +136,12 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
 
 static _Alignas(8) char fuseInt8PrepPassId;
 
-static const ContractionPassSpec kFuseInt8PrepPass = {
+static const OptionsPassSpec kFuseInt8PrepPass = {
     &fuseInt8PrepPassId, "W4a16FuseInt8Prep", "w4a16-fuse-int8-prep",
-    "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep", fuseAt};
+    "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep", fuseAt, NULL};
 
 MlirPass w4a16CreateFuseInt8PrepPass(W4a16FuseOptions options) {
-  return createContractionPass(&kFuseInt8PrepPass, options);
+  return createOptionsPass(&kFuseInt8PrepPass, options);
 }
 
 void w4a16AddFuseInt8PrepPass(MlirOpPassManager pm, W4a16FuseOptions options) {

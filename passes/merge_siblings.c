@@ -518,39 +518,14 @@ static void mergeRun(MlirOperation root, const W4a16FuseOptions *options) {
   free(all.ops);
 }
 
-typedef struct MergeState {
-  W4a16FuseOptions options;
-} MergeState;
-
-static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
-  (void)pass;
-  mergeRun(root, &((const MergeState *)userData)->options);
-}
-
-static MlirLogicalResult passInitialize(MlirContext ctx, void *userData) {
-  (void)userData;
-  return w4a16LoadDialect(ctx);
-}
-
-static void *passClone(void *userData) {
-  MergeState *copy = malloc(sizeof *copy);
-  *copy = *(const MergeState *)userData;
-  return copy;
-}
-
-static void passConstruct(void *userData) { (void)userData; }
-
 static _Alignas(8) char mergePassId;
 
-MlirPass w4a16CreateMergeSiblingsPass(W4a16FuseOptions options) {
-  MlirExternalPassCallbacks callbacks = {passConstruct, free, passInitialize, passClone, passRun};
-  MergeState state = {options};
-  return mlirCreateExternalPass(mlirTypeIDCreate(&mergePassId), mlirStringRefCreateFromCString("W4a16MergeSiblings"),
-                                mlirStringRefCreateFromCString("w4a16-merge-siblings"),
-                                mlirStringRefCreateFromCString("Merge fused matmuls that read the same x into one "
-                                                               "w4a16.merged_matmul (QKV outputs; gate/up GLU)"),
-                                mlirStringRefCreateFromCString(""), 0, NULL, callbacks, passClone(&state));
-}
+static const OptionsPassSpec kMergeSiblingsPass = {
+    &mergePassId, "W4a16MergeSiblings", "w4a16-merge-siblings",
+    "Merge fused matmuls that read the same x into one w4a16.merged_matmul (QKV outputs; gate/up GLU)", NULL,
+    mergeRun};
+
+MlirPass w4a16CreateMergeSiblingsPass(W4a16FuseOptions options) { return createOptionsPass(&kMergeSiblingsPass, options); }
 
 void w4a16AddMergeSiblingsPass(MlirOpPassManager pm, W4a16FuseOptions options) {
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateMergeSiblingsPass(options));

@@ -3,6 +3,7 @@
 
 #include "w4a16/dialect.h"
 
+#include "mlir-c/Dialect/Arith.h"
 #include "mlir-c/Dialect/Linalg.h"
 #include "mlir-c/Dialect/Tensor.h"
 
@@ -74,7 +75,7 @@ void explainRemark(const W4a16FuseOptions *options, const char *tag, MlirOperati
 /* --- the pass object ------------------------------------------------------------------------------ */
 
 typedef struct PassState {
-  const ContractionPassSpec *spec;
+  const OptionsPassSpec *spec;
   W4a16FuseOptions options;
 } PassState;
 
@@ -94,6 +95,10 @@ static bool isCandidate(MlirOperation op, void *unused) {
 static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
   (void)pass;
   const PassState *state = userData;
+  if (state->spec->runOnRoot) {
+    state->spec->runOnRoot(root, &state->options);
+    return;
+  }
   OpList c = collectOps(root, isCandidate, NULL, MlirWalkPreOrder);
   for (int i = 0; i < c.count; ++i)
     state->spec->rewriteAt(c.ops[i], &state->options);
@@ -113,12 +118,13 @@ static void *passClone(void *userData) {
 
 static void passConstruct(void *userData) { (void)userData; }
 
-MlirPass createContractionPass(const ContractionPassSpec *spec, W4a16FuseOptions options) {
+MlirPass createOptionsPass(const OptionsPassSpec *spec, W4a16FuseOptions options) {
   MlirExternalPassCallbacks callbacks = {passConstruct, free, passInitialize, passClone, passRun};
-  MlirDialectHandle tensor = mlirGetDialectHandle__tensor__(); /* rewrites may create tensor.collapse_shape */
+  /* rewrites may create tensor.collapse_shape / expand_shape and arith.constant (a merged op's zero bias) */
+  MlirDialectHandle dialects[2] = {mlirGetDialectHandle__tensor__(), mlirGetDialectHandle__arith__()};
   PassState state = {spec, options};
   return mlirCreateExternalPass(mlirTypeIDCreate(spec->typeId), mlirStringRefCreateFromCString(spec->name),
                                 mlirStringRefCreateFromCString(spec->argument),
                                 mlirStringRefCreateFromCString(spec->description), mlirStringRefCreateFromCString(""),
-                                1, &tensor, callbacks, passClone(&state));
+                                2, dialects, callbacks, passClone(&state));
 }

@@ -14,14 +14,17 @@ void eraseDeadOps(OpSet *candidates);
 void explainRemark(const W4a16FuseOptions *options, const char *tag, MlirOperation at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-typedef struct ContractionPassSpec {
+/* A pass of this library that takes W4a16FuseOptions (explain mode and stream). Set one of the two functions. */
+typedef struct OptionsPassSpec {
   const void *typeId; /* address of a static, 8-byte aligned object unique to the pass */
   const char *name, *argument, *description;
   /* Called once per linalg contraction (collected before any rewrite, so erasing ops is safe as long as
    * a rewrite erases no other contraction). */
   void (*rewriteAt)(MlirOperation contraction, const W4a16FuseOptions *options);
-} ContractionPassSpec;
+  /* Or called once on the pass's root (w4a16-merge-siblings). */
+  void (*runOnRoot)(MlirOperation root, const W4a16FuseOptions *options);
+} OptionsPassSpec;
 
-MlirPass createContractionPass(const ContractionPassSpec *spec, W4a16FuseOptions options);
+MlirPass createOptionsPass(const OptionsPassSpec *spec, W4a16FuseOptions options);
 
 #endif
