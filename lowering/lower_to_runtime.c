@@ -170,6 +170,17 @@ static void appendParameters(Text *t, const Projections *p) {
   }
 }
 
+/* %<name>_arg: tensor parameter %<name> as a read-only buffer, cast to the runtime's dynamic shape. */
+static void appendReadOnlyArg(Text *t, const char *name, MlirType tensor, const char *dynamic) {
+  append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", name, name);
+  appendType(t, tensor);
+  append(t, " to ");
+  appendMemrefOf(t, tensor);
+  append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", name, name);
+  appendMemrefOf(t, tensor);
+  append(t, " to %s\n", dynamic);
+}
+
 /* The runtime declaration and one private function performing the call(s) for `op`. */
 static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   const Projections p = projectionsOf(op);
@@ -204,13 +215,9 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   }
   append(t, "%s {\n  %%c0 = arith.constant 0 : index\n", numResults > 1 ? ")" : "");
   MlirType xType = mlirValueGetType(f->value[kX]);
-  append(t, "  %%x_buf = bufferization.to_buffer %%x read_only : ");
-  appendType(t, xType);
-  append(t, " to ");
-  appendMemrefOf(t, xType);
-  append(t, "\n  %%x_arg = memref.cast %%x_buf : ");
-  appendMemrefOf(t, xType);
-  append(t, " to memref<?x?x%s>\n", io);
+  char xDynamic[32];
+  snprintf(xDynamic, sizeof xDynamic, "memref<?x?x%s>", io);
+  appendReadOnlyArg(t, "x", xType, xDynamic);
   if (p.count > 1) /* the members' calls that follow run as one launch */
     append(t, "  %%merged = arith.constant %d : i32\n  %%glu = arith.constant %d : i32\n"
               "  %%merge_status = func.call @w4a16_rt_merged(%%merged, %%glu) : (i32, i32) -> i32\n",
@@ -230,13 +237,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       const bool oneDim = i == kBias || i == kGroupIndex;
       append(&dynamic, oneDim ? "memref<?x%s>" : "memref<?x?x%s>", elem);
       if (mf->present[i]) {
-        append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", nm[i], nm[i]);
-        appendType(t, type);
-        append(t, " to ");
-        appendMemrefOf(t, type);
-        append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", nm[i], nm[i]);
-        appendMemrefOf(t, type);
-        append(t, " to %s\n", dynamic.buf);
+        appendReadOnlyArg(t, nm[i], type, dynamic.buf);
       } else {
         Text empty = {NULL, 0, 0};
         append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);
