@@ -210,10 +210,10 @@ static w4a16_status runPlan(const w4a16_plan *plan, w4a16_backend backend, const
   uint16_t *dX = copyToDevice(x, (size_t)(M * K) * 2, &ok), *dBias = copyToDevice(bias, (size_t)N * 2, &ok);
   uint16_t *dResidual = copyToDevice(residual, (size_t)(M * N) * 2, &ok);
   w4a16_outputs dOuts = *outs;
-  for (int i = 0; i < outs->count; ++i)
-    dOuts.out[i] = NULL;
-  for (int i = 0; i < outs->count; ++i)
+  for (int i = 0; i < outs->count; ++i) {
+    dOuts.out[i] = NULL; /* freed below, allocated or not */
     ok = ok && cudaMalloc((void **)&dOuts.out[i], (size_t)(M * outs->cols[i]) * 2) == cudaSuccess;
+  }
   w4a16_status status = W4A16_ERR_CUDA;
   if (!ok)
     snprintf(why, WHY_SIZE, "staging the operands on the GPU: %s", cudaGetErrorString(cudaGetLastError()));

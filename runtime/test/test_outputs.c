@@ -127,8 +127,8 @@ done:
 /* cpu_backend.c's arithmetic, written out again: acc[m, n] in f32, the sums of each group in k order, then fmaf
  * with the group's scale (and the offset times the group's sum of x). x is the x the weight's rows meet (an
  * act-order plan's gathered x with its sorted weight). */
-static float load16(w4a16_element_type t, uint16_t v) { return t == W4A16_ELEM_BF16 ? w4a16_bf2f(v) : w4a16_h2f(v); }
-static uint16_t store16(w4a16_element_type t, float v) { return t == W4A16_ELEM_BF16 ? w4a16_f2bf(v) : w4a16_f2h(v); }
+static float load16(w4a16_element_type t, uint16_t v) { return (float)w4t_decode(v, t); } /* exact */
+static uint16_t store16(w4a16_element_type t, float v) { return w4t_encode(v, t); }  /* one rounding of v */
 static float act_f32(float v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0f + expf(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v)));
