@@ -19,13 +19,6 @@
 
 /* --- rewriting ---------------------------------------------------------------------------------- */
 
-/* The ancestor of op (or op itself) that lies in block, or a null op. */
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
 /* The op to insert before in `block` so that every value in `values` is defined above it: just after the
  * last of their definitions in the block, or at the top of the block. */
 static MlirOperation insertionPoint(MlirBlock block, const MlirValue *values, int count) {

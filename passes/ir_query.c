@@ -57,6 +57,12 @@ MlirOperation producer(MlirValue v) {
   return mlirOpResultGetOwner(v);
 }
 
+MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
 intptr_t userCount(MlirValue v) {
   intptr_t n = 0;
   for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))

@@ -16,6 +16,8 @@ bool opIs(MlirOperation op, const char *name);
 bool opInDialect(MlirOperation op, const char *dialect); /* "arith", "math", "linalg", "tensor" */
 /* The op defining v, or a null op for block arguments. */
 MlirOperation producer(MlirValue v);
+/* The ancestor of op (or op itself) that lies in block, or a null op. */
+MlirOperation ancestorIn(MlirOperation op, MlirBlock block);
 intptr_t userCount(MlirValue v);
 /* Index of v among its defining op's results (0 for block arguments). */
 intptr_t resultIndex(MlirValue v);

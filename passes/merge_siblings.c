@@ -126,33 +126,19 @@ static const char *differentForm(const Sibling *a, const Sibling *b) {
 
 /* --- where the merged op may go ----------------------------------------------------------------------- */
 
-/* The ancestor of op (or op) in block, or null. */
-static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
-  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
-    op = mlirOperationGetParentOperation(op);
-  return op;
-}
-
-static bool isBefore(MlirOperation a, MlirOperation b) { /* both in one block */
-  for (MlirOperation o = mlirOperationGetNextInBlock(a); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
-    if (opEq(o, b))
-      return true;
-  return false;
-}
-
 /* v is available right before `point`. */
 static bool availableAt(MlirValue v, MlirOperation point) {
   if (mlirValueIsNull(v) || mlirValueIsABlockArgument(v))
     return true; /* siblings share a block: its arguments and those of enclosing blocks dominate it */
   MlirOperation def = producer(v), at = ancestorIn(point, mlirOperationGetBlock(def));
-  return !mlirOperationIsNull(at) && isBefore(def, at);
+  return !mlirOperationIsNull(at) && mlirOperationIsBeforeInBlock(def, at);
 }
 
 /* No user of v comes before `point`. */
 static bool unusedBefore(MlirValue v, MlirOperation point) {
   for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
     MlirOperation at = ancestorIn(mlirOpOperandGetOwner(use), mlirOperationGetBlock(point));
-    if (mlirOperationIsNull(at) || isBefore(at, point))
+    if (mlirOperationIsNull(at) || mlirOperationIsBeforeInBlock(at, point))
       return false;
   }
   return true;
@@ -172,7 +158,7 @@ static bool movableConstant(MlirValue v, MlirOperation point) {
 static const Sibling *earliest(Sibling *const *members, int n) {
   const Sibling *e = members[0];
   for (int i = 1; i < n; ++i)
-    if (isBefore(members[i]->op, e->op))
+    if (mlirOperationIsBeforeInBlock(members[i]->op, e->op))
       e = members[i];
   return e;
 }
@@ -182,7 +168,7 @@ static const Sibling *earliest(Sibling *const *members, int n) {
 static MlirOperation insertionPoint(Sibling *const *members, int n) {
   MlirOperation first = earliest(members, n)->op, last = members[0]->op;
   for (int i = 1; i < n; ++i)
-    if (isBefore(last, members[i]->op))
+    if (mlirOperationIsBeforeInBlock(last, members[i]->op))
       last = members[i]->op;
   bool early = true, late = true;
   for (int i = 0; i < n; ++i) {
