@@ -139,12 +139,15 @@ __device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias
 // output of N columns (count 1: the fast path, store_item's first branch, the kernels' code as before the outputs
 // existed); w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu,
 // writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter: every thread takes the same
-// branch.
+// branch. Kept small: it is part of every kernel's parameter block, and v3's block grew past 256 bytes with its
+// first version (which also held every output's stride and count), which made plain calls 1-5 % slower
+// (bench/RESULTS.md, session 14). An output's row stride is its column count -- the next output's first column
+// (or N) minus its own -- or N / 2 with glu; output 0 starts at column 0.
 struct Outputs {
-  uint16_t *ptr[W4A16_MAX_OUTPUTS];  // output i, row-major, io type
-  int first[W4A16_MAX_OUTPUTS];      // its first plan column (multiples of 8, ascending; past the last: INT_MAX)
-  int stride[W4A16_MAX_OUTPUTS];     // its row stride in elements (its column count; N / 2 with glu)
-  int count, glu;
+  uint16_t *ptr[W4A16_MAX_OUTPUTS];    // output i, row-major, io type
+  int next[W4A16_MAX_OUTPUTS - 1];     // next[i]: output i + 1's first plan column (multiples of 8, ascending),
+                                       // INT_MAX where there is no output i + 1
+  int glu;
 };
 
 // The GLU epilogue for one 8-column item of one token: the plan interleaves gate and up by fours -- columns
@@ -172,17 +175,17 @@ __device__ __forceinline__ void store4_glu(const float (&v)[8], const uint16_t *
 template <class T>
 __device__ __forceinline__ void store_item(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
                                            const Outputs &o, int row, int n, int N, int act) {
-  if (o.count == 1 && !o.glu) {  // w4a16_plan_run
+  if (o.next[0] == INT_MAX && !o.glu) {  // w4a16_plan_run
     store8<T>(v, bias8, residual8, o.ptr[0] + (size_t)row * N + n, act);
   } else if (o.glu) {
     store4_glu<T>(v, bias8, o.ptr[0] + (size_t)row * (N >> 1) + (n >> 1), act);
   } else {  // the output holding column n: selects over the (constant-indexed) parameters, no local array
     uint16_t *p = o.ptr[0];
-    int first = 0, stride = o.stride[0];
+    int first = 0, end = o.next[0];
 #pragma unroll
     for (int i = 1; i < W4A16_MAX_OUTPUTS; ++i)
-      if (n >= o.first[i]) p = o.ptr[i], first = o.first[i], stride = o.stride[i];
-    store8<T>(v, bias8, residual8, p + (size_t)row * stride + (n - first), act);
+      if (n >= o.next[i - 1]) p = o.ptr[i], first = o.next[i - 1], end = i + 1 < W4A16_MAX_OUTPUTS ? o.next[i] : N;
+    store8<T>(v, bias8, residual8, p + (size_t)row * (min(end, N) - first) + (n - first), act);
   }
 }
 

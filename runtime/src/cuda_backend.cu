@@ -296,7 +296,7 @@ int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
 
 // Workspace split-K flags and arrival counters per plan (one per partial-sum slot and per tile; the
 // grid never exceeds this).
-constexpr int kMaxGrid = 1024;
+using w4a16::sm90::kMaxGrid;
 constexpr size_t kFlagBytes = 2 * kMaxGrid * sizeof(unsigned);
 
 // Bytes of split-K partial sums the memory contract (docs/contract.md §2) leaves for a call with M tokens: they
@@ -648,19 +648,15 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 namespace {
-// The kernels' outputs map (common.cuh's Outputs) of a call's checked w4a16_outputs: output i's first plan column
-// and row stride; entries past count start at INT_MAX, so that no column selects them.
-w4a16::Outputs device_outputs(const w4a16_outputs *o, int N) {
+// The kernels' outputs map (common.cuh's Outputs) of a call's checked w4a16_outputs: where each output after the
+// first starts among the plan's columns; INT_MAX past the last output, so that no column selects it.
+w4a16::Outputs device_outputs(const w4a16_outputs *o) {
   w4a16::Outputs d = {};
-  d.count = o->count;
   d.glu = o->glu;
   int first = 0;
   for (int i = 0; i < W4A16_MAX_OUTPUTS; ++i) {
-    d.first[i] = i < o->count ? first : INT_MAX;
-    if (i >= o->count) continue;
-    d.ptr[i] = o->out[i];
-    d.stride[i] = o->glu ? N / 2 : (int)o->cols[i];
-    first += (int)o->cols[i];
+    if (i < o->count) d.ptr[i] = o->out[i], first += (int)o->cols[i];
+    if (i + 1 < W4A16_MAX_OUTPUTS) d.next[i] = i + 1 < o->count ? first : INT_MAX;
   }
   return d;
 }
@@ -675,7 +671,7 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
   a.scales_bf16 = p->scales_bf16;
   a.bias = bias;
   a.residual = residual;
-  a.out = device_outputs(outs, p->N);
+  a.out = device_outputs(outs);
   a.M = (int)M;
   a.K = p->K;
   a.N = p->N;
@@ -705,7 +701,6 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
-  a.splits = c.S;
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
@@ -745,9 +740,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   if (!capturing && p->ran && stream != p->last_stream && (e = cudaStreamWaitEvent(stream, p->done, 0)) != cudaSuccess)
     return cuda_fail(e, "plan_run(cuda): ordering after the plan's previous call");
   a.partials = p->partials;
-  a.slot_floats = (int)(slot_bytes(M, c.W) / 4);
   a.flags = p->flags;
-  a.arrivals = p->flags + kMaxGrid;
   const long long grid = tiles_n * chunks * c.S;
   cfg.gridDim = dim3((unsigned)grid, 1, 1);
   e = cudaLaunchKernelEx(&cfg, k.fn, map, a);

@@ -168,12 +168,13 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // partial loads are batched (add_partials).
 template <class E, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
-                                             int tile, int split, int rows, int col0, int m0) {
+                                             int tile, int split, int S, int rows, int col0, int m0) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
-  const int S = args.splits, slot0 = tile * (S - 1);
-  const size_t slot = (size_t)args.slot_floats;  // >= rows * kCols
-  __shared__ int arrival, slot_of[8];            // slot_of[q]: the slot holding split q's partial sums
-  if (threadIdx.x == 0) arrival = (int)atomicAdd(args.arrivals + tile, 1u);
+  const int slot0 = tile * (S - 1);
+  const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
+  unsigned *const arrivals = args.flags + sm90::kMaxGrid;
+  __shared__ int arrival, slot_of[8];                          // slot_of[q]: the slot holding split q's partial sums
+  if (threadIdx.x == 0) arrival = (int)atomicAdd(arrivals + tile, 1u);
   __syncthreads();
   if (arrival < S - 1) {
     float *dst = args.partials + (slot0 + arrival) * slot;
@@ -189,7 +190,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     }
     return;
   }
-  if (threadIdx.x == 0) args.arrivals[tile] = 0;
+  if (threadIdx.x == 0) arrivals[tile] = 0;
   if (threadIdx.x < S - 1) {
     unsigned f;
     while ((f = sm90::load_acquire(args.flags + slot0 + threadIdx.x)) == 0) __nanosleep(64);
@@ -262,14 +263,14 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   // stay uniform and the wgmma descriptors stay in uniform registers.
   const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
   const int wg = warp >> 2, warp_in_wg = warp & 3, g8 = lane >> 2;
-  const int splits = args.splits;
   const int nblocks = args.Npad / kBlockCols;
   // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid,
-  // (split, column tile, chunk) with clusters, or blockIdx.x = tile * splits + split through the
-  // workspace (finish_split).
-  int split = blockIdx.x, ctile = blockIdx.y, chunk = blockIdx.z, tile = 0;
+  // (split, column tile, chunk) with clusters (gridDim.x = splits), or blockIdx.x = tile * splits + split
+  // through the workspace (finish_split; gridDim.x = tiles * splits).
+  int splits = gridDim.x, split = blockIdx.x, ctile = blockIdx.y, chunk = blockIdx.z, tile = 0;
   if (args.partials) {
     const int tiles_n = (nblocks + C::kW - 1) / C::kW;
+    splits = gridDim.x / (tiles_n * ((args.M + kMaxRows - 1) / kMaxRows));
     tile = blockIdx.x / splits;
     split = blockIdx.x - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
   }
@@ -513,7 +514,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   }
   if (args.partials) {
     __syncthreads();
-    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, rows, col0, m0);
+    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
     reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,

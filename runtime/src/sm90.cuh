@@ -14,6 +14,9 @@ namespace sm90 {
 
 constexpr int kBlockCols = 64;       // output columns per warpgroup (wgmma M)
 constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 64 * 128 / 2
+// Split-K through the workspace: at most this many CTAs; Args::flags holds as many slot flags, then as many
+// tile arrival counters.
+constexpr int kMaxGrid = 1024;
 
 struct Args {
   const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
@@ -23,13 +26,14 @@ struct Args {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  int splits;               // CTAs per tile along K
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
-  // between calls: each call's last CTA of a tile resets what the tile used.
-  float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive
-  int slot_floats;          // min(M, 64) tokens x W*64 columns
-  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds
-  unsigned *arrivals;       // per tile: CTAs of this call that have finished their main loop
+  // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
+  // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
+  // a parameter, because a parameter block past 256 bytes made every call slower (common.cuh, Outputs).
+  float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive, min(M, 64)
+                            // tokens x the CTA's columns each
+  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds; then, from
+                            // flags + kMaxGrid, per tile: CTAs of this call that have finished their main loop
 };
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {
