@@ -31,6 +31,9 @@
  *     --reps R     timed passes per mode and configuration (default 100)
  *     --copies C   layer copies (default: ceil(4 x L2 / layer bytes) + 1, L2 = max(60 MiB, the device's))
  *     --no-split   skip the per-group split
+ *     --timeline F per-CTA phase stamps of TIMELINE_REPLAYS graph replays per M and configuration into CSV F
+ *                  (bench/timeline.py summarises them); only in builds configured with -DW4A16_TIMELINE=ON
+ *                  (bench/prebuilt-gpu.sh timeline), whose kernels write the stamps: their times are not the plain build's
  * Output: progress and the plans' kernel configurations, then sections starting with "== " (the tables); the CSV
  * has one row per M and configuration. Exit 0, 1 (a correctness check failed), 2 (a runtime call failed, with
  * w4a16_last_error), 3 (a CUDA call failed). */
@@ -428,6 +431,36 @@ static void check(const bench *b, int64_t M, double err[NCHK]) {
   }
 }
 
+/* --- timeline (instrumented builds: runtime/src/timeline.cuh) ----------------------------------------------- */
+/* The buffer: TL_LAUNCHES regions of TL_CTAS records of TL_WORDS words (timeline.cuh's kLaunches, kCtas, kWords). */
+enum { TL_WORDS = 9, TL_CTAS = 2048, TL_LAUNCHES = 256, TIMELINE_REPLAYS = 5 };
+static const size_t TL_BYTES = (size_t)TL_LAUNCHES * TL_CTAS * TL_WORDS * 8;
+#ifdef W4A16_TIMELINE
+void w4a16_debug_set_timeline(unsigned long long *device_buffer); /* cuda_backend.cu */
+
+/* TIMELINE_REPLAYS replays of each configuration's graph, the buffer cleared before each: every CTA of the pass
+   rewrites its record (its launch's region was fixed at capture). */
+static void timeline_dump(const bench *b, unsigned long long *buf, const cudaGraphExec_t *ex, int64_t M, FILE *f) {
+  unsigned long long *h = xmalloc(TL_BYTES);
+  for (int rep = 0; rep < TIMELINE_REPLAYS; ++rep)
+    for (int cfg = 0; cfg < NCFG; ++cfg) {
+      CK(cudaMemsetAsync(buf, 0, TL_BYTES, b->s));
+      CK(cudaGraphLaunch(ex[cfg], b->s));
+      CK(cudaStreamSynchronize(b->s));
+      CK(cudaMemcpy(h, buf, TL_BYTES, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < (size_t)TL_LAUNCHES * TL_CTAS; ++i) {
+        const unsigned long long *r = h + i * TL_WORDS, w = r[1];
+        if (!r[2]) continue; /* no CTA there */
+        fprintf(f, "%lld,%s,%d,%llx,%llu,%llu,%llu,%llu", (long long)M, CFG_NAME[cfg], rep, r[0], w & 0xffff,
+                (w >> 16) & 0xffff, (w >> 32) & 0xffff, w >> 48);
+        for (int k = 2; k < TL_WORDS; ++k) fprintf(f, ",%llu", r[k]);
+        fprintf(f, "\n");
+      }
+    }
+  free(h);
+}
+#endif
+
 /* --- main ------------------------------------------------------------------------------------------------- */
 typedef struct {
   int M;
@@ -440,18 +473,20 @@ typedef struct {
 } result;
 
 int main(int argc, char **argv) {
-  const char *csv_path = NULL;
+  const char *csv_path = NULL, *timeline_path = NULL;
   int ms[MAX_MS] = {1, 16, 32}, nms = 3, reps = DEFAULT_REPS, copies = 0, split = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--copies") && i + 1 < argc) copies = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-split")) split = 0;
+    else if (!strcmp(argv[i], "--timeline") && i + 1 < argc) timeline_path = argv[++i];
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc) {
       nms = 0;
       for (char *t = strtok(argv[++i], ","); t && nms < MAX_MS; t = strtok(NULL, ",")) ms[nms++] = atoi(t);
     } else {
-      fprintf(stderr, "usage: %s [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split] [--timeline FILE]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -467,9 +502,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bad --reps, --copies or --ms\n");
     return 2;
   }
-  FILE *csv = NULL;
+  FILE *csv = NULL, *tl_csv = NULL;
   if (csv_path && !(csv = fopen(csv_path, "w"))) {
     fprintf(stderr, "cannot write %s\n", csv_path);
+    return 2;
+  }
+#ifndef W4A16_TIMELINE
+  if (timeline_path) {
+    fprintf(stderr, "--timeline needs a runtime built with -DW4A16_TIMELINE=ON (bench/prebuilt-gpu.sh timeline)\n");
+    return 2;
+  }
+#endif
+  if (timeline_path && !(tl_csv = fopen(timeline_path, "w"))) {
+    fprintf(stderr, "cannot write %s\n", timeline_path);
     return 2;
   }
   if (!w4a16_cuda_available()) {
@@ -523,6 +568,15 @@ int main(int argc, char **argv) {
     }
   }
   CK(cudaDeviceSynchronize());
+  unsigned long long *tl_buf = NULL;
+  if (tl_csv) { /* set before any capture: a captured launch keeps the region it was given */
+    tl_buf = dmalloc(TL_BYTES);
+#ifdef W4A16_TIMELINE
+    w4a16_debug_set_timeline(tl_buf);
+#endif
+    fprintf(tl_csv, "M,config,replay,launch,bx,by,bz,smid,entry_ns,waited_ns,first_weights_ns,first_x_ns,loop_done_ns,"
+                    "epilogue_ready_ns,done_ns\n");
+  }
 
   result *res = calloc((size_t)nms, sizeof *res);
   double *tg[NCFG], *te[NCFG];
@@ -554,6 +608,9 @@ int main(int argc, char **argv) {
 
     time_chain(&b, M, ex, reps, tg);
     time_chain(&b, M, NULL, reps, te);
+#ifdef W4A16_TIMELINE
+    if (tl_csv) timeline_dump(&b, tl_buf, ex, M, tl_csv);
+#endif
     for (int cfg = 0; cfg < NCFG; ++cfg) {
       r->graph[cfg] = summarize(tg[cfg], reps), r->eager[cfg] = summarize(te[cfg], reps);
       CK(cudaGraphExecDestroy(ex[cfg]));
@@ -629,6 +686,10 @@ int main(int argc, char **argv) {
   printf("%s\n", failed ? "layer bench: FAIL" : "layer bench: PASS");
 
   if (csv) fclose(csv);
+  if (tl_csv) {
+    fclose(tl_csv);
+    CK(cudaFree(tl_buf));
+  }
   for (int c = 0; c < copies; ++c) {
     for (int i = 0; i < NW; ++i) w4a16_plan_destroy(b.L[c].w[i]);
     w4a16_plan_destroy(b.L[c].qkv);

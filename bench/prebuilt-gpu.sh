@@ -15,6 +15,12 @@
 #   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
 #                                             separate vs merged plans, graph and eager; M = MS) into
 #                                             layer-NAME.{log,csv}; its tables go to the summary
+#   bench/prebuilt-gpu.sh timeline NAME       the same from an instrumented build (kernel v3 stamps each CTA's
+#                                             phases: runtime/src/timeline.cuh) with --timeline, and
+#                                             bench/timeline.py's per-launch table into the summary. Build and
+#                                             stage it with: cmake -S . -B build-tl -G Ninja -DW4A16_RUNTIME_ONLY=ON
+#                                             -DW4A16_TIMELINE=ON && ninja -C build-tl w4a16_layer_bench &&
+#                                             bench/prebuilt-gpu.sh --stage NAME build-tl
 # Output under $OUT (default bench/out/prebuilt-TIME): summary.txt and the logs/CSVs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +60,17 @@ if [ "$mode" = check ]; then
   grep -E "e2e [a-z_0-9]+: (PASS|FAIL)" "$O/e2e.log" | sort | uniq -c | tee -a "$S"
   # the GPU-target build (e2e-driver --gpu-target) at a glance
   echo "e2e GPU target: $(grep -cE 'e2e [a-z_0-9]+: PASS \(GPU target' "$O/e2e.log") PASS, $(grep -cE 'e2e [a-z_0-9]+: FAIL \(GPU target' "$O/e2e.log") FAIL, $(grep -c 'GPU target: SKIPPED' "$O/e2e.log") skipped" | tee -a "$S"
+  exit 0
+fi
+if [ "$mode" = timeline ]; then
+  name=$1 && unpack "$name" && B=/tmp/prebuilt/$name
+  t0=$(date +%s)
+  timeout 400 "$B/w4a16_layer_bench" --ms "${MS:-1,16,32}" --reps "${REPS:-40}" --no-split \
+    --timeline "$O/timeline-$name.csv" >"$O/timeline-$name.log" 2>&1
+  echo "timeline $name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$S"
+  grep -E "^M=[0-9]+: graph" "$O/timeline-$name.log" | tee -a "$S"
+  python3 "$ROOT/bench/timeline.py" "$O/timeline-$name.csv" | tee -a "$S"
+  xz -T2 "$O/timeline-$name.csv"
   exit 0
 fi
 if [ "$mode" = layer ]; then

@@ -139,9 +139,9 @@ __device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias
 // output of N columns (count 1: the fast path, store_item's first branch, the kernels' code as before the outputs
 // existed); w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu,
 // writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter: every thread takes the same
-// branch. Kept small: it is part of every kernel's parameter block, and v3's block grew past 256 bytes with its
-// first version (which also held every output's stride and count), which made plain calls 1-5 % slower
-// (bench/RESULTS.md, session 14). An output's row stride is its column count -- the next output's first column
+// branch. Kept small: it is part of every kernel's parameter block, and plain calls became 1-5 % slower when its
+// first version (every output's stride and count too) grew v3's block from 232 to 296 bytes (bench/RESULTS.md,
+// session 14; not a cost per byte as such: a synthetic kernel showed none, session 15). An output's row stride is its column count -- the next output's first column
 // (or N) minus its own -- or N / 2 with glu; output 0 starts at column 0.
 struct Outputs {
   uint16_t *ptr[W4A16_MAX_OUTPUTS];    // output i, row-major, io type

@@ -24,6 +24,7 @@
 #include "cuda_host.cuh"
 #include "internal.h"
 #include "kernels.h"
+#include "timeline.cuh"
 
 using w4a16::GemmArgs;
 using w4a16::add_pdl;
@@ -647,6 +648,18 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
            p->splits > 1 ? "cluster split-K" : "no split", form_note(p), type_note(p));
 }
 
+#ifdef W4A16_TIMELINE
+// The device buffer v3 calls stamp their phases into (runtime/src/timeline.cuh); null: none. Instrumented builds
+// only: the layer benchmark's --timeline sets it around one graph replay.
+// Each launch gets the next of timeline::kLaunches regions of timeline::kCtas records.
+static unsigned long long *g_timeline;
+static unsigned g_timeline_launch;
+extern "C" void w4a16_debug_set_timeline(unsigned long long *device_buffer) {
+  g_timeline = device_buffer;
+  g_timeline_launch = 0;
+}
+#endif
+
 namespace {
 // The kernels' outputs map (common.cuh's Outputs) of a call's checked w4a16_outputs: where each output after the
 // first starts among the plan's columns; INT_MAX past the last output, so that no column selects it.
@@ -701,6 +714,11 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
+#ifdef W4A16_TIMELINE
+  if (g_timeline)
+    a.timeline = g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *
+                                  w4a16::timeline::kWords;
+#endif
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;

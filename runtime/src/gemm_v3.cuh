@@ -48,6 +48,7 @@
 
 #include "common.cuh"
 #include "sm90.cuh"
+#include "timeline.cuh"
 #include "wgmma_rs.cuh"
 
 namespace w4a16 {
@@ -259,6 +260,9 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
+#ifdef W4A16_TIMELINE
+  unsigned long long *const tl = timeline::take(args.timeline, args.wq);  // thread 0's record (timeline.cuh)
+#endif
   // Broadcast from lane 0 so that the compiler knows the warp index is warp-uniform: branches on it
   // stay uniform and the wgmma descriptors stay in uniform registers.
   const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
@@ -352,6 +356,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   // previous kernel in the stream, which may still be running (programmatic dependent launch): wait
   // for it here.
   sm90::grid_dependency_wait();
+  W4A16_STAMP(tl, kWaited);
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
   // The rows [row_lo, row_hi) of the chunk this CTA stores: a cluster split finishes its split_items of
@@ -405,6 +410,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
       produce_x(step + C::kXAhead);
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
     __syncwarp();             // ... and lanes 0-2's scales and zero points are visible to the warp
+    if (step == 0) W4A16_STAMP(tl, kFirstWeights);
     load_w((s + WD - 1) % WD);  // refills the slot read in the previous step (before the __syncwarp)
     cp_async_commit();
     const bool two = 2 * step + 1 < ng;
@@ -431,6 +437,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
         box_constants(ws + C::kMeta0, 0, c);
         dequant4_affine<E>(w0, a, c);
         sm90::mbar_wait(full, xphase);
+        if (step == 0) W4A16_STAMP(tl, kFirstX);
         mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo, false, acc);
         box_constants(ws + C::kMeta0, 1, c);
         dequant4_affine<E>(w1, b, c);
@@ -469,6 +476,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
       uint32_t a[4][4], b[4][4];
       dequant4(w0, a, z);
       sm90::mbar_wait(full, xphase);
+      if (step == 0) W4A16_STAMP(tl, kFirstX);
       mma_box<T, Io<E>::kBf16>(a, desc_hi, xlo, true, p);
       dequant4(w1, b, z);
       mma_box<T, Io<E>::kBf16>(b, desc_hi, xlo + kBox, false, p);
@@ -502,6 +510,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
       if (base + 3 < nsteps) run_step(base + 3, std::integral_constant<int, 3>(), xphase);
   }
   cp_async_wait<0>();
+  W4A16_STAMP(tl, kLoopDone);
   __syncthreads();  // every x stage consumed and every copy landed: the rings become the partials
 
   float *red = reinterpret_cast<float *>(smem);
@@ -512,6 +521,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
           (size_t)C::kCols};
     if (row_hi > row_lo) sm90::mbar_wait(sm90::smem_u32(&epi_bar), 0);
   }
+  W4A16_STAMP(tl, kEpilogueReady);
   if (args.partials) {
     __syncthreads();
     finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0);
@@ -520,6 +530,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
     reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,
                                                              args.out, args.act);
   }
+  W4A16_STAMP(tl, kDone);
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
 #endif

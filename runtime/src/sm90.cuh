@@ -29,11 +29,14 @@ struct Args {
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
   // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
   // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
-  // a parameter, because a parameter block past 256 bytes made every call slower (common.cuh, Outputs).
+  // a parameter (common.cuh, Outputs: why the block is kept small).
   float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive, min(M, 64)
                             // tokens x the CTA's columns each
   unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds; then, from
                             // flags + kMaxGrid, per tile: CTAs of this call that have finished their main loop
+#ifdef W4A16_TIMELINE
+  unsigned long long *timeline;  // instrumented builds only (timeline.cuh): where each CTA's time goes
+#endif
 };
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {
