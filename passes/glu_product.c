@@ -2,21 +2,33 @@
 #include "glu_product.h"
 
 #include "match.h"
+#include "rewrite.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { kMaxPath = 8, kSamples = 16 };
+enum { kMaxPath = kGluMaxPath, kSamples = 16 };
 
 /* --- the paths from the factors to the consumer ---------------------------------------------------- */
 
-/* a and b are g and u seen through the same views: identical single-use view ops, applied in the same order. */
+/* The users of v other than tensor.dim (which reads only its shape, the same in a merged result): how many, and
+ * the first of them. */
+static intptr_t dataUsers(MlirValue v, MlirOperation *first) {
+  intptr_t n = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    if (!opIs(mlirOpOperandGetOwner(use), "tensor.dim") && n++ == 0 && first)
+      *first = mlirOpOperandGetOwner(use);
+  return n;
+}
+
+/* a and b are g and u seen through the same views: identical view ops, each the only data user of the value
+ * before it, applied in the same order. */
 static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int depth) {
   if (valueEq(a, g) || valueEq(b, u))
     return valueEq(a, g) && valueEq(b, u);
   MlirOperation pa = producer(a), pb = producer(b);
   if (depth > kMaxPath || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || !isViewProducer(pa) ||
-      mlirOperationGetNumResults(pa) != 1 || userCount(a) != 1 || userCount(b) != 1 ||
+      mlirOperationGetNumResults(pa) != 1 || dataUsers(a, NULL) != 1 || dataUsers(b, NULL) != 1 ||
       !opIs(pb, opName(pa, (char[64]){0}, 64)) || !sameAttributes(pa, pb) ||
       !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) ||
       mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || mlirOperationGetNumRegions(pa) != 0)
@@ -27,13 +39,11 @@ static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int de
   return sameViews(mlirOperationGetOperand(pa, 0), g, mlirOperationGetOperand(pb, 0), u, depth + 1);
 }
 
-static MlirOperation soleUser(MlirValue v) { return mlirOpOperandGetOwner(mlirValueGetFirstUse(v)); }
-
-/* v through the views that are its only use, one after the other: the value its first other user reads (null
- * when some value on the way has another number of users than one). */
+/* v through the views that are its only data use, one after the other: the value its first other user reads
+ * (null when some value on the way has another number of data users than one). */
 static MlirValue throughViews(MlirValue v) {
-  for (int depth = 0; depth < kMaxPath && userCount(v) == 1; ++depth) {
-    MlirOperation user = soleUser(v);
+  MlirOperation user;
+  for (int depth = 0; depth < kMaxPath && dataUsers(v, &user) == 1; ++depth) {
     if (!isViewProducer(user) || mlirOperationGetNumResults(user) != 1 || !valueEq(mlirOperationGetOperand(user, 0), v))
       return v;
     v = mlirOperationGetResult(user, 0);
@@ -41,8 +51,8 @@ static MlirValue throughViews(MlirValue v) {
   return (MlirValue){NULL};
 }
 
-/* The ops from v on, each the only user of the one before: elementwise ops with one result, and the op after
- * the last of them. */
+/* The ops from v on, each the only data user of the one before: elementwise ops with one result, and the op
+ * after the last of them. */
 typedef struct Path {
   MlirOperation ops[kMaxPath];
   int count;
@@ -50,8 +60,8 @@ typedef struct Path {
 
 static void pathFrom(MlirValue v, Path *path) {
   path->count = 0;
-  while (path->count < kMaxPath && userCount(v) == 1) {
-    MlirOperation user = soleUser(v);
+  MlirOperation user;
+  while (path->count < kMaxPath && dataUsers(v, &user) == 1) {
     path->ops[path->count++] = user;
     if (!isElementwiseProducer(user) || mlirOperationGetNumResults(user) != 1)
       return;
@@ -172,6 +182,16 @@ const char *findGluProduct(MlirValue a, MlirValue b, bool pathActivation, GluPro
   p->consumer = path[0].ops[at[0]];
   if (!sameViews(p->aSeen, a, p->bSeen, b, 0))
     return "they are seen through different views";
+  for (int s = 0; s < 2; ++s) { /* shaped like the factors, so that a tensor.dim of them reads the result's dims */
+    p->pathLength[s] = at[s];
+    for (int i = 0; i < at[s]; ++i) {
+      p->path[s][i] = path[s].ops[i];
+      const MlirValue v = mlirOperationGetResult(path[s].ops[i], 0);
+      for (int d = 0; d < rankOf(p->aSeen); ++d)
+        if (rankOf(v) != rankOf(p->aSeen) || dimOf(v, d) != dimOf(p->aSeen, d))
+          return "an op on the way to their product changes the shape";
+    }
+  }
   const MlirValue out = mlirOperationGetResult(p->consumer, 0);
   if (!isElementwiseProducer(p->consumer) || mlirOperationGetNumResults(p->consumer) != 1 || rankOf(out) < 1 ||
       !mlirTypeEqual(mlirValueGetType(out), mlirValueGetType(p->aSeen)))
@@ -192,17 +212,51 @@ const char *findGluProduct(MlirValue a, MlirValue b, bool pathActivation, GluPro
                         : "the op they meet in does not compute gate * up";
 }
 
-void replaceGluConsumer(const GluProduct *p, MlirValue a, MlirValue merged) {
+/* tensor.dim users of v read the same dims of w (of v's shape). */
+static void redirectDims(MlirValue v, MlirValue w) {
+  MlirOpOperand use = mlirValueGetFirstUse(v);
+  while (!mlirOpOperandIsNull(use)) {
+    const MlirOpOperand next = mlirOpOperandGetNextUse(use);
+    if (opIs(mlirOpOperandGetOwner(use), "tensor.dim"))
+      mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use), w);
+    use = next;
+  }
+}
+
+/* The views that take `from` to `seen`, applied to `to`: to[d] is it through the first d of them, each clone
+ * inserted right before the view it copies (where that view's other operands are defined, before any user of
+ * its result). Returns their number; the clones go to *made. */
+static int cloneViews(MlirValue from, MlirValue seen, MlirValue *to, OpSet *made) {
   MlirOperation chain[kMaxPath + 1];
   int depth = 0;
-  for (MlirValue v = p->aSeen; !valueEq(v, a); v = mlirOperationGetOperand(producer(v), 0))
+  for (MlirValue v = seen; !valueEq(v, from); v = mlirOperationGetOperand(producer(v), 0))
     chain[depth++] = producer(v);
-  MlirValue value = merged;
-  for (int i = depth - 1; i >= 0; --i) {
-    MlirOperation copy = mlirOperationClone(chain[i]);
-    mlirOperationSetOperand(copy, 0, value);
-    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(p->consumer), p->consumer, copy);
-    value = mlirOperationGetResult(copy, 0);
+  for (int d = 1; d <= depth; ++d) {
+    MlirOperation view = chain[depth - d], copy = mlirOperationClone(view);
+    mlirOperationSetOperand(copy, 0, to[d - 1]);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(view), view, copy);
+    to[d] = mlirOperationGetResult(copy, 0);
+    opSetAdd(made, copy);
   }
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(p->consumer, 0), value);
+  return depth;
+}
+
+void replaceGluConsumer(const GluProduct *p, MlirValue a, MlirValue b, MlirValue merged) {
+  OpSet made = {.count = 0};
+  MlirValue viewed[2][kMaxPath + 1] = {{merged}, {merged}};
+  const MlirValue factor[2] = {a, b}, seen[2] = {p->aSeen, p->bSeen};
+  for (int s = 0; s < 2; ++s) {
+    const int depth = cloneViews(factor[s], seen[s], viewed[s], &made);
+    MlirValue v = seen[s];
+    for (int d = depth;; --d, v = mlirOperationGetOperand(producer(v), 0)) {
+      redirectDims(v, viewed[s][d]);
+      if (d == 0)
+        break;
+    }
+    for (int i = 0; i < p->pathLength[s]; ++i)
+      redirectDims(mlirOperationGetResult(p->path[s][i], 0), viewed[s][depth]);
+    if (s == 0)
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(p->consumer, 0), viewed[0][depth]);
+  }
+  eraseDeadOps(&made); /* b's clones where no tensor.dim reads them */
 }

@@ -266,7 +266,7 @@ static bool tryGlu(Sibling *first, Sibling *second, const W4a16FuseOptions *opti
   snprintf(what, sizeof what, "glu: %s(gate) * up", w4a16_activation_name(activation));
   remarkMembers(options, members, 2, what);
   MlirOperation merged = buildMerged(members, 2, true, activation, at);
-  replaceGluConsumer(&product, resultOf(first), mlirOperationGetResult(merged, 0));
+  replaceGluConsumer(&product, resultOf(first), resultOf(second), mlirOperationGetResult(merged, 0));
   OpSet dead = {.count = 0};
   opSetAdd(&dead, product.consumer);
   eraseDeadOps(&dead); /* the product, and the views and activation ops only it used; gate and up, now unused,

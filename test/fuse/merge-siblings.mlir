@@ -360,3 +360,40 @@ func.func @relu_on_the_path(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: 
   } -> tensor<4x64xf16>
   return %h : tensor<4x64xf16>
 }
+
+// -----
+
+// torch-mlir sizes every output by tensor.dim of an input: the gate, the silu's result and up are also read by
+// tensor.dim. Such reads see only the shape, which the merged result has: they merge all the same, and the dims
+// are read from the merged result (the separate ops are gone).
+// CHECK-LABEL: func.func @dims_on_the_way(
+// CHECK:         %[[G:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-NEXT:    %[[D:.+]] = tensor.dim %[[G]], %{{.+}} : tensor<?x64xf16>
+// CHECK-NEXT:    return %[[G]], %[[D]]
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @dims_on_the_way(%x: tensor<?x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> (tensor<?x64xf16>, index) {
+  %c0 = arith.constant 0 : index
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %mg = tensor.dim %gate, %c0 : tensor<?x64xf16>
+  %ge = tensor.empty(%mg) : tensor<?x64xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<?x64xf16>) outs(%ge : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %one, %e : f16
+    %v = arith.divf %a, %d : f16
+    linalg.yield %v : f16
+  } -> tensor<?x64xf16>
+  %ms = tensor.dim %s, %c0 : tensor<?x64xf16>
+  %mu = tensor.dim %up, %c0 : tensor<?x64xf16>
+  %pe = tensor.empty(%mu) : tensor<?x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %up : tensor<?x64xf16>, tensor<?x64xf16>) outs(%pe : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<?x64xf16>
+  return %h, %ms : tensor<?x64xf16>, index
+}
