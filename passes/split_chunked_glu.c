@@ -11,7 +11,7 @@
  * last dim, and tensor.dim of a row dim) and feed a product that merge-siblings' glu check (glu_product.c)
  * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns and has no bias (a
  * glu takes none); a half must be a window of every stored operand in its layout. Otherwise the op stays, and in
- * explain mode a chunked one gets a remark naming the rule. */
+ * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
 #include "glu_product.h"
 #include "match.h"
 #include "rewrite.h"
@@ -458,7 +458,7 @@ static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
   c->K = dimOf(operandOf(c, kX), 1), c->N = dimOf(result, 1), c->I = c->N / 2;
   MlirOperation views[kMaxViews];
   collectUses(result, views, 0, &c->uses);
-  if (c->uses.numSlices > 0) { /* a chunked result: split, or say why not */
+  if (c->uses.numSlices >= 2) { /* a chunked result: split, or say why not (one slice is no chunk) */
     char text[256];
     const char *why = opRule(c, text, sizeof text);
     if (!why)
