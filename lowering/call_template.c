@@ -5,6 +5,7 @@
 #include "w4a16/dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 
 #include <stdarg.h>
@@ -37,6 +38,16 @@ void appendMemrefOf(Text *t, MlirType tensor) {
   Text tmp = {NULL, 0, 0};
   appendType(&tmp, tensor);
   append(t, "memref%s", strchr(tmp.buf, '<'));
+  free(tmp.buf);
+}
+
+void appendStridedMemrefOf(Text *t, MlirType tensor) {
+  Text tmp = {NULL, 0, 0};
+  appendType(&tmp, tensor);
+  append(t, "memref%.*s, strided<[", (int)(strlen(strchr(tmp.buf, '<')) - 1), strchr(tmp.buf, '<'));
+  for (intptr_t d = 0, rank = mlirShapedTypeGetRank(tensor); d < rank; ++d)
+    append(t, "%s?", d ? ", " : "");
+  append(t, "], offset: ?>>");
   free(tmp.buf);
 }
 

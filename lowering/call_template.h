@@ -16,6 +16,9 @@ void append(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 void appendType(Text *t, MlirType type);
 /* "tensor<?x256xf16>" -> "memref<?x256xf16>" */
 void appendMemrefOf(Text *t, MlirType tensor);
+/* "tensor<32x64xi32>" -> "memref<32x64xi32, strided<[?, ?], offset: ?>>": any window of a buffer (a bufferized
+ * tensor.extract_slice) has this type without a copy. */
+void appendStridedMemrefOf(Text *t, MlirType tensor);
 
 /* Parses template text into a module whose ops and block arguments all carry `at`, the location of what the
  * template stands for, so that any later diagnostic about them points into the user's input. The parse's own

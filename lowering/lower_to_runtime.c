@@ -94,15 +94,23 @@ static int64_t zeroPointOffset(MlirOperation op) {
   return mlirAttributeIsNull(o) ? 0 : mlirIntegerAttrGetValueInt(o);
 }
 
+/* What a plan is made from -- weight, scales and zero points -- reaches the runtime as it is stored, also when
+ * it is a window of a larger buffer (w4a16-split-chunked-glu slices a gate_up projection's columns): a strided
+ * memref, whose offset and strides the runtime reads. An identity-layout memref would make bufferization copy
+ * such a window into a fresh buffer on every call, and the runtime finds a weight's plan by its address. */
+static const char kWindow[] = ", strided<[?, ?], offset: ?>";
+static bool isPlanOperand(int operand) { return operand == kWeight || operand == kScales || operand == kZeroPoints; }
+
 /* The runtime entry point: w4a16_rt_matmul_<w> for the symmetric form, w4a16_rt_matmul_zp_<w>_<z> with
  * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor) or
  * a g_idx (act-order), and w4a16_rt_matmul_typed_<io>_<s>_<w>_<z> when x/bias/residual/out (io) or the
  * scales (s) are bf16: the zero-point signature with those element types (z = f16, empty, when there is no
  * tensor; g_idx empty when there is none). */
 static void appendRuntimeSignature(Text *t, const char *io, const char *s, const char *w, const char *z) {
-  append(t, "(memref<?x?x%s>, memref<?x?x%s>, memref<?x?x%s>, memref<?x%s>, memref<?x?x%s>, ", io, w, s, io, io);
+  append(t, "(memref<?x?x%s>, memref<?x?x%s%s>, memref<?x?x%s%s>, memref<?x%s>, memref<?x?x%s>, ", io, w, kWindow, s,
+         kWindow, io, io);
   if (z)
-    append(t, "memref<?x?x%s>, memref<?xi32>, ", z);
+    append(t, "memref<?x?x%s%s>, memref<?xi32>, ", z, kWindow);
   append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64, i32" : "");
 }
 
@@ -170,14 +178,16 @@ static void appendParameters(Text *t, const Projections *p) {
   }
 }
 
-/* %<name>_arg: tensor parameter %<name> as a read-only buffer, cast to the runtime's dynamic shape. */
-static void appendReadOnlyArg(Text *t, const char *name, MlirType tensor, const char *dynamic) {
+/* %<name>_arg: tensor parameter %<name> as a read-only buffer (strided: any window, see kWindow), cast to the
+ * runtime's dynamic shape. */
+static void appendReadOnlyArg(Text *t, const char *name, MlirType tensor, const char *dynamic, bool strided) {
+  void (*const memrefOf)(Text *, MlirType) = strided ? appendStridedMemrefOf : appendMemrefOf;
   append(t, "  %%%s_buf = bufferization.to_buffer %%%s read_only : ", name, name);
   appendType(t, tensor);
   append(t, " to ");
-  appendMemrefOf(t, tensor);
+  memrefOf(t, tensor);
   append(t, "\n  %%%s_arg = memref.cast %%%s_buf : ", name, name);
-  appendMemrefOf(t, tensor);
+  memrefOf(t, tensor);
   append(t, " to %s\n", dynamic);
 }
 
@@ -217,7 +227,7 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
   MlirType xType = mlirValueGetType(f->value[kX]);
   char xDynamic[32];
   snprintf(xDynamic, sizeof xDynamic, "memref<?x?x%s>", io);
-  appendReadOnlyArg(t, "x", xType, xDynamic);
+  appendReadOnlyArg(t, "x", xType, xDynamic, false);
   if (p.count > 1) /* the members' calls that follow run as one launch */
     append(t, "  %%merged = arith.constant %d : i32\n  %%glu = arith.constant %d : i32\n"
               "  %%merge_status = func.call @w4a16_rt_merged(%%merged, %%glu) : (i32, i32) -> i32\n",
@@ -235,9 +245,12 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       Text dynamic = {NULL, 0, 0};
       const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : i == kGroupIndex ? "i32" : io;
       const bool oneDim = i == kBias || i == kGroupIndex;
-      append(&dynamic, oneDim ? "memref<?x%s>" : "memref<?x?x%s>", elem);
+      if (oneDim)
+        append(&dynamic, "memref<?x%s>", elem);
+      else
+        append(&dynamic, "memref<?x?x%s%s>", elem, isPlanOperand(i) ? kWindow : "");
       if (mf->present[i]) {
-        appendReadOnlyArg(t, nm[i], type, dynamic.buf);
+        appendReadOnlyArg(t, nm[i], type, dynamic.buf, isPlanOperand(i));
       } else {
         Text empty = {NULL, 0, 0};
         append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);

@@ -106,8 +106,10 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   w4a16RegisterPasses(); /* the textual part names upstream passes */
   if (options.fuse) {
     w4a16AddFusePass(pm, options.fuseOptions);
-    if (!options.noMergeSiblings)
+    if (!options.noMergeSiblings) { /* a gate_up projection's halves, then every sibling group */
+      w4a16AddSplitChunkedGluPass(pm, options.fuseOptions);
       w4a16AddMergeSiblingsPass(pm, options.fuseOptions);
+    }
     w4a16AddFuseInt8PrepPass(pm, options.fuseOptions);
     mlirOpPassManagerAddOwnedPass(pm, w4a16CreateVerifyPass());
   }

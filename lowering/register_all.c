@@ -9,6 +9,7 @@
 #include <string.h>
 
 static MlirPass createFuse(void) { return w4a16CreateFusePass((W4a16FuseOptions){0}); }
+static MlirPass createSplitChunkedGlu(void) { return w4a16CreateSplitChunkedGluPass((W4a16FuseOptions){0}); }
 static MlirPass createMergeSiblings(void) { return w4a16CreateMergeSiblingsPass((W4a16FuseOptions){0}); }
 static MlirPass createFuseInt8Prep(void) { return w4a16CreateFuseInt8PrepPass((W4a16FuseOptions){0}); }
 static MlirPass createVerify(void) { return w4a16CreateVerifyPass(); }
@@ -27,6 +28,7 @@ static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass();
  * variants get their own names as one-pass pipelines. Remarks go to stderr. */
 static MlirLogicalResult buildExplain(MlirOpPassManager pm) {
   w4a16AddFusePass(pm, (W4a16FuseOptions){.explain = true});
+  w4a16AddSplitChunkedGluPass(pm, (W4a16FuseOptions){.explain = true});
   w4a16AddMergeSiblingsPass(pm, (W4a16FuseOptions){.explain = true});
   return mlirLogicalResultSuccess();
 }
@@ -55,7 +57,7 @@ static const char *const kPipelines[] = {"w4a16-explain", "w4a16-explain-int8-pr
 
 static void registerPassesOnce(void) {
   mlirRegisterAllPasses(); /* the upstream ones, which w4a16AddPipeline names in text too */
-  MlirPass (*const passes[])(void) = {createFuse,          createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
+  MlirPass (*const passes[])(void) = {createFuse,          createSplitChunkedGlu, createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
                                       createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createStridedCopiesToLoops, createGpuHostCode,
                                       createCallerStream,  createDeviceMemory, createDependentLaunch};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)

@@ -84,6 +84,39 @@ const char *opName(MlirOperation op, char *buf, size_t size) {
   return buf;
 }
 
+/* --- the same value, spelled twice ------------------------------------------------------------------ */
+
+bool sameAttributes(MlirOperation a, MlirOperation b) {
+  intptr_t n = mlirOperationGetNumAttributes(a);
+  if (n != mlirOperationGetNumAttributes(b))
+    return false;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute na = mlirOperationGetAttribute(a, i);
+    MlirAttribute other = mlirOperationGetAttributeByName(b, mlirIdentifierStr(na.name));
+    if (mlirAttributeIsNull(other) || !mlirAttributeEqual(na.attribute, other))
+      return false;
+  }
+  return true;
+}
+
+/* a and b hold the same data: one value, or results of two region-free, side-effect-free ops of the same
+ * kind on the same values (each sibling's fusion collapses a rank-3 x on its own, say). */
+bool sameValue(MlirValue a, MlirValue b, int depth) {
+  if (valueEq(a, b))
+    return true;
+  MlirOperation pa = producer(a), pb = producer(b);
+  if (depth > 8 || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || resultIndex(a) != resultIndex(b) ||
+      !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) || mlirOperationGetNumRegions(pa) != 0 ||
+      !(opInDialect(pa, "tensor") || opInDialect(pa, "arith")) || !opIs(pb, opName(pa, (char[64]){0}, 64)) ||
+      mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || !sameAttributes(pa, pb) ||
+      opIs(pa, "tensor.empty"))
+    return false;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(pa); i < n; ++i)
+    if (!sameValue(mlirOperationGetOperand(pa, i), mlirOperationGetOperand(pb, i), depth + 1))
+      return false;
+  return true;
+}
+
 /* --- types ------------------------------------------------------------------------------------ */
 
 bool isRankedTensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }

@@ -28,6 +28,12 @@ MlirAttribute attr(MlirOperation op, const char *name);
 const char *opName(MlirOperation op, char *buf, size_t size);
 /* `loc("f.mlir":3:7)` -> `f.mlir:3:7` (as mlir-opt prints diagnostics), into buf; for located remarks. */
 const char *locationText(MlirLocation loc, char *buf, size_t size);
+/* a and b carry the same attributes (names and values). */
+bool sameAttributes(MlirOperation a, MlirOperation b);
+/* a and b hold the same data: one value, or results of two region-free, side-effect-free tensor or arith ops of
+ * the same kind and attributes on the same values (each sibling projection's fusion collapses a rank-3 x on its
+ * own, say). */
+bool sameValue(MlirValue a, MlirValue b, int depth);
 /* The ops under root (root included) for which keep(op, data) holds, in walk order: what a pass collects
  * before it rewrites, so that its rewrites never disturb the walk. Free list.ops. */
 typedef struct OpList {

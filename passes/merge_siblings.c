@@ -3,14 +3,15 @@
  * bytes; one call over the siblings' columns pays it once.
  *
  *   glu:     gate = fused(x, Wg) with an activation (or none), up = fused(x, Wu) with none, and an elementwise
- *            consumer that computes gate * up (evaluated at sample points: any spelling, either order, through
- *            identical views of both) -> one op whose result is act(x Wg) * (x Wu): SwiGLU, GeGLU.
+ *            consumer that computes gate * up, or act(gate) * up when neither fused op applies an activation
+ *            (glu_product.c: evaluated at sample points, any spelling, either order, through identical views of
+ *            both) -> one op whose result is act(x Wg) * (x Wu): SwiGLU, GeGLU.
  *   outputs: the other siblings with the same activation -> one op with a result per sibling (QKV).
  *
  * Siblings merge only where the runtime can run them as one plan: the same quantisation form (layouts, group
  * size, zero-point form, element types), no residual and no act-order g_idx; no biases for glu (outputs: a
  * sibling without bias among biased ones gets a zero bias). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
-#include "eval.h"
+#include "glu_product.h"
 #include "match.h"
 #include "rewrite.h"
 #include "w4a16/contract.h"
@@ -19,7 +20,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,39 +51,6 @@ static Sibling siblingOf(MlirOperation op) {
 
 static bool has(const Sibling *s, int operand) { return !mlirValueIsNull(s->operand[operand]); }
 static MlirValue resultOf(const Sibling *s) { return mlirOperationGetResult(s->op, 0); }
-
-/* --- the same value, spelled twice ------------------------------------------------------------------ */
-
-static bool sameAttributes(MlirOperation a, MlirOperation b) {
-  intptr_t n = mlirOperationGetNumAttributes(a);
-  if (n != mlirOperationGetNumAttributes(b))
-    return false;
-  for (intptr_t i = 0; i < n; ++i) {
-    MlirNamedAttribute na = mlirOperationGetAttribute(a, i);
-    MlirAttribute other = mlirOperationGetAttributeByName(b, mlirIdentifierStr(na.name));
-    if (mlirAttributeIsNull(other) || !mlirAttributeEqual(na.attribute, other))
-      return false;
-  }
-  return true;
-}
-
-/* a and b hold the same data: one value, or results of two region-free, side-effect-free ops of the same
- * kind on the same values (each sibling's fusion collapses a rank-3 x on its own, say). */
-static bool sameValue(MlirValue a, MlirValue b, int depth) {
-  if (valueEq(a, b))
-    return true;
-  MlirOperation pa = producer(a), pb = producer(b);
-  if (depth > 8 || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || resultIndex(a) != resultIndex(b) ||
-      !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) || mlirOperationGetNumRegions(pa) != 0 ||
-      !(opInDialect(pa, "tensor") || opInDialect(pa, "arith")) || !opIs(pb, opName(pa, (char[64]){0}, 64)) ||
-      mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || !sameAttributes(pa, pb) ||
-      opIs(pa, "tensor.empty"))
-    return false;
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(pa); i < n; ++i)
-    if (!sameValue(mlirOperationGetOperand(pa, i), mlirOperationGetOperand(pb, i), depth + 1))
-      return false;
-  return true;
-}
 
 /* --- what may merge ---------------------------------------------------------------------------------- */
 
@@ -259,110 +226,6 @@ static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int a
   return merged;
 }
 
-/* --- the GLU consumer ------------------------------------------------------------------------------------- */
-
-/* a and b are g and u seen through the same views: identical single-use view ops, applied in the same order. */
-static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int depth) {
-  if (valueEq(a, g) || valueEq(b, u))
-    return valueEq(a, g) && valueEq(b, u);
-  MlirOperation pa = producer(a), pb = producer(b);
-  if (depth > 8 || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || !isViewProducer(pa) ||
-      mlirOperationGetNumResults(pa) != 1 || userCount(a) != 1 || userCount(b) != 1 ||
-      !opIs(pb, opName(pa, (char[64]){0}, 64)) || !sameAttributes(pa, pb) ||
-      !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) ||
-      mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || mlirOperationGetNumRegions(pa) != 0)
-    return false;
-  for (intptr_t i = 1, n = mlirOperationGetNumOperands(pa); i < n; ++i)
-    if (!sameValue(mlirOperationGetOperand(pa, i), mlirOperationGetOperand(pb, i), 0))
-      return false;
-  return sameViews(mlirOperationGetOperand(pa, 0), g, mlirOperationGetOperand(pb, 0), u, depth + 1);
-}
-
-typedef struct ProductEval {
-  Evaluator ev;
-  MlirOperation c;
-  MlirValue a, b;
-} ProductEval;
-
-static bool seeThroughConsumer(Evaluator *ev, MlirOperation op) { return opEq(op, ((ProductEval *)ev->user)->c); }
-
-/* Synthetic data for the two factors: distinct and position-dependent, of both signs and magnitudes from 0.3 to
- * 3000, so that relu(a) * b or min(a, 6) * b cannot pass for a * b. */
-static Scalar factorValue(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
-  static const double kMagnitudes[] = {0.3, 1.7, 4.5, 60, 3000};
-  ProductEval *p = ev->user;
-  uint64_t h = mix64(valueEq(tensor, p->a) ? 0x9e37 : valueEq(tensor, p->b) ? 0x7f4a : 0x1234);
-  for (int i = 0, r = rankOf(tensor); i < r; ++i)
-    h = mix64(h ^ (uint64_t)idx[i]);
-  const double v = kMagnitudes[h % 5] * (1 + (double)((h >> 8) % 64) / 128.0) * ((h >> 16) & 1 ? -1 : 1);
-  return floatScalar(valueEq(tensor, p->a) || valueEq(tensor, p->b) ? v : NAN);
-}
-
-/* The elementwise op c computes a[idx] * b[idx] at every idx (sampled), reading nothing else. */
-static bool computesProduct(MlirOperation c, MlirValue a, MlirValue b) {
-  if (!isElementwiseProducer(c) || mlirOperationGetNumResults(c) != 1)
-    return false;
-  MlirValue out = mlirOperationGetResult(c, 0);
-  const int rank = rankOf(out);
-  if (rank < 1 || !mlirTypeEqual(mlirValueGetType(out), mlirValueGetType(a)))
-    return false;
-  ProductEval p = {.c = c, .a = a, .b = b};
-  evalInit(&p.ev, seeThroughConsumer, factorValue, &p);
-  p.ev.positionInvariantConditions = true; /* select(n == 77, ...) is no product */
-  for (int s = 0; s < 16; ++s) {
-    int64_t idx[kMaxRank];
-    for (int d = 0; d < rank; ++d) {
-      const int64_t size = dimOf(out, d) > 0 ? dimOf(out, d) : 1;
-      idx[d] = (int64_t)(mix64((uint64_t)(s * 31 + d)) % (uint64_t)size);
-    }
-    evalReset(&p.ev);
-    const Scalar got = evalElement(&p.ev, out, idx);
-    if (p.ev.error || p.ev.numReads != 2)
-      return false;
-    const double va = factorValue(&p.ev, a, idx).f, vb = factorValue(&p.ev, b, idx).f;
-    bool readA = false, readB = false;
-    for (int r = 0; r < 2; ++r) {
-      const LeafRead *read = &p.ev.reads[r];
-      if (memcmp(read->idx, idx, sizeof(int64_t) * (size_t)rank) != 0)
-        return false;
-      readA |= valueEq(read->tensor, a), readB |= valueEq(read->tensor, b);
-    }
-    if (!readA || !readB || fabs(got.f - va * vb) > 1e-12 * fabs(va * vb))
-      return false;
-  }
-  return true;
-}
-
-/* The one user of v's view chain, when v's only use is (through single-use views) that op. */
-static MlirOperation soleConsumer(MlirValue v, MlirValue *seenAs) {
-  for (int depth = 0; depth < 8 && userCount(v) == 1; ++depth) {
-    MlirOperation user = mlirOpOperandGetOwner(mlirValueGetFirstUse(v));
-    if (!isViewProducer(user) || mlirOperationGetNumResults(user) != 1 ||
-        !valueEq(mlirOperationGetOperand(user, 0), v)) {
-      *seenAs = v;
-      return user;
-    }
-    v = mlirOperationGetResult(user, 0);
-  }
-  return (MlirOperation){NULL};
-}
-
-/* Replaces c by the merged result seen through the views that a (one of c's operands) applies to the gate. */
-static void replaceConsumer(MlirOperation c, MlirValue viewedGate, MlirValue gate, MlirValue merged) {
-  MlirOperation chain[9];
-  int depth = 0;
-  for (MlirValue v = viewedGate; !valueEq(v, gate); v = mlirOperationGetOperand(producer(v), 0))
-    chain[depth++] = producer(v);
-  MlirValue value = merged;
-  for (int i = depth - 1; i >= 0; --i) {
-    MlirOperation copy = mlirOperationClone(chain[i]);
-    mlirOperationSetOperand(copy, 0, value);
-    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c), c, copy);
-    value = mlirOperationGetResult(copy, 0);
-  }
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(c, 0), value);
-}
-
 /* --- one group of siblings (fused ops reading the same x) -------------------------------------------------- */
 
 typedef struct Group {
@@ -382,32 +245,32 @@ static void remarkMembers(const W4a16FuseOptions *options, Sibling *const *membe
                 what, list);
 }
 
-/* gate * up -> one glu op. Returns whether it merged. */
-static bool tryGlu(Sibling *gate, Sibling *up, const W4a16FuseOptions *options) {
-  if (up->activation != W4A16_ACT_NONE) {
-    if (gate->activation != W4A16_ACT_NONE)
-      return false;
-    Sibling *t = gate;
-    gate = up, up = t;
-  }
-  MlirValue gateSeen, upSeen;
-  MlirOperation c = soleConsumer(resultOf(gate), &gateSeen), c2 = soleConsumer(resultOf(up), &upSeen);
-  if (mlirOperationIsNull(c) || mlirOperationIsNull(c2) || !opEq(c, c2) || has(gate, kBias) || has(up, kBias) ||
-      dimOf(resultOf(gate), 1) != dimOf(resultOf(up), 1) ||
-      !sameViews(gateSeen, resultOf(gate), upSeen, resultOf(up), 0) || !computesProduct(c, gateSeen, upSeen))
+/* gate * up -> one glu op. Returns whether it merged. The activation is the gate's (its fused op's, the other's
+ * none), or, when neither applies one, what the product's path applies to the factor it makes the gate. */
+static bool tryGlu(Sibling *first, Sibling *second, const W4a16FuseOptions *options) {
+  if ((first->activation != W4A16_ACT_NONE && second->activation != W4A16_ACT_NONE) || has(first, kBias) ||
+      has(second, kBias) || dimOf(resultOf(first), 1) != dimOf(resultOf(second), 1))
     return false;
+  const bool fusedActivation = first->activation != W4A16_ACT_NONE || second->activation != W4A16_ACT_NONE;
+  GluProduct product;
+  if (findGluProduct(resultOf(first), resultOf(second), !fusedActivation, &product))
+    return false;
+  const bool secondIsGate = fusedActivation ? second->activation != W4A16_ACT_NONE : product.bIsGate;
+  Sibling *gate = secondIsGate ? second : first, *up = secondIsGate ? first : second;
+  const int activation = fusedActivation ? gate->activation : product.activation;
   Sibling *members[2] = {gate, up};
   MlirOperation at = insertionPoint(members, 2);
   if (mlirOperationIsNull(at))
     return false;
   char what[64];
-  snprintf(what, sizeof what, "glu: %s(gate) * up", w4a16_activation_name(gate->activation));
+  snprintf(what, sizeof what, "glu: %s(gate) * up", w4a16_activation_name(activation));
   remarkMembers(options, members, 2, what);
-  MlirOperation merged = buildMerged(members, 2, true, gate->activation, at);
-  replaceConsumer(c, gateSeen, resultOf(gate), mlirOperationGetResult(merged, 0));
+  MlirOperation merged = buildMerged(members, 2, true, activation, at);
+  replaceGluConsumer(&product, resultOf(first), resultOf(second), mlirOperationGetResult(merged, 0));
   OpSet dead = {.count = 0};
-  opSetAdd(&dead, c);
-  eraseDeadOps(&dead); /* c and the views it alone used; gate and up, now unused, go in mergeGroup */
+  opSetAdd(&dead, product.consumer);
+  eraseDeadOps(&dead); /* the product, and the views and activation ops only it used; gate and up, now unused,
+                          go in mergeGroup */
   gate->merged = up->merged = true;
   return true;
 }

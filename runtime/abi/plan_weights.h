@@ -27,6 +27,10 @@ typedef struct PlanKey {
   const int32_t *groupIndex;
   /* The pointers above are device pointers (GPU-target code). */
   bool onDevice;
+  /* Element strides of the weight, scales and zero-point tensors, (rows, cols) as their layouts state them: a
+   * window of a larger buffer (a column slice of a gate_up projection) is not row-major, and two windows of one
+   * buffer may start at the same element. */
+  int64_t weightStrides[2], scalesStrides[2], zpStrides[2];
 } PlanKey;
 
 /* One plan's weights: one PlanKey, or the members of a w4a16.merged_matmul (issue #21) in call order, whose
@@ -42,7 +46,7 @@ enum { ZP_NONE, ZP_I4, ZP_I8, ZP_I32, ZP_F16, ZP_BF16, ZP_F32 };
 /* Failures write their detail to why (WHY_SIZE bytes); the entry point reports it once. */
 enum { WHY_SIZE = 320, FALLBACK_SIZE = 160 };
 
-/* A plan from the weights' current bytes, converted to docs/contract.md §1's format where they are not. It runs
+/* A plan from the weights' current bytes (read through their strides), converted to docs/contract.md §1's format where they are not. It runs
  * on the key's backend, except where the CUDA kernels do not take the shape (K not a multiple of 128): host
  * memory then runs on the CPU reference (*runsOn says so and fallback, FALLBACK_SIZE bytes, why); device memory
  * (GPU-target code) is an error. */

@@ -98,7 +98,10 @@ static bool sameKey(const PlanKey *a, const PlanKey *b) {
          a->zpLayout == b->zpLayout && a->zpOffset == b->zpOffset && a->zeroPoint == b->zeroPoint &&
          a->weightLayout == b->weightLayout && a->scalesLayout == b->scalesLayout && a->codeBytes == b->codeBytes &&
          a->backend == b->backend && a->ioType == b->ioType && a->scalesType == b->scalesType &&
-         a->groupIndex == b->groupIndex && a->onDevice == b->onDevice;
+         a->groupIndex == b->groupIndex && a->onDevice == b->onDevice &&
+         memcmp(a->weightStrides, b->weightStrides, sizeof a->weightStrides) == 0 &&
+         memcmp(a->scalesStrides, b->scalesStrides, sizeof a->scalesStrides) == 0 &&
+         memcmp(a->zpStrides, b->zpStrides, sizeof a->zpStrides) == 0;
 }
 
 static bool sameGroup(const GroupKey *a, const GroupKey *b) {
@@ -184,6 +187,10 @@ static w4a16_status preparePlan(const GroupKey *key, uint64_t prepareId, w4a16_p
 static bool rowMajor2d(const int64_t *sizes, const int64_t *strides) {
   return (strides[1] == 1 || sizes[1] <= 1) && (strides[0] == sizes[1] || sizes[0] <= 1);
 }
+
+/* What a plan is made from (weight, scales, zero points) may be any window of a larger buffer: the plan reads it
+ * through its strides once, when it is prepared (weights.c). */
+static bool window2d(const int64_t *strides) { return strides[0] >= 0 && strides[1] >= 0; }
 
 /* One launch of plan: a plain call's single output (residual allowed), or a merged call's outputs. */
 static w4a16_status launch(const w4a16_plan *plan, const uint16_t *x, int64_t M, const uint16_t *bias,
@@ -274,10 +281,15 @@ static w4a16_status checkOperands(const w4a16_memref2d_f16 *x, const int64_t *wS
     snprintf(why, WHY_SIZE, "bias or residual does not match (M, N)");
     return W4A16_ERR_BAD_SHAPE;
   }
-  if (!rowMajor2d(x->sizes, x->strides) || !rowMajor2d(wSizes, wStrides) || !rowMajor2d(scales->sizes, scales->strides) ||
-      !rowMajor2d(out->sizes, out->strides) || (hasBias && bias->strides[0] != 1 && N > 1) ||
-      (hasResidual && !rowMajor2d(residual->sizes, residual->strides))) {
-    snprintf(why, WHY_SIZE, "memrefs must be contiguous and row-major");
+  if (!rowMajor2d(x->sizes, x->strides) || !rowMajor2d(out->sizes, out->strides) ||
+      (hasBias && bias->strides[0] != 1 && N > 1) || (hasResidual && !rowMajor2d(residual->sizes, residual->strides))) {
+    snprintf(why, WHY_SIZE, "x, out, bias and residual must be contiguous and row-major");
+    return W4A16_ERR_BAD_ARGUMENT;
+  }
+  if (!window2d(wStrides) || !window2d(scales->strides)) {
+    snprintf(why, WHY_SIZE, "weight strides (%lld, %lld), scales strides (%lld, %lld): negative strides are not taken",
+             (long long)wStrides[0], (long long)wStrides[1], (long long)scales->strides[0],
+             (long long)scales->strides[1]);
     return W4A16_ERR_BAD_ARGUMENT;
   }
   return W4A16_OK;
@@ -315,9 +327,10 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
   int64_t rows, cols;
   const bool packed = zeroPointShape(zp->layout, groups, N, &rows, &cols);
   if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
-      zp->sizes[0] != rows || zp->sizes[1] != cols || !rowMajor2d(zp->sizes, zp->strides)) {
-    snprintf(why, WHY_SIZE, "zero points are %lldx%lld, expected a contiguous %lldx%lld %s tensor",
-             (long long)zp->sizes[0], (long long)zp->sizes[1], (long long)rows, (long long)cols,
+      zp->sizes[0] != rows || zp->sizes[1] != cols || !window2d(zp->strides)) {
+    snprintf(why, WHY_SIZE, "zero points are %lldx%lld (strides %lld, %lld), expected a %lldx%lld %s tensor",
+             (long long)zp->sizes[0], (long long)zp->sizes[1], (long long)zp->strides[0], (long long)zp->strides[1],
+             (long long)rows, (long long)cols,
              w4a16_zero_point_layout_name(layout) ? w4a16_zero_point_layout_name(layout) : "?");
     return W4A16_ERR_BAD_SHAPE;
   }
@@ -475,7 +488,9 @@ static int32_t matmul(w4a16_memref2d_f16 *x, const void *weight, const int64_t *
   const bool onDevice = w4a16_rt_device_call() != 0;
   PlanKey key = {weight, scales->aligned + scales->offset, K, N, G, weightLayout, scalesLayout, codeBytes, runsOn,
                  zp->data, zp->data ? zp->kind : ZP_NONE, zp->layout, zp->offset, zp->constant, ioType, scalesType,
-                 groupIndex ? groupIndex->aligned + groupIndex->offset : NULL, onDevice};
+                 groupIndex ? groupIndex->aligned + groupIndex->offset : NULL, onDevice,
+                 {wStrides[0], wStrides[1]}, {scales->strides[0], scales->strides[1]},
+                 {zp->data ? zp->strides[0] : 0, zp->data ? zp->strides[1] : 0}};
   if (t_merged.expected)
     return mergedMember(&key, x->aligned + x->offset, M, hasBias ? bias->aligned + bias->offset : NULL, hasResidual,
                         out, activation, status, why);

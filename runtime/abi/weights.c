@@ -1,6 +1,7 @@
 /* Plans from the weights of compiled code (plan_weights.h): any layout the op accepts -> docs/contract.md §1's
- * packed (K/8, N) words and (K/G, N) scales, zero points and offsets normalised to f16, device weights read
- * back once, and the weights of a merged call joined into one plan's columns. */
+ * packed (K/8, N) words and (K/G, N) scales, zero points and offsets normalised to f16, windows of larger buffers
+ * read through their strides, device weights read back once, and the weights of a merged call joined into one
+ * plan's columns. */
 #include "half.h"
 #include "plan_weights.h"
 
@@ -199,57 +200,102 @@ static size_t zeroPointBytes(int kind) {
   return kind == ZP_I32 || kind == ZP_F32 ? 4 : kind == ZP_F16 || kind == ZP_BF16 ? 2 : 1;
 }
 
-/* GPU-target code: the weight's buffers are on the device. Prepare copies them back once (prepare may
- * synchronise; a call never does) into *host (owned[4] to free) to be normalised like host buffers; the plan is
- * a CUDA plan or nothing: device pointers cannot run on the CPU reference. */
-static w4a16_status readBack(const PlanKey *key, PlanKey *host, void *owned[4], char *why) {
-  if (key->backend != W4A16_BACKEND_CUDA) {
+/* One stored operand of a plan as the memref states it: (rows, cols) elements of `bytes` bytes each, element (r, c)
+ * at data + r * strides[0] + c * strides[1] elements. */
+typedef struct Stored {
+  const void *data;
+  int64_t rows, cols;
+  const int64_t *strides;
+  size_t bytes;
+} Stored;
+
+static bool rowMajor(const Stored *s) {
+  return (s->strides[1] == 1 || s->cols <= 1) && (s->strides[0] == s->cols || s->rows <= 1);
+}
+
+/* The operand's elements, row-major, in host memory: *copy (malloc'ed, the caller frees it), or NULL where data
+ * already is that (host memory, row-major). Device memory (GPU-target code) is read back here, once per prepare:
+ * the elements' whole span, then gathered on the host where the operand is a window with other strides. */
+static w4a16_status hostRowMajor(const Stored *s, bool onDevice, void **copy, char *why) {
+  *copy = NULL;
+  if (!s->data || s->rows <= 0 || s->cols <= 0 || (!onDevice && rowMajor(s)))
+    return W4A16_OK;
+  const char *from = s->data;
+  void *staged = NULL;
+  if (onDevice) {
+#if W4A16_WITH_CUDA
+    const size_t span = (size_t)(1 + (s->rows - 1) * s->strides[0] + (s->cols - 1) * s->strides[1]);
+    if (!(staged = malloc(span * s->bytes))) {
+      snprintf(why, WHY_SIZE, "out of memory reading the weight back from the GPU");
+      return W4A16_ERR_OUT_OF_MEMORY;
+    }
+    if (cudaMemcpy(staged, s->data, span * s->bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      free(staged);
+      snprintf(why, WHY_SIZE, "reading the weight back from the GPU (are the weight's pointers device memory?): %s",
+               cudaGetErrorString(cudaGetLastError()));
+      return W4A16_ERR_CUDA;
+    }
+    from = staged;
+    if (rowMajor(s)) {
+      *copy = staged;
+      return W4A16_OK;
+    }
+#else
+    snprintf(why, WHY_SIZE, "this build has no CUDA backend");
+    return W4A16_ERR_NO_DEVICE;
+#endif
+  }
+  char *out = malloc((size_t)(s->rows * s->cols) * s->bytes);
+  if (!out) {
+    free(staged);
+    snprintf(why, WHY_SIZE, "out of memory reading a strided weight");
+    return W4A16_ERR_OUT_OF_MEMORY;
+  }
+  for (int64_t r = 0; r < s->rows; ++r)
+    for (int64_t c = 0; c < s->cols; ++c)
+      memcpy(out + (size_t)(r * s->cols + c) * s->bytes, from + (size_t)(r * s->strides[0] + c * s->strides[1]) * s->bytes,
+             s->bytes);
+  free(staged);
+  *copy = out;
+  return W4A16_OK;
+}
+
+/* The key's weight, scales, zero points and g_idx as row-major host arrays in *host (copies in owned[0..3], for the
+ * caller to free), whether they are windows of larger buffers or on the device (GPU-target code: read back once;
+ * prepare may synchronise, a call never does). A device weight's plan is a CUDA plan or nothing: device pointers
+ * cannot run on the CPU reference. */
+static w4a16_status hostWeights(const PlanKey *key, PlanKey *host, void *owned[4], char *why) {
+  if (key->onDevice && key->backend != W4A16_BACKEND_CUDA) {
     snprintf(why, WHY_SIZE, "GPU-target code needs the CUDA backend (W4A16_BACKEND=cpu is set, or this build or "
                             "machine has no usable GPU)");
     return W4A16_ERR_NO_DEVICE;
   }
-  if (key->K % 128 != 0) {
+  if (key->onDevice && key->K % 128 != 0) {
     snprintf(why, WHY_SIZE, "K = %lld: GPU-target code needs K a multiple of 128 (the CUDA kernels walk K in steps "
                             "of 128; the host target runs such a weight on the CPU reference)", (long long)key->K);
     return W4A16_ERR_BAD_SHAPE;
   }
-#if W4A16_WITH_CUDA
-  const int64_t groups = key->K / key->groupSize;
-  int64_t rows, cols;
-  w4a16_weight_shape(key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, key->K, key->N, &rows, &cols);
-  const size_t weightBytes = (size_t)(rows * cols) * (size_t)key->codeBytes;
-  const size_t scaleBytes = (size_t)(groups * key->N) * 2;
-  size_t zpBytes = 0;
-  if (key->zpKind != ZP_NONE) {
-    int64_t zpRows, zpCols;
-    zeroPointShape(key->zpLayout, groups, key->N, &zpRows, &zpCols);
-    zpBytes = (size_t)(zpRows * zpCols) * zeroPointBytes(key->zpKind);
+  const int64_t groups = key->K / key->groupSize, one[2] = {key->K, 1};
+  Stored operand[4] = {{key->weight, 0, 0, key->weightStrides, (size_t)key->codeBytes},
+                       {key->scales, key->scalesLayout == W4A16_SCALES_G_N ? groups : key->N,
+                        key->scalesLayout == W4A16_SCALES_G_N ? key->N : groups, key->scalesStrides, 2},
+                       {key->zeroPoints, 0, 0, key->zpStrides, zeroPointBytes(key->zpKind)},
+                       {key->groupIndex, 1, key->K, one, sizeof(int32_t)}}; /* the ABI checked g_idx contiguous */
+  w4a16_weight_shape(key->weightLayout & ~W4A16_WEIGHT_SIGNED_CODES, key->K, key->N, &operand[0].rows, &operand[0].cols);
+  if (key->zpKind != ZP_NONE)
+    zeroPointShape(key->zpLayout, groups, key->N, &operand[2].rows, &operand[2].cols);
+  for (int i = 0; i < 4; ++i) {
+    w4a16_status status = hostRowMajor(&operand[i], key->onDevice, &owned[i], why);
+    if (status != W4A16_OK)
+      return status;
   }
-  const size_t gIdxBytes = key->groupIndex ? (size_t)key->K * sizeof(int32_t) : 0;
   *host = *key;
-  void *weight = owned[0] = malloc(weightBytes), *scales = owned[1] = malloc(scaleBytes);
-  void *zeroPoints = owned[2] = zpBytes ? malloc(zpBytes) : NULL;
-  void *groupIndex = owned[3] = gIdxBytes ? malloc(gIdxBytes) : NULL;
-  if (!weight || !scales || (zpBytes && !zeroPoints) || (gIdxBytes && !groupIndex)) {
-    snprintf(why, WHY_SIZE, "out of memory reading the weight back from the GPU");
-    return W4A16_ERR_OUT_OF_MEMORY;
-  }
-  if (cudaMemcpy(weight, key->weight, weightBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemcpy(scales, key->scales, scaleBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      (zpBytes && cudaMemcpy(zeroPoints, key->zeroPoints, zpBytes, cudaMemcpyDeviceToHost) != cudaSuccess) ||
-      (gIdxBytes && cudaMemcpy(groupIndex, key->groupIndex, gIdxBytes, cudaMemcpyDeviceToHost) != cudaSuccess)) {
-    snprintf(why, WHY_SIZE, "reading the weight back from the GPU (are the weight's pointers device memory?): %s",
-             cudaGetErrorString(cudaGetLastError()));
-    return W4A16_ERR_CUDA;
-  }
-  host->weight = weight, host->scales = scales, host->zeroPoints = zeroPoints, host->groupIndex = groupIndex;
+  host->weight = owned[0] ? owned[0] : key->weight;
+  host->scales = owned[1] ? owned[1] : key->scales;
+  host->zeroPoints = owned[2] ? owned[2] : key->zeroPoints;
+  host->groupIndex = owned[3] ? owned[3] : key->groupIndex;
   host->onDevice = false;
   return W4A16_OK;
-#else
-  (void)host, (void)owned;
-  snprintf(why, WHY_SIZE, "this build has no CUDA backend");
-  return W4A16_ERR_NO_DEVICE;
-#endif
 }
 
 /* Column c of member m in the joined plan: side by side, or (glu) gate and up interleaved by fours so that the
@@ -304,9 +350,7 @@ w4a16_status planFromWeights(const GroupKey *g, w4a16_plan **plan, w4a16_backend
   w4a16_status status = W4A16_OK;
   int64_t N = 0;
   for (int m = 0; m < g->count && status == W4A16_OK; ++m) {
-    host[m] = g->member[m];
-    if (g->member[m].onDevice)
-      status = readBack(&g->member[m], &host[m], owned[m], why);
+    status = hostWeights(&g->member[m], &host[m], owned[m], why);
     if (status == W4A16_OK)
       status = normalize(&host[m], &n[m], why);
     N += g->member[m].N;

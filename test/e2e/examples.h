@@ -242,6 +242,20 @@ static const Example kExamples[] = {
      2,
      false,
      false},
+    {"phi3_mlp", /* gate and up in one weight of 2I columns, chunked: split into column windows, one glu launch */
+     6,
+     {{"x", ARG_X, 2, {DYN_M, 256}, 0},
+      {"gate_up_qweight", ARG_CODES_PACKED, 2, {32, 1024}, 0},
+      {"gate_up_qzeros", ARG_CODES_PACKED, 2, {2, 128}, 0},
+      {"gate_up_scales", ARG_SCALES, 2, {2, 1024}, 0},
+      {"down_qweight", ARG_CODES_PACKED, 2, {64, 256}, 0},
+      {"down_scales", ARG_SCALES, 2, {4, 256}, 1}},
+     256,
+     2, /* gate_up's halves merged into one plan, down */
+     {{256, 1.155}, {512, 0.6}},
+     2,
+     false,
+     false},
     {"qwen2_qkv", /* q, k and v with biases, merged into one launch (issue #21) */
      10,
      {{"x", ARG_X, 2, {DYN_M, 2048}, 0},

@@ -262,3 +262,138 @@ func.func @five(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf1
   %e = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %a, %b, %c, %d, %e : tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>
 }
+
+// -----
+
+// Neither fused op applies the activation: silu(gate) is its own generic on the way to the product (torch-mlir
+// lowers aten.silu and aten.mul to one generic each). The path's activation becomes the glu's; both generics go.
+// CHECK-LABEL: func.func @silu_on_the_path(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<4x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>
+// CHECK-NEXT:    %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-NEXT:    return %[[G]]
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+func.func @silu_on_the_path(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %one, %e : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %sig, %a : f16
+    linalg.yield %v : f16
+  } -> tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%up, %s : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
+// gelu_tanh(gate) * up in one generic, in f32, with up listed first and as the product's first factor: the
+// second sibling is the gate.
+// CHECK-LABEL: func.func @gelu_in_the_product(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<4x256xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>
+// CHECK-NEXT:    %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]])
+// CHECK-SAME:      activation = "gelu_tanh", combine = "glu"
+// CHECK-NEXT:    return %[[G]]
+func.func @gelu_in_the_product(%x: tensor<4x256xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%up, %gate : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%u16: f16, %g16: f16, %o: f16):
+    %u = arith.extf %u16 : f16 to f32
+    %v = arith.extf %g16 : f16 to f32
+    %half = arith.constant 5.000000e-01 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %beta = arith.constant 0.797884583 : f32
+    %kappa = arith.constant 4.471500e-02 : f32
+    %v2 = arith.mulf %v, %v : f32
+    %v3 = arith.mulf %v2, %v : f32
+    %kv3 = arith.mulf %kappa, %v3 : f32
+    %inner = arith.addf %v, %kv3 : f32
+    %arg = arith.mulf %beta, %inner : f32
+    %t = math.tanh %arg : f32
+    %onept = arith.addf %one, %t : f32
+    %hv = arith.mulf %half, %v : f32
+    %gl = arith.mulf %hv, %onept : f32
+    %p = arith.mulf %u, %gl : f32
+    %r = arith.truncf %p : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
+// relu(gate) on the path is no activation a glu takes: both have none, so they merge as two outputs and the
+// relu and the product stay.
+// CHECK-LABEL: func.func @relu_on_the_path(
+// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
+// CHECK-SAME:      combine = "outputs"
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[M]]#0
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[R]], %[[M]]#1
+func.func @relu_on_the_path(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %zero = arith.constant 0.0 : f16
+    %v = arith.maximumf %a, %zero : f16
+    linalg.yield %v : f16
+  } -> tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
+// torch-mlir sizes every output by tensor.dim of an input: the gate, the silu's result and up are also read by
+// tensor.dim. Such reads see only the shape, which the merged result has: they merge all the same, and the dims
+// are read from the merged result (the separate ops are gone).
+// CHECK-LABEL: func.func @dims_on_the_way(
+// CHECK:         %[[G:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-NEXT:    %[[D:.+]] = tensor.dim %[[G]], %{{.+}} : tensor<?x64xf16>
+// CHECK-NEXT:    return %[[G]], %[[D]]
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @dims_on_the_way(%x: tensor<?x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> (tensor<?x64xf16>, index) {
+  %c0 = arith.constant 0 : index
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %mg = tensor.dim %gate, %c0 : tensor<?x64xf16>
+  %ge = tensor.empty(%mg) : tensor<?x64xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<?x64xf16>) outs(%ge : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %one, %e : f16
+    %v = arith.divf %a, %d : f16
+    linalg.yield %v : f16
+  } -> tensor<?x64xf16>
+  %ms = tensor.dim %s, %c0 : tensor<?x64xf16>
+  %mu = tensor.dim %up, %c0 : tensor<?x64xf16>
+  %pe = tensor.empty(%mu) : tensor<?x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %up : tensor<?x64xf16>, tensor<?x64xf16>) outs(%pe : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<?x64xf16>
+  return %h, %ms : tensor<?x64xf16>, index
+}

@@ -20,9 +20,10 @@
 // CHECK-DAG:  --w4a16-lower-int8-prep -
 // CHECK-DAG:  --w4a16-lower-to-runtime -
 // CHECK-DAG:  --w4a16-merge-siblings - Merge fused matmuls that read the same x
+// CHECK-DAG:  --w4a16-split-chunked-glu - Split a fused gate_up projection
 // CHECK-DAG:  --w4a16-verify -
 // CHECK:      Pass Pipelines:
-// CHECK-NEXT: --w4a16-explain - Like w4a16-fuse then w4a16-merge-siblings, and report
+// CHECK-NEXT: --w4a16-explain - Like w4a16-fuse, w4a16-split-chunked-glu then w4a16-merge-siblings, and report
 // CHECK-NEXT: --w4a16-explain-int8-prep -
 // CHECK-NEXT: --w4a16-pipeline - Fuse, verify, lower
 

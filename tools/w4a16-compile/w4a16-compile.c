@@ -247,8 +247,9 @@ static void print_lines(const char *text) {
 }
 
 /* Runs fuse + verify on a clone of the module to count the chains the pipeline will fuse, printing the explain
- * remarks (if asked). The remarks are counted: `fused as ...` ones and the rest (candidates left unfused). */
-static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates, int merged[2]) {
+ * remarks (if asked). The remarks are counted: `fused as ...` ones and the rest (candidates left unfused).
+ * merged[0]: merged ops, merged[1]: the projections they hold, merged[2]: chains split into gate and up halves. */
+static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates, int merged[3]) {
   MlirOperation clone = mlirOperationClone(mlirModuleGetOperation(module));
   MlirPassManager pm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
@@ -267,17 +268,22 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
   /* Then the siblings, on the fused clone: how many launches the chains become. */
   char *mergeRemarks = NULL;
   size_t mergeRemarksLen = 0;
-  merged[0] = merged[1] = 0;
+  merged[0] = merged[1] = merged[2] = 0;
   if (mlirLogicalResultIsSuccess(r) && !t->opts.no_merge) {
     FILE *mergeStream = t->opts.explain ? open_memstream(&mergeRemarks, &mergeRemarksLen) : NULL;
     MlirPassManager mpm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
-    w4a16AddMergeSiblingsPass(mlirPassManagerGetAsOpPassManager(mpm),
-                              (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = mergeStream});
+    const W4a16FuseOptions mergeOptions = {.explain = t->opts.explain, .explain_stream = mergeStream};
+    w4a16AddSplitChunkedGluPass(mlirPassManagerGetAsOpPassManager(mpm), mergeOptions);
+    w4a16AddMergeSiblingsPass(mlirPassManagerGetAsOpPassManager(mpm), mergeOptions);
     r = mlirPassManagerRunOnOp(mpm, clone);
     if (mergeStream)
       fclose(mergeStream);
-    if (mlirLogicalResultIsSuccess(r))
+    int left_fused = 0;
+    if (mlirLogicalResultIsSuccess(r)) {
       mlirOperationWalk(clone, count_merged, merged, MlirWalkPreOrder);
+      mlirOperationWalk(clone, count_fused, &left_fused, MlirWalkPreOrder);
+      merged[2] = left_fused + merged[1] - *fused; /* each split makes one op of two */
+    }
     mlirPassManagerDestroy(mpm);
   }
   for (char *line = remarks; line && *line;) {
@@ -349,14 +355,17 @@ static int compile(Tool *t) {
   }
 
   if (o->fuse) {
-    int fused, left, merged[2];
+    int fused, left, merged[3];
     if (!count_chains(t, module, &fused, &left, merged))
       goto out;
     if (!o->quiet) {
       fprintf(stderr, "%s: %s: fused %d chain%s into w4a16.fused_matmul", kToolName, name, fused,
               fused == 1 ? "" : "s");
+      if (merged[2])
+        fprintf(stderr, "; %d of them split into gate and up halves", merged[2]);
       if (merged[0])
-        fprintf(stderr, "; %d of them merged into %d w4a16.merged_matmul (one launch each)", merged[1], merged[0]);
+        fprintf(stderr, "; %d %s merged into %d w4a16.merged_matmul (one launch each)", merged[1],
+                merged[2] ? "projections (halves counted)" : "of them", merged[0]);
       if (o->explain)
         fprintf(stderr, "; %d candidate matmul%s left unfused (see the remarks above)", left, left == 1 ? "" : "s");
       fprintf(stderr, "\n");

@@ -23,11 +23,14 @@ typedef struct PassFlag {
 static const PassFlag kPassFlags[] = {
     {"w4a16-fuse", ITEM_W4A16_FUSE,
      "Fuse dequant -> matmul -> bias -> activation -> residual chains into w4a16.fused_matmul"},
+    {"w4a16-split-chunked-glu", ITEM_W4A16_SPLIT_CHUNKED_GLU,
+     "Split a fused gate_up projection chunked into gate and up halves (Phi-3) into two fused ops for a GLU"},
     {"w4a16-merge-siblings", ITEM_W4A16_MERGE_SIBLINGS,
      "Merge fused matmuls that read the same x into one w4a16.merged_matmul (one launch)"},
     {"w4a16-explain", ITEM_W4A16_EXPLAIN,
-     "Run w4a16-fuse and w4a16-merge-siblings and report, for every matmul fed by a dequantised weight, \"fused as "
-     "...\" or why not, and for sibling projections what they merged with or why not"},
+     "Run w4a16-fuse, w4a16-split-chunked-glu and w4a16-merge-siblings and report, for every matmul fed by a "
+     "dequantised weight, \"fused as ...\" or why not, for a chunked gate_up projection whether it was split, and "
+     "for sibling projections what they merged with or why not"},
     {"w4a16-verify", ITEM_W4A16_VERIFY, "Check the w4a16 ops (shapes, element types, attributes)"},
     {"w4a16-lower-to-runtime", ITEM_W4A16_LOWER_TO_RUNTIME, "Lower w4a16.fused_matmul to calls into the w4a16 runtime"},
     {"w4a16-pipeline", ITEM_W4A16_PIPELINE,

@@ -10,8 +10,9 @@
 
 typedef enum ItemKind {
   ITEM_W4A16_FUSE,    /* --w4a16-fuse */
+  ITEM_W4A16_SPLIT_CHUNKED_GLU, /* --w4a16-split-chunked-glu */
   ITEM_W4A16_MERGE_SIBLINGS, /* --w4a16-merge-siblings */
-  ITEM_W4A16_EXPLAIN, /* --w4a16-explain: the fuse and merge-siblings passes with explain on */
+  ITEM_W4A16_EXPLAIN, /* --w4a16-explain: the fuse, split-chunked-glu and merge-siblings passes with explain on */
   ITEM_W4A16_VERIFY,  /* --w4a16-verify */
   ITEM_W4A16_LOWER_TO_RUNTIME, /* --w4a16-lower-to-runtime */
   ITEM_W4A16_PIPELINE,         /* --w4a16-pipeline: fuse, lower, upstream passes down to the LLVM dialect */

@@ -169,10 +169,15 @@ static bool add_items_to_pm(Tool *t, MlirPassManager pm, MlirStringRef top_name,
     case ITEM_W4A16_EXPLAIN: {
       W4a16FuseOptions fo = {.explain = it->kind == ITEM_W4A16_EXPLAIN, .explain_stream = stderr};
       w4a16AddFusePass(opm, fo);
-      if (it->kind == ITEM_W4A16_EXPLAIN)
+      if (it->kind == ITEM_W4A16_EXPLAIN) {
+        w4a16AddSplitChunkedGluPass(opm, fo);
         w4a16AddMergeSiblingsPass(opm, fo);
+      }
       break;
     }
+    case ITEM_W4A16_SPLIT_CHUNKED_GLU:
+      w4a16AddSplitChunkedGluPass(opm, (W4a16FuseOptions){.explain_stream = stderr});
+      break;
     case ITEM_W4A16_MERGE_SIBLINGS:
       w4a16AddMergeSiblingsPass(opm, (W4a16FuseOptions){.explain_stream = stderr});
       break;

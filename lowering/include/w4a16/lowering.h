@@ -41,7 +41,7 @@ typedef struct W4a16PipelineOptions {
   W4a16FuseOptions fuseOptions;
   W4a16Target target;
   const char *gpuChip;       /* GPU target: the sm_XX the PTX is generated for; NULL: sm_90 */
-  bool noMergeSiblings;      /* true: no w4a16-merge-siblings (each fused chain its own call) */
+  bool noMergeSiblings;      /* true: no w4a16-split-chunked-glu, no w4a16-merge-siblings (each fused chain its own call) */
 } W4a16PipelineOptions;
 
 /* The upstream part of the pipeline, as a textual pass pipeline on builtin.module. */

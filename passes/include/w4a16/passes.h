@@ -25,7 +25,14 @@ void w4a16RegisterDialects(MlirContext ctx);
 MlirPass w4a16CreateFusePass(W4a16FuseOptions options);
 void w4a16AddFusePass(MlirOpPassManager pm, W4a16FuseOptions options);
 
-/* w4a16-merge-siblings (run after w4a16-fuse): fused matmuls that read the same x become one
+/* w4a16-split-chunked-glu (run after w4a16-fuse, before w4a16-merge-siblings): a fused gate_up projection whose
+ * result is chunked into gate = columns [0, I) and up = [I, 2I) feeding act(gate) * up (Phi-3's gate_up_proj)
+ * becomes two fused ops on column windows of its weight, scales and zero points, which w4a16-merge-siblings then
+ * merges into one GLU. With explain on, a chunked fused op that stays gets a remark naming the rule. */
+MlirPass w4a16CreateSplitChunkedGluPass(W4a16FuseOptions options);
+void w4a16AddSplitChunkedGluPass(MlirOpPassManager pm, W4a16FuseOptions options);
+
+/* w4a16-merge-siblings (run after w4a16-fuse and w4a16-split-chunked-glu): fused matmuls that read the same x become one
  * w4a16.merged_matmul, one kernel launch: gate and up whose product is all that uses them become one GLU
  * result (act(x Wg) * (x Wu)); other siblings with the same activation and form keep a result each (QKV).
  * With explain on, each sibling gets a remark: what it merged with, or why not. */

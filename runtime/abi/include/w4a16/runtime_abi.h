@@ -15,7 +15,9 @@
  * g_idx a 1-D i32 memref (act-order's group indices, issue #22; empty with has_g_idx 0), and
  *   _mlir_ciface_w4a16_rt_matmul_typed_<io>_<s>_<w>_<z>(the same arguments)
  * where x/bias/residual/out are <io> and the scales <s> (f16 or bf16, not both f16). bf16 memrefs have the
- * f16 descriptors' layout (16 raw bits per element).
+ * f16 descriptors' layout (16 raw bits per element). x, bias, residual and out are contiguous and row-major;
+ * weight, scales and zero points may have any non-negative strides and offset (lowered code passes them as
+ * strided memrefs: a column window of a larger buffer is read through its strides when it is prepared).
  *
  * Errors. Nothing here prints or aborts. A failing entry point records its status and message on the
  * calling thread's compiled-code status (the first failure since the status was cleared is kept: it is
@@ -33,7 +35,7 @@
  * moment, then computes as usual; with M = 0 it only prepares. A plan is a snapshot: a later call uses it
  * whatever has happened to the weight buffer since, so after updating a weight in place, call prepare again
  * to get results for the new values. A call whose weight has no plan (keyed on the weight and scales
- * pointers, K, N, the layouts, the code width and the backend) fails with W4A16_ERR_BAD_ARGUMENT ("weight
+ * pointers and strides, K, N, the layouts, the code width and the backend) fails with W4A16_ERR_BAD_ARGUMENT ("weight
  * not prepared"); nothing is prepared behind the caller's back. Prepare and release must not run while
  * another thread runs compiled code that uses the same plans. */
 #ifndef W4A16_RUNTIME_ABI_H

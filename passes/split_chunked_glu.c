@@ -1,0 +1,512 @@
+/* w4a16-split-chunked-glu: a gate_up projection stored as one weight of 2I columns -- Phi-3's gate_up_proj,
+ * ChatGLM's dense_h_to_4h with swiglu -- whose result is chunked into gate = columns [0, I) and up = [I, 2I)
+ * that feed act(gate) * up, becomes two fused ops on column windows of its weight, scales and zero points
+ * (tensor.extract_slice, which the lowering passes on as strided memrefs), each feeding its half directly. Run
+ * after w4a16-fuse and before w4a16-merge-siblings, which then merges the two into one glu launch.
+ *
+ *   y = fused(x, W[K, 2I]) ; gate = y[:, :I] ; up = y[:, I:] ; out = up * silu(gate)
+ *   -> gate = fused(x, W[:, :I]) ; up = fused(x, W[:, I:]) ; out = up * silu(gate)
+ *
+ * Only where the halves are all that reads the result (through identical reshapes that keep the columns as the
+ * last dim, and tensor.dim of a row dim) and feed a product that merge-siblings' glu check (glu_product.c)
+ * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns and has no bias (a
+ * glu takes none); a half must be a window of every stored operand in its layout. Otherwise the op stays, and in
+ * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
+#include "glu_product.h"
+#include "match.h"
+#include "rewrite.h"
+#include "w4a16/contract.h"
+#include "w4a16/dialect.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kGroupIndex, kNumFusedOperands };
+enum { kMaxViews = 8, kMaxDimUsers = 16 };
+
+/* --- how the result is used ------------------------------------------------------------------------ */
+
+/* A tensor.extract_slice of the result, read through reshapes (from the result to the slice's source). */
+typedef struct Half {
+  MlirOperation slice, views[kMaxViews];
+  int numViews;
+} Half;
+
+typedef struct Uses {
+  Half half[2];       /* by offset: columns [0, I), then [I, 2I) (filled in order found until checked) */
+  int numSlices;
+  MlirOperation dims[kMaxDimUsers]; /* tensor.dim of a row dim of the result or of one of its reshapes */
+  int numDims;
+  MlirOperation views[2 * kMaxViews]; /* every reshape met on the way */
+  int numViews;
+  MlirOperation other; /* the first user that is none of these */
+} Uses;
+
+static bool constantIndex(MlirValue v, int64_t *out) {
+  MlirOperation def = producer(v);
+  MlirAttribute value = opIs(def, "arith.constant") ? attr(def, "value") : mlirAttributeGetNull();
+  if (mlirAttributeIsNull(value) || !mlirAttributeIsAInteger(value))
+    return false;
+  *out = mlirIntegerAttrGetValueInt(value);
+  return true;
+}
+
+/* A tensor.expand_shape or collapse_shape whose last dim is its own reassociation group: the columns stay the
+ * last dim, unchanged. */
+static bool keepsColumns(MlirOperation op) {
+  if (!opIs(op, "tensor.expand_shape") && !opIs(op, "tensor.collapse_shape"))
+    return false;
+  MlirAttribute groups = attr(op, "reassociation");
+  if (mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups) || mlirArrayAttrGetNumElements(groups) == 0)
+    return false;
+  MlirAttribute last = mlirArrayAttrGetElement(groups, mlirArrayAttrGetNumElements(groups) - 1);
+  const MlirValue in = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
+  return mlirArrayAttrGetNumElements(last) == 1 && dimOf(in, rankOf(in) - 1) == dimOf(out, rankOf(out) - 1);
+}
+
+/* Records every user of v (reached through `views`, `depth` of them). */
+static void collectUses(MlirValue v, MlirOperation *views, int depth, Uses *u) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    const bool first = mlirOpOperandGetOperandNumber(use) == 0;
+    int64_t dim;
+    if (first && opIs(user, "tensor.extract_slice")) {
+      if (u->numSlices < 2) {
+        Half *h = &u->half[u->numSlices];
+        *h = (Half){user, {{NULL}}, depth};
+        memcpy(h->views, views, sizeof *views * (size_t)depth);
+      }
+      ++u->numSlices;
+    } else if (first && opIs(user, "tensor.dim") && constantIndex(mlirOperationGetOperand(user, 1), &dim) &&
+               dim >= 0 && dim < rankOf(v) - 1 && u->numDims < kMaxDimUsers) {
+      u->dims[u->numDims++] = user;
+    } else if (first && depth < kMaxViews && u->numViews < 2 * kMaxViews && keepsColumns(user)) {
+      views[depth] = u->views[u->numViews++] = user;
+      collectUses(mlirOperationGetResult(user, 0), views, depth + 1, u);
+    } else if (mlirOperationIsNull(u->other)) {
+      u->other = user;
+    }
+  }
+}
+
+/* The value the result is seen as `depth` reshapes down half h's chain (0: the result itself). */
+static MlirValue viewAt(MlirValue result, const Half *h, int depth) {
+  return depth == 0 ? result : mlirOperationGetResult(h->views[depth - 1], 0);
+}
+
+/* Which half's chain holds v (the result, or a reshape of it), and at which depth; false when none does. */
+static bool inChain(MlirValue v, MlirValue result, const Uses *u, int *half, int *depth) {
+  for (int h = 0; h < 2; ++h)
+    for (int d = 0; d <= u->half[h].numViews; ++d)
+      if (valueEq(v, viewAt(result, &u->half[h], d))) {
+        *half = h, *depth = d;
+        return true;
+      }
+  return false;
+}
+
+/* The two chains apply the same reshapes (one op or identical ones). */
+static bool sameChains(const Half *a, const Half *b) {
+  if (a->numViews != b->numViews)
+    return false;
+  for (int i = 0; i < a->numViews; ++i) {
+    MlirOperation x = a->views[i], y = b->views[i];
+    if (opEq(x, y))
+      continue;
+    if (!opIs(y, opName(x, (char[64]){0}, 64)) || !sameAttributes(x, y) ||
+        !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(x, 0)), mlirValueGetType(mlirOperationGetResult(y, 0))) ||
+        mlirOperationGetNumOperands(x) != mlirOperationGetNumOperands(y))
+      return false;
+    for (intptr_t j = 1, n = mlirOperationGetNumOperands(x); j < n; ++j)
+      if (!sameValue(mlirOperationGetOperand(x, j), mlirOperationGetOperand(y, j), 0))
+        return false;
+  }
+  return true;
+}
+
+/* v is dim `d` of the slice's source: a tensor.dim of it at d, or of the same view of the result in a chain. */
+static bool isSourceDim(MlirValue v, int d, MlirValue result, const Uses *u, int depth) {
+  MlirOperation def = producer(v);
+  int64_t index;
+  if (!opIs(def, "tensor.dim") || !constantIndex(mlirOperationGetOperand(def, 1), &index) || index != d)
+    return false;
+  const MlirValue of = mlirOperationGetOperand(def, 0);
+  return valueEq(of, viewAt(result, &u->half[0], depth)) || valueEq(of, viewAt(result, &u->half[1], depth));
+}
+
+/* The static offset of a slice's last dim (dynamic ones sort last). */
+static int64_t lastOffset(MlirOperation slice) {
+  MlirAttribute offsets = attr(slice, "static_offsets");
+  const int rank = rankOf(mlirOperationGetOperand(slice, 0));
+  return mlirAttributeIsNull(offsets) || rank < 1 ? INT64_MAX : mlirDenseI64ArrayGetElement(offsets, rank - 1);
+}
+
+/* The slice's column offset when it takes I whole columns of every row, with unit steps; -1 otherwise. Dynamic
+ * entries of its static_* arrays are its operands after the source, offsets then sizes then strides. */
+static int64_t columnOffset(const Half *h, MlirValue result, const Uses *u, int64_t I) {
+  MlirOperation s = h->slice;
+  const MlirValue source = mlirOperationGetOperand(s, 0), out = mlirOperationGetResult(s, 0);
+  const int rank = rankOf(source);
+  MlirAttribute offsets = attr(s, "static_offsets"), sizes = attr(s, "static_sizes"), strides = attr(s, "static_strides");
+  if (rankOf(out) != rank || mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides))
+    return -1;
+  for (int d = 0; d < rank; ++d) /* the half, reshaped like the source, has the slice's type */
+    if (dimOf(out, d) != (d == rank - 1 ? I : dimOf(source, d)))
+      return -1;
+  intptr_t next = 1;
+  for (int d = 0; d < rank; ++d)
+    if (mlirShapedTypeIsDynamicSize(mlirDenseI64ArrayGetElement(offsets, d)))
+      return -1; /* canonicalize folds torch-mlir's constant start arithmetic */
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = mlirDenseI64ArrayGetElement(sizes, d), stride = mlirDenseI64ArrayGetElement(strides, d);
+    const int64_t offset = mlirDenseI64ArrayGetElement(offsets, d);
+    const bool dynamic = mlirShapedTypeIsDynamicSize(size);
+    if (stride != 1 || (d < rank - 1 && offset != 0))
+      return -1;
+    if (d == rank - 1 ? size != I
+                      : dynamic ? !isSourceDim(mlirOperationGetOperand(s, next), d, result, u, h->numViews)
+                                : dimOf(source, d) < 0 || size != dimOf(source, d))
+      return -1;
+    next += dynamic;
+  }
+  return mlirDenseI64ArrayGetElement(offsets, rank - 1);
+}
+
+/* --- windows of the stored operands ------------------------------------------------------------------------ */
+
+/* Elements [offset, offset + size) along `axis` of a 2-D stored operand. */
+typedef struct Window {
+  int axis;
+  int64_t offset, size;
+} Window;
+
+/* The window of a weight in `layout` that holds columns [c0, c0 + I) of N as a weight of I columns in the same
+ * layout: one dim of the stored shape depends on N, and every code of the half sits in the same nibble of the
+ * window's element as it would in a stored weight of I columns (checked for every column and enough k to cover
+ * each layout's period: 8-code words, byte pairs, GGML's 32-code blocks). HQQ's halves_n_k pairs column n with
+ * n + N/2 in one byte: a half of it is no window. */
+static bool weightWindow(int layout, int64_t K, int64_t N, int64_t c0, int64_t I, Window *w) {
+  int64_t fullRows, fullCols, rows, cols;
+  w4a16_weight_shape(layout, K, N, &fullRows, &fullCols);
+  w4a16_weight_shape(layout, K, I, &rows, &cols);
+  if ((rows != fullRows) == (cols != fullCols))
+    return false;
+  w->axis = rows != fullRows ? 0 : 1;
+  const int64_t full = w->axis ? fullCols : fullRows;
+  w->size = w->axis ? cols : rows;
+  if (full * c0 % N != 0 || full * c0 / N + w->size > full)
+    return false;
+  w->offset = full * c0 / N;
+  for (int64_t i = 0; i < 128 && i < K; ++i) {
+    const int64_t k = i < 64 ? i : K - 128 + i; /* the first and the last 64 */
+    if (k < 0)
+      continue;
+    for (int64_t n = 0; n < I; ++n) {
+      int fullNibble, nibble;
+      const int64_t e = w4a16_code_element(layout, k, c0 + n, K, N, &fullNibble);
+      const int64_t h = w4a16_code_element(layout, k, n, K, I, &nibble);
+      const int64_t row = h / cols + (w->axis == 0 ? w->offset : 0), col = h % cols + (w->axis == 1 ? w->offset : 0);
+      if (fullNibble != nibble || e / fullCols != row || e % fullCols != col)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Scales and zero points: (K/G, N) along dim 1, (N, K/G) along dim 0; zero points packed along N hold columns
+ * [8j, 8j + 8) in word j (AWQ's nibble order is within the word), so whole words. */
+static bool columnWindow(bool nMajor, bool packed, int64_t c0, int64_t I, Window *w) {
+  if (packed && (c0 % 8 != 0 || I % 8 != 0))
+    return false;
+  *w = (Window){nMajor ? 0 : 1, packed ? c0 / 8 : c0, packed ? I / 8 : I};
+  return true;
+}
+
+static MlirValue sliceOf(MlirValue v, const Window *w, MlirOperation before) {
+  MlirContext ctx = mlirOperationGetContext(before);
+  const int rank = rankOf(v);
+  int64_t offsets[2] = {0, 0}, sizes[2] = {dimOf(v, 0), rank > 1 ? dimOf(v, 1) : 0}, strides[2] = {1, 1};
+  offsets[w->axis] = w->offset, sizes[w->axis] = w->size;
+  const int32_t segments[4] = {1, 0, 0, 0};
+  MlirType type = mlirRankedTensorTypeGet(rank, sizes, elementTypeOf(v), mlirAttributeGetNull());
+#define NAMED(NAME, VALUE) mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(NAME)), VALUE)
+  MlirNamedAttribute attrs[] = {NAMED("static_offsets", mlirDenseI64ArrayGet(ctx, rank, offsets)),
+                                NAMED("static_sizes", mlirDenseI64ArrayGet(ctx, rank, sizes)),
+                                NAMED("static_strides", mlirDenseI64ArrayGet(ctx, rank, strides)),
+                                NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, segments))};
+#undef NAMED
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.extract_slice"),
+                                                   mlirOperationGetLocation(before));
+  mlirOperationStateAddOperands(&state, 1, &v);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 4, attrs);
+  MlirOperation slice = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, slice);
+  return mlirOperationGetResult(slice, 0);
+}
+
+/* --- the fused op ----------------------------------------------------------------------------------------- */
+
+typedef struct Chunked {
+  MlirOperation op;
+  int operandIndex[kNumFusedOperands]; /* -1 where absent */
+  int64_t K, N, I;
+  Uses uses;
+  Window window[2][kNumFusedOperands]; /* per half: weight, scales, zero points */
+  GluProduct product;
+} Chunked;
+
+static bool hasOperand(const Chunked *c, int operand) { return c->operandIndex[operand] >= 0; }
+static MlirValue operandOf(const Chunked *c, int operand) {
+  return mlirOperationGetOperand(c->op, c->operandIndex[operand]);
+}
+
+static int64_t groupSize(MlirOperation op) { /* 0 when the attribute is not an integer: the verifier reports it */
+  MlirAttribute g = attr(op, "group_size");
+  return mlirAttributeIsNull(g) || !mlirAttributeIsAInteger(g) ? 0 : mlirIntegerAttrGetValueInt(g);
+}
+
+static int enumAttr(MlirOperation op, const char *name, const char *(*names)(int)) {
+  MlirAttribute a = attr(op, name);
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
+    return -1;
+  return w4a16_value_of(names, mlirStringAttrGetValue(a).data, mlirStringAttrGetValue(a).length);
+}
+
+/* Why the op's own operands and attributes rule a split out (NULL: they do not). */
+static const char *opRule(const Chunked *c, char *why, size_t size) {
+  const int activation = enumAttr(c->op, "activation", w4a16_activation_name);
+  if (activation != W4A16_ACT_NONE) {
+    snprintf(why, size, "it applies %s to all %lld columns (a gate_up projection applies none; its gate half gets "
+                        "the activation)", activation < 0 ? "an unknown activation" : w4a16_activation_name(activation),
+             (long long)c->N);
+    return why;
+  }
+  if (hasOperand(c, kResidual))
+    return "it adds a residual to all its columns";
+  if (hasOperand(c, kGroupIndex))
+    return "it has an act-order g_idx";
+  if (hasOperand(c, kBias))
+    return "it has a bias (a glu takes none, docs/dialect.md)";
+  return NULL;
+}
+
+/* Why the result's uses are not the two halves of a glu (NULL: they are; the halves then in order). */
+static const char *usesRule(Chunked *c, char *why, size_t size) {
+  Uses *u = &c->uses;
+  const MlirValue result = mlirOperationGetResult(c->op, 0);
+  if (!mlirOperationIsNull(u->other)) {
+    snprintf(why, size, "its result has a user other than the two halves: %s", opName(u->other, (char[64]){0}, 64));
+    return why;
+  }
+  if (u->numSlices != 2) {
+    snprintf(why, size, "its result is sliced %d times, not into two halves", u->numSlices);
+    return why;
+  }
+  if (c->N % 2 != 0)
+    return "N is odd: no halves";
+  if (lastOffset(u->half[1].slice) < lastOffset(u->half[0].slice)) { /* in column order (uses come in no order) */
+    Half t = u->half[0];
+    u->half[0] = u->half[1], u->half[1] = t;
+  }
+  if (!sameChains(&u->half[0], &u->half[1]))
+    return "the two slices see the result through different reshapes";
+  int half, depth;
+  for (int i = 0; i < u->numViews; ++i)
+    if (!inChain(mlirOperationGetResult(u->views[i], 0), result, u, &half, &depth))
+      return "its result is reshaped on a way that leads to no half";
+  for (int i = 0; i < u->numDims; ++i)
+    if (!inChain(mlirOperationGetOperand(u->dims[i], 0), result, u, &half, &depth))
+      return "its result is reshaped on a way that leads to no half";
+  int64_t at[2];
+  for (int h = 0; h < 2; ++h)
+    if ((at[h] = columnOffset(&u->half[h], result, u, c->I)) < 0) {
+      const MlirOperation s = u->half[h].slice;
+      const int r = rankOf(mlirOperationGetResult(s, 0));
+      snprintf(why, size, "a slice (%lld of %lld columns from %lld) is not a half [0, I) or [I, 2I) of N = %lld with "
+                          "every row and unit steps",
+               (long long)dimOf(mlirOperationGetResult(s, 0), r - 1), (long long)c->N,
+               (long long)mlirDenseI64ArrayGetElement(attr(s, "static_offsets"), r - 1), (long long)c->N);
+      return why;
+    }
+  if (at[0] != 0 || at[1] != c->I)
+    return "the slices are not the two halves [0, I) and [I, 2I)";
+  const char *glu = findGluProduct(mlirOperationGetResult(u->half[0].slice, 0),
+                                   mlirOperationGetResult(u->half[1].slice, 0), true, &c->product);
+  if (glu) {
+    snprintf(why, size, "the halves feed no glu product: %s", glu);
+    return why;
+  }
+  return NULL;
+}
+
+/* Why a half is no window of the stored operands (NULL: the windows are in c->window). */
+static const char *windowRule(Chunked *c, char *why, size_t size) {
+  const w4a16_shape_rule rule = w4a16_check_shape(c->K, c->I, groupSize(c->op));
+  if (rule != W4A16_SHAPE_OK) {
+    snprintf(why, size, "a half of I = %lld columns: %s", (long long)c->I, w4a16_shape_rule_text(rule));
+    return why;
+  }
+  const int layout = enumAttr(c->op, "weight_layout", w4a16_weight_layout_name);
+  const int scales = enumAttr(c->op, "scales_layout", w4a16_scales_layout_name);
+  const int zeroPoints = enumAttr(c->op, "zero_point_layout", w4a16_zero_point_layout_name);
+  if (layout < 0 || scales < 0 || (hasOperand(c, kZeroPoints) && zeroPoints < 0))
+    return "its layout attributes are not ones the op takes";
+  int64_t rows, cols;
+  const int64_t groups = c->K / groupSize(c->op); /* a group size the shape rule takes */
+  w4a16_weight_shape(layout, c->K, c->N, &rows, &cols);
+  const MlirValue weight = operandOf(c, kWeight), scaleTensor = operandOf(c, kScales);
+  if (rankOf(weight) != 2 || dimOf(weight, 0) != rows || dimOf(weight, 1) != cols || rankOf(scaleTensor) != 2 ||
+      dimOf(scaleTensor, scales == W4A16_SCALES_N_G ? 0 : 1) != c->N || dimOf(scaleTensor, scales == W4A16_SCALES_N_G ? 1 : 0) != groups)
+    return "its weight or scales are not of the shapes their layouts name";
+  if (hasOperand(c, kZeroPoints)) {
+    const MlirValue z = operandOf(c, kZeroPoints);
+    const bool packed = zeroPoints == W4A16_ZP_PACKED_G_N8 || zeroPoints == W4A16_ZP_PACKED_G_N8_AWQ;
+    const int64_t zc = zeroPoints == W4A16_ZP_N_G ? groups : packed ? c->N / 8 : c->N;
+    if (rankOf(z) != 2 || dimOf(z, 0) != (zeroPoints == W4A16_ZP_N_G ? c->N : groups) || dimOf(z, 1) != zc)
+      return "its zero points are not of the shape their layout names";
+  }
+  for (int h = 0; h < 2; ++h) {
+    Window *w = c->window[h];
+    const int64_t c0 = h * c->I;
+    if (!weightWindow(layout, c->K, c->N, c0, c->I, &w[kWeight])) {
+      snprintf(why, size, "weight layout %s: a half of its columns is no window of the stored tensor",
+               w4a16_weight_layout_name(layout));
+      return why;
+    }
+    columnWindow(scales == W4A16_SCALES_N_G, false, c0, c->I, &w[kScales]);
+    if (hasOperand(c, kZeroPoints) &&
+        !columnWindow(zeroPoints == W4A16_ZP_N_G, zeroPoints == W4A16_ZP_PACKED_G_N8 || zeroPoints == W4A16_ZP_PACKED_G_N8_AWQ,
+                      c0, c->I, &w[kZeroPoints]))
+      return "zero points packed along N: a half is not whole words";
+  }
+  return NULL;
+}
+
+/* --- the rewrite ------------------------------------------------------------------------------------------------- */
+
+/* op's clone reading `value` at operand 0, its result's last dim I (an expand_shape's output shape too), before op. */
+static MlirValue cloneWithColumns(MlirOperation op, MlirValue value, int64_t I) {
+  MlirOperation copy = mlirOperationClone(op);
+  mlirOperationSetOperand(copy, 0, value);
+  const MlirValue out = mlirOperationGetResult(copy, 0);
+  const int rank = rankOf(out);
+  int64_t shape[kMaxRank];
+  for (int d = 0; d < rank; ++d)
+    shape[d] = mlirShapedTypeGetDimSize(mlirValueGetType(out), d);
+  shape[rank - 1] = I;
+  mlirValueSetType(out, mlirRankedTensorTypeGet(rank, shape, elementTypeOf(out), mlirAttributeGetNull()));
+  MlirAttribute outputShape = attr(copy, "static_output_shape");
+  if (!mlirAttributeIsNull(outputShape)) {
+    int64_t sizes[kMaxRank];
+    for (int d = 0; d < rank; ++d)
+      sizes[d] = mlirDenseI64ArrayGetElement(outputShape, d);
+    sizes[rank - 1] = I;
+    mlirOperationSetAttributeByName(copy, mlirStringRefCreateFromCString("static_output_shape"),
+                                    mlirDenseI64ArrayGet(mlirOperationGetContext(op), rank, sizes));
+  }
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, copy);
+  return out;
+}
+
+static void split(Chunked *c) {
+  const MlirValue result = mlirOperationGetResult(c->op, 0);
+  MlirValue chain[2][kMaxViews + 1];
+  for (int h = 0; h < 2; ++h) {
+    MlirOperation half = mlirOperationClone(c->op);
+    static const int kStored[] = {kWeight, kScales, kZeroPoints};
+    for (int i = 0; i < 3; ++i)
+      if (hasOperand(c, kStored[i]))
+        mlirOperationSetOperand(half, c->operandIndex[kStored[i]], sliceOf(operandOf(c, kStored[i]), &c->window[h][kStored[i]], c->op));
+    const int64_t shape[2] = {mlirShapedTypeGetDimSize(mlirValueGetType(result), 0), c->I};
+    chain[h][0] = mlirOperationGetResult(half, 0);
+    mlirValueSetType(chain[h][0], mlirRankedTensorTypeGet(2, shape, elementTypeOf(result), mlirAttributeGetNull()));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c->op), c->op, half);
+    const Half *seen = &c->uses.half[h];
+    for (int v = 0; v < seen->numViews; ++v)
+      chain[h][v + 1] = cloneWithColumns(seen->views[v], chain[h][v], c->I);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(seen->slice, 0), chain[h][seen->numViews]);
+  }
+  for (int i = 0; i < c->uses.numDims; ++i) { /* a row dim of the result: the half's, read where it was read */
+    int half = 0, depth = 0;
+    inChain(mlirOperationGetOperand(c->uses.dims[i], 0), result, &c->uses, &half, &depth);
+    mlirOperationSetOperand(c->uses.dims[i], 0, chain[half][depth]);
+  }
+  OpSet dead = {.count = 0};
+  opSetAdd(&dead, c->uses.half[0].slice);
+  opSetAdd(&dead, c->uses.half[1].slice);
+  opSetAdd(&dead, c->op);
+  eraseDeadOps(&dead); /* the slices, the reshapes only they used, the op */
+}
+
+static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
+  Chunked *c = calloc(1, sizeof *c);
+  c->op = op;
+  MlirAttribute seg = attr(op, "operandSegmentSizes");
+  for (int i = 0, next = 0; i < kNumFusedOperands; ++i)
+    c->operandIndex[i] = i < kBias || mlirDenseI32ArrayGetElement(seg, i) ? next++ : -1;
+  const MlirValue result = mlirOperationGetResult(op, 0);
+  if (rankOf(operandOf(c, kX)) != 2 || rankOf(result) != 2 || dimOf(operandOf(c, kX), 1) <= 0 || dimOf(result, 1) <= 0) {
+    free(c); /* the verifier reports it */
+    return;
+  }
+  c->K = dimOf(operandOf(c, kX), 1), c->N = dimOf(result, 1), c->I = c->N / 2;
+  MlirOperation views[kMaxViews];
+  collectUses(result, views, 0, &c->uses);
+  if (c->uses.numSlices >= 2) { /* a chunked result: split, or say why not (one slice is no chunk) */
+    char text[256];
+    const char *why = opRule(c, text, sizeof text);
+    if (!why)
+      why = usesRule(c, text, sizeof text);
+    if (!why)
+      why = windowRule(c, text, sizeof text);
+    if (why) {
+      explainRemark(options, "w4a16", op, "gate_up projection not split into glu halves: %s", why);
+    } else {
+      const bool secondIsGate = c->product.bIsGate;
+      explainRemark(options, "w4a16", op,
+                    "split the gate_up projection (N = %lld) into its halves for a glu: gate columns [%lld, %lld), up "
+                    "[%lld, %lld), %s(gate) * up",
+                    (long long)c->N, (long long)(secondIsGate ? c->I : 0), (long long)(secondIsGate ? c->N : c->I),
+                    (long long)(secondIsGate ? 0 : c->I), (long long)(secondIsGate ? c->I : c->N),
+                    w4a16_activation_name(c->product.activation));
+      split(c);
+    }
+  }
+  free(c);
+}
+
+/* --- the pass -------------------------------------------------------------------------------------------------- */
+
+static bool isFused(MlirOperation op, void *unused) {
+  (void)unused;
+  return w4a16IsFusedMatmul(op);
+}
+
+static void splitRun(MlirOperation root, const W4a16FuseOptions *options) {
+  OpList all = collectOps(root, isFused, NULL, MlirWalkPreOrder);
+  for (int i = 0; i < all.count; ++i)
+    splitAt(all.ops[i], options);
+  free(all.ops);
+}
+
+static _Alignas(8) char splitPassId;
+
+static const OptionsPassSpec kSplitChunkedGluPass = {
+    &splitPassId, "W4a16SplitChunkedGlu", "w4a16-split-chunked-glu",
+    "Split a fused gate_up projection whose result is chunked into the halves of act(gate) * up into two fused ops "
+    "on column windows of its weight, for w4a16-merge-siblings to make one glu",
+    NULL, splitRun};
+
+MlirPass w4a16CreateSplitChunkedGluPass(W4a16FuseOptions options) {
+  return createOptionsPass(&kSplitChunkedGluPass, options);
+}
+
+void w4a16AddSplitChunkedGluPass(MlirOpPassManager pm, W4a16FuseOptions options) {
+  mlirOpPassManagerAddOwnedPass(pm, w4a16CreateSplitChunkedGluPass(options));
+}
