@@ -30,6 +30,23 @@ typedef struct PlanEntry {
   struct PlanEntry *next;
 } PlanEntry;
 
+/* LLVM lowers an f32 -> bf16 truncation (every bf16 model's arith.truncf) to a call of __truncsfbf2 on x86 CPUs
+ * without AVX512-BF16, and libgcc has it only from GCC 13: on Debian 12 (GCC 12) compiled bf16 code did not load
+ * ("undefined symbol: __truncsfbf2") unless the CPU happened to have the instruction. Programs that run compiled
+ * code link this file, so it provides the conversion: round to nearest even, NaN kept quiet. Weak: a libgcc or
+ * compiler-rt that has it wins. The bf16 result travels in the low 16 bits of xmm0, where _Float16 is returned. */
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
+__attribute__((weak)) _Float16 __truncsfbf2(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  uint16_t b = (bits & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((bits >> 16) | 0x40u)
+                                                   : (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  _Float16 h;
+  memcpy(&h, &b, sizeof h);
+  return h;
+}
+#endif
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static PlanEntry *g_plans;
 static int64_t g_plansCreated;
