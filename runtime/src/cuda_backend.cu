@@ -348,7 +348,8 @@ double counted_sms(int sms, int T) {
 // (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
-// taken only when nothing fits in one. Ties go to W = 4, fewer splits and clusters.
+// taken only when nothing fits in one. Ties go to W = 4 and fewer splits. Clusters only where the workspace
+// cannot take a split (below).
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -359,10 +360,18 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     const long long tiles = v3_tiles(p, M, k.W);
     for (int S = 1; S <= 8 && S <= G; ++S) {
       if (p->force_s && p->force_s != S) continue;
+      // Clusters only where the workspace cannot take the split: in a model, where each call follows other
+      // kernels, an S-CTA cluster starts only once S SMs of one GPC are free at once, and its CTAs started up
+      // to 8-11 us after the call's first ones (timeline of the LLaMA-7B layer, bench/RESULTS.md session 15:
+      // the layer 72 -> 61 us at M = 16 without clusters), although in back-to-back calls of one shape
+      // clusters were 0.7-1.6 us faster (the sweeps this model was fitted to).
+      const bool workspace_fits = S > 1 && tiles * S <= kMaxGrid &&
+                                  split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
+        if (S > 1 && p->force_global < 0 && !global && workspace_fits) continue;
         const V3Choice c = {k.W, S, global != 0};
-        if (global && (tiles * S > kMaxGrid || split_bytes(p, c, M) > partials_allowance(p, M))) continue;
+        if (global && !workspace_fits) continue;
         const int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
         if (cap <= 0) continue;
         const long long ctas = tiles * S, waves = (ctas + cap - 1) / cap;
