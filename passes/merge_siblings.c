@@ -338,13 +338,8 @@ static void mergeGroup(Group *g, const W4a16FuseOptions *options) {
 
 /* --- the pass -------------------------------------------------------------------------------------------- */
 
-static bool isFused(MlirOperation op, void *unused) {
-  (void)unused;
-  return w4a16IsFusedMatmul(op);
-}
-
 static void mergeRun(MlirOperation root, const W4a16FuseOptions *options) {
-  OpList all = collectOps(root, isFused, NULL, MlirWalkPreOrder);
+  OpList all = collectOps(root, isFusedMatmulOp, NULL, MlirWalkPreOrder);
   bool *grouped = calloc((size_t)all.count + 1, sizeof *grouped);
   for (int i = 0; i < all.count; ++i) {
     if (grouped[i])

@@ -128,3 +128,8 @@ MlirPass createOptionsPass(const OptionsPassSpec *spec, W4a16FuseOptions options
                                 mlirStringRefCreateFromCString(spec->description), mlirStringRefCreateFromCString(""),
                                 2, dialects, callbacks, passClone(&state));
 }
+
+bool isFusedMatmulOp(MlirOperation op, void *unused) {
+  (void)unused;
+  return w4a16IsFusedMatmul(op);
+}

@@ -25,6 +25,9 @@ typedef struct OptionsPassSpec {
   void (*runOnRoot)(MlirOperation root, const W4a16FuseOptions *options);
 } OptionsPassSpec;
 
+/* collectOps' filter for every w4a16.fused_matmul (the whole-root passes' starting set). */
+bool isFusedMatmulOp(MlirOperation op, void *unused);
+
 MlirPass createOptionsPass(const OptionsPassSpec *spec, W4a16FuseOptions options);
 
 #endif

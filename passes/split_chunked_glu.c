@@ -483,13 +483,8 @@ static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
 
 /* --- the pass -------------------------------------------------------------------------------------------------- */
 
-static bool isFused(MlirOperation op, void *unused) {
-  (void)unused;
-  return w4a16IsFusedMatmul(op);
-}
-
 static void splitRun(MlirOperation root, const W4a16FuseOptions *options) {
-  OpList all = collectOps(root, isFused, NULL, MlirWalkPreOrder);
+  OpList all = collectOps(root, isFusedMatmulOp, NULL, MlirWalkPreOrder);
   for (int i = 0; i < all.count; ++i)
     splitAt(all.ops[i], options);
   free(all.ops);
