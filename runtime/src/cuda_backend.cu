@@ -363,8 +363,8 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
       // Clusters only where the workspace cannot take the split: in a model, where each call follows other
       // kernels, an S-CTA cluster starts only once S SMs of one GPC are free at once, and its CTAs started up
       // to 8-11 us after the call's first ones (timeline of the LLaMA-7B layer, bench/RESULTS.md session 15:
-      // the layer 72 -> 61 us at M = 16 without clusters), although in back-to-back calls of one shape
-      // clusters were 0.7-1.6 us faster (the sweeps this model was fitted to).
+      // the layer 72.3 -> 67.1 us at M = 16 with this rule). Forbidding clusters altogether was faster still in
+      // the layer (60.8 us) but 5-23 % slower in back-to-back calls of N = 4096 shapes at M = 16-32.
       const bool workspace_fits = S > 1 && tiles * S <= kMaxGrid &&
                                   split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
       for (int global = 0; global <= (S > 1); ++global) {
