@@ -5,7 +5,7 @@
 // steps over 232..320 bytes; each CTA streams `bytes` from a buffer far larger than L2, one window per launch, so
 // every call reads cold memory like a layer of a model. Timed as CUDA-graph replays of 64 launches (the way
 // serving engines run decode) and as back-to-back stream launches.
-//   w4a16_param_probe [--reps R]   prints one row per (work size, parameter size)
+//   param_size [--reps R] (bench/probes/build.sh)   prints one row per (work size, parameter size)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -14,14 +14,7 @@
 #include <algorithm>
 #include <vector>
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
-      exit(3);                                                                                  \
-    }                                                                                           \
-  } while (0)
+#include "cuda_check.h"  // CK
 
 template <int Q> struct Args {
   const float4 *src;
