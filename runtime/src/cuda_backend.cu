@@ -17,7 +17,6 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <vector>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +57,13 @@ struct w4a16_cuda_plan {
   bool scales_bf16;     // the scales are bf16, else f16 (independent of the io type)
   uint64_t bytes;       // wq + scales
   // Workspace split-K state (see run_v3), guarded by `mu`. The partial sums are sized by
-  // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M) and empty between calls, the slot tags and
-  // ticket counters zero (the kernel restores both), so no call passes host state to the kernel.
+  // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M); the flags and arrival counters are
+  // zero between calls (the kernel restores them), so no call passes host state to the kernel.
   mutable std::mutex mu;
   mutable float *partials = nullptr;
   mutable uint64_t partial_bytes = 0;  // reserved bytes of partial sums
   mutable int64_t reserved_m = 0;      // the largest M the reservation covers
-  unsigned *flags = nullptr;           // kMaxGrid slot tags, then kMaxGrid tile ticket counters
+  unsigned *flags = nullptr;           // kMaxGrid slot flags, then kMaxGrid tile arrival counters
   cudaEvent_t done = nullptr;          // recorded after each eager workspace run (cross-stream order)
   mutable cudaStream_t last_stream = nullptr;
   mutable bool ran = false;
@@ -296,7 +295,7 @@ int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
   return c;
 }
 
-// Workspace split-K slot tags and ticket counters per plan (one per partial-sum slot and per tile; the
+// Workspace split-K flags and arrival counters per plan (one per partial-sum slot and per tile; the
 // grid never exceeds this).
 using w4a16::sm90::kMaxGrid;
 constexpr size_t kFlagBytes = 2 * kMaxGrid * sizeof(unsigned);
@@ -548,7 +547,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
-      // Split-K tags and ticket counters start at zero; the kernel leaves them so.
+      // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
           (e = cudaStreamSynchronize(0)) != cudaSuccess ||
@@ -613,13 +612,6 @@ w4a16_status reserve_locked(const w4a16_cuda_plan *p, int64_t max_m) {
                                                        "workspace", (unsigned long long)need)
                  : cuda_fail(e, "plan_reserve(cuda): cudaMalloc");
     }
-    // Every word starts empty (sm90::kEmptyPartial, all ones); the kernel leaves them so. Complete before any
-    // call's kernel, whatever stream it runs on.
-    if (need && ((e = cudaMemset(p->partials, 0xFF, need)) != cudaSuccess || (e = cudaStreamSynchronize(0)) != cudaSuccess)) {
-      cudaFree(p->partials);
-      p->partials = nullptr;
-      return cuda_fail(e, "plan_reserve(cuda): emptying the split-K workspace");
-    }
     p->partial_bytes = need;
   }
   p->reserved_m = max_m;
@@ -646,22 +638,6 @@ static const char *form_note(const w4a16_cuda_plan *p) {
 // The element types, when not the default f16.
 static const char *type_note(const w4a16_cuda_plan *p) {
   return p->bf16 ? (p->scales_bf16 ? " bf16" : " bf16 (f16 scales)") : p->scales_bf16 ? " (bf16 scales)" : "";
-}
-
-extern "C" int w4a16_cuda_plan_workspace_empty(const w4a16_cuda_plan *p) {
-  if (p->version != 3) return 1;  // v1 reduces on chip only
-  std::lock_guard<std::mutex> lock(p->mu);
-  std::vector<unsigned> words(std::max<size_t>(p->partial_bytes, kFlagBytes) / sizeof(unsigned));
-  if (cudaDeviceSynchronize() != cudaSuccess ||
-      cudaMemcpy(words.data(), p->flags, kFlagBytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-    return -1;
-  for (size_t i = 0; i < kFlagBytes / sizeof(unsigned); ++i)
-    if (words[i] != 0) return 0;
-  if (p->partial_bytes && cudaMemcpy(words.data(), p->partials, p->partial_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-    return -1;
-  for (size_t i = 0; i < p->partial_bytes / sizeof(unsigned); ++i)
-    if (words[i] != w4a16::sm90::kEmptyPartial) return 0;
-  return 1;
 }
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {

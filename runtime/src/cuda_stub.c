@@ -31,10 +31,6 @@ uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
   (void)M;
   return 0;
 }
-int w4a16_cuda_plan_workspace_empty(const w4a16_cuda_plan *p) {
-  (void)p;
-  return -1;
-}
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   (void)p, (void)M;
   if (len > 0) buf[0] = '\0';

@@ -157,100 +157,65 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 
 // Split-K through the plan's workspace instead of a cluster (the host's choice when S-CTA clusters
 // would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32).
-// Each CTA of a tile drew a ticket from the tile's counter before its main loop (the kernel, after its grid
-// dependency wait). Tickets 0..S-2 publish: the slot's tag (split + 1) and their partial sums, with no
-// fence and no further round trip. Ticket S-1 reduces: the others have drawn theirs, so they are running
-// and will publish whatever the scheduling (no deadlock). It polls the S-1 tags, loads every partial sum
-// of an item at once, reloads any word still kEmptyPartial (each word says itself whether it has arrived,
-// so nothing has to be ordered before anything else), adds all S in split order -- the same bits whoever
-// reduces -- stores through the fused epilogue, and empties what it read. Nothing depends on host state, so
-// a launch captured in a CUDA graph replays any number of times: counters, tags and slots are empty again
-// when the grid ends, and the next call on the stream touches them only after its grid dependency wait,
-// which waits for this grid to complete (also with programmatic dependent launch). On the critical path,
-// from the last main loop's end: the publishing stores and one load round trip (the flag protocol before
-// this one took an atomic, a fence, a flag and a poll on top: ~5 us of the layer's M = 1 o projection
-// against ~1.2 us of main loop, bench/RESULTS.md session 15 run 3).
+// Nothing in this exchange depends on host state, so a launch captured in a CUDA graph replays any
+// number of times: after its main loop each CTA of a tile takes an arrival number from the tile's
+// counter. The first S-1 to arrive each publish their partial sums in the slot of their arrival number
+// and set its flag to split + 1. The last to arrive resets the counter, waits for the S-1 flags (their
+// CTAs have arrived, so they are running), resets them, adds all S partial sums in split order -- the
+// same bits whoever arrives last -- and stores through the fused epilogue. Counter and flags are zero
+// again when the grid ends; the next call on the stream touches them only after its grid dependency
+// wait, which waits for this grid to complete (also with programmatic dependent launch). Every memory
+// round trip here is on the call's critical path, so flags are polled by one lane each and an item's
+// partial loads are batched (add_partials).
 template <class E, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
-                                             int tile, int split, int S, int ticket, int rows, int col0, int m0) {
-  constexpr int kGroups8 = kCols / 8, kMaxSplits = 8;  // splits: at most 8 (the host)
+                                             int tile, int split, int S, int rows, int col0, int m0) {
+  constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int slot0 = tile * (S - 1);
   const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
-  // The items a slot holds: exactly those the reducer reads and empties (columns past N are neither), so
-  // the workspace is all kEmptyPartial between calls whatever configuration the next call takes.
-  const int items = rows * kGroups8;
-  auto item_column = [&](int it, int &tok, int &c8) { tok = it / kGroups8, c8 = it - tok * kGroups8; };
-  if (ticket < S - 1) {
-    if (threadIdx.x == 0) sm90::store_relaxed(args.flags + slot0 + ticket, (unsigned)split + 1);
-    float *dst = args.partials + (slot0 + ticket) * slot;
-    for (int it = threadIdx.x; it < items; it += kThreads) {
-      int tok, c8;
-      item_column(it, tok, c8);
-      if (col0 + c8 * 8 >= args.N) continue;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        uint4 v = *reinterpret_cast<const uint4 *>(red + tok * kRedStride + c8 * 8 + 4 * h);
-        v.x = v.x == sm90::kEmptyPartial ? 0x7FFFFFFFu : v.x, v.y = v.y == sm90::kEmptyPartial ? 0x7FFFFFFFu : v.y;
-        v.z = v.z == sm90::kEmptyPartial ? 0x7FFFFFFFu : v.z, v.w = v.w == sm90::kEmptyPartial ? 0x7FFFFFFFu : v.w;
-        sm90::store_relaxed(reinterpret_cast<float4 *>(dst + tok * kCols + c8 * 8 + 4 * h), v);
-      }
+  unsigned *const arrivals = args.flags + sm90::kMaxGrid;
+  __shared__ int arrival, slot_of[8];                          // slot_of[q]: the slot holding split q's partial sums
+  if (threadIdx.x == 0) arrival = (int)atomicAdd(arrivals + tile, 1u);
+  __syncthreads();
+  if (arrival < S - 1) {
+    float *dst = args.partials + (slot0 + arrival) * slot;
+    for (int i = threadIdx.x; i < rows * kVec4; i += kThreads) {
+      const int tok = i / kVec4, c4 = i - tok * kVec4;
+      __stcg(reinterpret_cast<float4 *>(dst + tok * kCols + c4 * 4),
+             *reinterpret_cast<const float4 *>(red + tok * kRedStride + c4 * 4));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      sm90::store_release(args.flags + slot0 + arrival, (unsigned)split + 1);
     }
     return;
   }
-  __shared__ int slot_of[kMaxSplits];  // slot_of[q]: the slot receiving split q's partial sums
-  if (threadIdx.x == 0) args.flags[sm90::kMaxGrid + tile] = 0;  // all S tickets are drawn
+  if (threadIdx.x == 0) arrivals[tile] = 0;
   if (threadIdx.x < S - 1) {
     unsigned f;
-    while ((f = sm90::load_relaxed(args.flags + slot0 + threadIdx.x)) == 0) {
-    }
+    while ((f = sm90::load_acquire(args.flags + slot0 + threadIdx.x)) == 0) __nanosleep(64);
+    __threadfence();
     slot_of[f - 1] = threadIdx.x;
     args.flags[slot0 + threadIdx.x] = 0;
   }
   __syncthreads();
-  const uint4 empty4 = make_uint4(sm90::kEmptyPartial, sm90::kEmptyPartial, sm90::kEmptyPartial, sm90::kEmptyPartial);
-  auto arrived = [](const uint4 &v) {
-    return v.x != sm90::kEmptyPartial && v.y != sm90::kEmptyPartial && v.z != sm90::kEmptyPartial &&
-           v.w != sm90::kEmptyPartial;
-  };
-  for (int it = threadIdx.x; it < items; it += kThreads) {
-    int tok, c8;
-    item_column(it, tok, c8);
+  for (int it = threadIdx.x; it < rows * kGroups8; it += kThreads) {
+    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
     const int n = col0 + c8 * 8;
     if (n >= args.N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
     float v[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    // Four splits' loads in flight at once (one round trip per four splits; all eight at once spilled).
-    constexpr int kAtOnce = 4;
-    for (int q0 = 0; q0 < S; q0 += kAtOnce) {
-      float4 *src[kAtOnce];
-      uint4 part[kAtOnce][2];
-#pragma unroll
-      for (int j = 0; j < kAtOnce; ++j) {
-        const int q = q0 + j;
-        if (q < S && q != split) {
-          src[j] = reinterpret_cast<float4 *>(args.partials + (slot0 + slot_of[q]) * slot + tok * kCols + c8 * 8);
-          part[j][0] = sm90::load_relaxed(src[j]), part[j][1] = sm90::load_relaxed(src[j] + 1);
-        }
+    add_partials(v, S, [&](int q, float4 &lo, float4 &hi) {
+      const float *src = q == split ? red + tok * kRedStride + c8 * 8
+                                    : args.partials + (slot0 + slot_of[q]) * slot + tok * kCols + c8 * 8;
+      if (q == split) {
+        lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
+      } else {
+        lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
       }
-#pragma unroll
-      for (int j = 0; j < kAtOnce; ++j)
-        if (q0 + j < S && q0 + j != split)
-          while (!arrived(part[j][0]) || !arrived(part[j][1]))
-            part[j][0] = sm90::load_relaxed(src[j]), part[j][1] = sm90::load_relaxed(src[j] + 1);
-#pragma unroll
-      for (int j = 0; j < kAtOnce; ++j) {
-        const int q = q0 + j;
-        if (q >= S) break;
-        if (q == split) {
-          add8(v, *reinterpret_cast<const float4 *>(red + tok * kRedStride + c8 * 8),
-               *reinterpret_cast<const float4 *>(red + tok * kRedStride + c8 * 8 + 4));
-        } else {
-          add8(v, *reinterpret_cast<const float4 *>(&part[j][0]), *reinterpret_cast<const float4 *>(&part[j][1]));
-          __stcg(reinterpret_cast<uint4 *>(src[j]), empty4), __stcg(reinterpret_cast<uint4 *>(src[j] + 1), empty4);
-        }
-      }
-    }
+    });
     store_item<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out, m0 + tok, n, args.N, args.act);
   }
 }
@@ -395,7 +360,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
   // The rows [row_lo, row_hi) of the chunk this CTA stores: a cluster split finishes its split_items of
-  // the tile; through the workspace, the split that drew the tile's last ticket stores all of it (finish_split).
+  // the tile; through the workspace, whichever split arrives last stores all of it (finish_split).
   int row_lo = 0, row_hi = 0;
   if (args.partials) {
     row_hi = rows;
@@ -424,10 +389,6 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   } else if (tid == 0) {
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
   }
-  // Split-K through the workspace: this CTA's ticket (finish_split), drawn now so that its round trip
-  // overlaps x's first stage (thread 0's warp waits for that anyway) instead of following the main loop.
-  __shared__ int ticket;
-  if (args.partials && tid == 0) ticket = (int)atomicAdd(args.flags + sm90::kMaxGrid + tile, 1u);
 
   float acc[ND];
 #pragma unroll
@@ -563,8 +524,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   W4A16_STAMP(tl, kEpilogueReady);
   if (args.partials) {
     __syncthreads();
-    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, ticket, rows, col0,
-                                                         m0);
+    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
     reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,

@@ -44,7 +44,6 @@ w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, in
 void w4a16_cuda_plan_destroy(w4a16_cuda_plan *p);
 uint64_t w4a16_cuda_plan_bytes(const w4a16_cuda_plan *p);
 uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M);
-int w4a16_cuda_plan_workspace_empty(const w4a16_cuda_plan *p); /* w4a16_testing_workspace_empty */
 w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_t max_m);
 void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len);
 int w4a16_cuda_available_impl(void);

@@ -2,7 +2,6 @@
  * and dispatch. Backend-specific checks (e.g. the CUDA backend's 16-byte alignment) live in the
  * backends, which report through w4a16_fail as well. */
 #include "internal.h"
-#include "w4a16_testing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -315,10 +314,6 @@ w4a16_status w4a16_plan_reserve(w4a16_plan *plan, int64_t max_m) {
 uint64_t w4a16_plan_workspace_bytes(const w4a16_plan *plan, int64_t M) {
   if (!plan || plan->cpu) return 0;
   return w4a16_cuda_plan_workspace_bytes(plan->cuda, M);
-}
-
-int w4a16_testing_workspace_empty(const struct w4a16_plan *plan) {
-  return plan && plan->cuda ? w4a16_cuda_plan_workspace_empty(plan->cuda) : -1;
 }
 
 const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, int len) {

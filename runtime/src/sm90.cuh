@@ -17,9 +17,6 @@ constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 
 // Split-K through the workspace: at most this many CTAs; Args::flags holds as many slot flags, then as many
 // tile arrival counters.
 constexpr int kMaxGrid = 1024;
-// A workspace word that holds no partial sum: a NaN no arithmetic produces (f32 results are canonical NaN,
-// 0x7FFFFFFF) and that a partial sum is never stored as (finish_split maps it to the canonical NaN).
-constexpr unsigned kEmptyPartial = 0xFFFFFFFFu;
 
 struct Args {
   const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
@@ -29,14 +26,14 @@ struct Args {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Empty
-  // between calls: each call's reducing CTA of a tile restores what the tile used. The splits per tile come
-  // from the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived
-  // is not a parameter (common.cuh, Outputs: why the block is kept small).
-  float *partials;          // slot tile*(S-1) + t: partial sums of the tile's CTA with ticket t, min(M, 64)
-                            // tokens x the CTA's columns each; every word kEmptyPartial when not in use
-  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it receives; then, from
-                            // flags + kMaxGrid, per tile: tickets drawn by this call's CTAs
+  // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
+  // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
+  // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
+  // a parameter (common.cuh, Outputs: why the block is kept small).
+  float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive, min(M, 64)
+                            // tokens x the CTA's columns each
+  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds; then, from
+                            // flags + kMaxGrid, per tile: CTAs of this call that have finished their main loop
 #ifdef W4A16_TIMELINE
   unsigned long long *timeline;  // instrumented builds only (timeline.cuh): where each CTA's time goes
 #endif
@@ -101,29 +98,14 @@ __device__ __forceinline__ void launch_dependents() {
 }
 __device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 
-// Split-K exchange between CTAs (gpu scope, gemm_v3.cuh finish_split). Relaxed, not release/acquire: a
-// reader never infers one location's value from another's (every word it needs says itself whether it has
-// arrived), so no fence is on the exchange's critical path; each 32-bit element is single-copy atomic, a
-// vector access need not be.
-__device__ __forceinline__ void store_relaxed(unsigned *p, unsigned v) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+// Flag handoff between CTAs (gpu scope): the writer's data is ordered before its release store, the
+// reader's acquire load before its later reads.
+__device__ __forceinline__ void store_release(unsigned *p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ unsigned load_relaxed(const unsigned *p) {
+__device__ __forceinline__ unsigned load_acquire(const unsigned *p) {
   unsigned v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void store_relaxed(float4 *p, uint4 v) {
-  asm volatile("st.relaxed.gpu.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
-               "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ uint4 load_relaxed(const float4 *p) {
-  uint4 v;
-  asm volatile("ld.relaxed.gpu.global.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 

@@ -8,8 +8,6 @@
  *   3. one plan called on two streams at once; graphs of two plans replayed on two streams at once;
  *   4. a capture invalidated on purpose leaves the plan working (next eager result bitwise equal);
  *   5. a captured call whose M exceeds the reserved workspace fails with a status, not a fault;
- *   after 1. and 2., the plan's split-K workspace is empty (w4a16_testing_workspace_empty: no partial sum left
- *   in a slot, tags and ticket counters zero), whatever mix of M and configurations ran;
  *   6. act-order plans (random g_idx: a gather into the plan's buffer before every GEMM) on three paths: 1. and 5.
  *      for the gather buffer, and one plan on two streams at once;
  *   7. the other kernel instantiations (integer zero points, the affine form with offsets, bf16 x and scales,
@@ -21,7 +19,6 @@
 #include "cuda_check.h"
 #include "support.h"
 #include "w4a16/runtime.h"
-#include "w4a16_testing.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -203,8 +200,6 @@ static void test_class(const Class *cl, Case *c, const int64_t *Ms, int nM, int 
   check(st == W4A16_OK, "%s: plan_create: %lld %lld", what, st, 0);
   if (st != W4A16_OK) return;
   capture_replay_each_m(p, c, Ms, nM, reps_first, reps, s);
-  check(w4a16_testing_workspace_empty(p) == 1, "%s: split-K workspace not empty after the calls (%lld)%lld", what,
-        w4a16_testing_workspace_empty(p), 0);
   w4a16_plan_destroy(p);
 }
 
@@ -240,8 +235,6 @@ static void test_alternating(const Class *cl, Case *c, cudaStream_t s) {
     }
   }
   check(bad == 0, "%s: two graphs of one plan alternating with eager calls: %lld mismatches%lld", cl->name, bad, 0);
-  check(w4a16_testing_workspace_empty(p) == 1, "%s: split-K workspace not empty after alternating graphs (%lld)%lld",
-        cl->name, w4a16_testing_workspace_empty(p), 0);
   if (g1) CK(cudaGraphExecDestroy(g1));
   if (g2) CK(cudaGraphExecDestroy(g2));
   for (int i = 0; i < 3; ++i) free(want[i]);

@@ -19,12 +19,6 @@ extern "C" {
  * -1 honours the call again. Exists for the test that proves the end-to-end comparison can fail. */
 void w4a16_testing_force_activation(int activation);
 
-/* Whether a CUDA plan's split-K workspace is as every call must leave it: no partial sum in any slot, every
- * slot tag and ticket counter zero (graph_test checks it after each class). Synchronises the device.
- * 1 = empty, 0 = not, -1 = not a CUDA plan or a CUDA error. */
-struct w4a16_plan;
-int w4a16_testing_workspace_empty(const struct w4a16_plan *plan);
-
 #ifdef __cplusplus
 }
 #endif
