@@ -33,7 +33,8 @@
  *     --no-split   skip the per-group split
  *     --timeline F per-CTA phase stamps of TIMELINE_REPLAYS graph replays per M and configuration into CSV F
  *                  (bench/timeline.py summarises them); only in builds configured with -DW4A16_TIMELINE=ON
- *                  (bench/prebuilt-gpu.sh timeline), whose kernels write the stamps: their times are not the plain build's
+ *                  (bench/prebuilt-gpu.sh timeline), whose kernels write the stamps: their times are not the
+ *                  plain build's
  * Output: progress and the plans' kernel configurations, then sections starting with "== " (the tables); the CSV
  * has one row per M and configuration. Exit 0, 1 (a correctness check failed), 2 (a runtime call failed, with
  * w4a16_last_error), 3 (a CUDA call failed). */
