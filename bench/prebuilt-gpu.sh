@@ -7,9 +7,10 @@
 #   bench/prebuilt-gpu.sh check NAME          gpu_test (full), graph_test, compute-sanitizer memcheck of
 #                                             gpu_test --small, and the GPU e2e (test/e2e/run-gpu.sh with
 #                                             E2E_DRIVER; stage .carry/e2e first)
-#   bench/prebuilt-gpu.sh time NAME[,FLAGS]...
+#   bench/prebuilt-gpu.sh time NAME[,FLAGS[,ENV]]...
 #                                             w4a16_bench --ours-only of binaries NAME with FLAGS ("@" stands for
-#                                             a space: "pdl,--act-order@--bf16"), back-to-back and as CUDA-graph
+#                                             a space: "pdl,--act-order@--bf16") and environment ENV ("VAR=1@VAR2=0";
+#                                             the runtime's W4A16_* overrides), back-to-back and as CUDA-graph
 #                                             replays (MODES), on SHAPES x M = MS, ROUNDS rounds, the runs
 #                                             interleaved in each round so that drift hits all alike
 #   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
@@ -90,11 +91,12 @@ for spec in "${runs[@]}"; do [ -d "/tmp/prebuilt/${spec%%,*}" ] || unpack "${spe
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for shape in ${SHAPES:-8192x8192 14336x4096 8192x28672 28672x8192 4096x4096 4096x11008 11008x4096 4096x12288}; do
     for spec in "${runs[@]}"; do
-      n=${spec%%,*} f=${spec#*,}; [ "$f" = "$spec" ] && f=
+      n=${spec%%,*} f=${spec#*,} e=; [ "$f" = "$spec" ] && f=
+      case $f in *,*) e=${f#*,} f=${f%%,*} ;; esac
       for mode in ${MODES:-eager graph}; do
-        label="$n${f:+-${f//[-@ ]/}}-$mode"
-        # shellcheck disable=SC2086 # the flags split into words
-        timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
+        label="$n${f:+-${f//[-@ ]/}}${e:+-${e//[=@_]/}}-$mode"
+        # shellcheck disable=SC2086 # the flags and the environment split into words
+        env ${e//@/ } timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
           --shape "$shape" --ms "${MS:-1,16,32}" --csv "$O/bench-$label-$shape-r$r.csv" >"$O/bench-$label-$shape-r$r.log" 2>&1
         echo "bench $label $shape round $r: exit $?" >>"$O/bench-runs.txt"
       done

@@ -645,37 +645,38 @@ static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, cons
   free(acc), free(abs_acc), free(ref);
 }
 
-/* The act-order matrix: K = N = 4096 at M in {1, 16, 32, 64} in f16 and bf16, symmetric and with zero points;
+/* The act-order matrix: K = N = 4096 at M in {1, 5, 8, 16, 32, 64} in f16 and bf16, symmetric and with zero points
+ * (M <= 8: v3 gathers x itself, rows past M zero; above: the gather launch);
  * G = 64 and 32 (affine), M = 65 and 130 (the gather buffer grown by an eager call), v1 and v3's split-K through
  * the workspace forced (the gather ahead of the workspace's own ordering), and K = 131072 (the gather without
  * shared memory). */
 static void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf) {
   const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
   if (small) {
-    static const int64_t Ms[] = {1, 17};
+    static const int64_t Ms[] = {1, 3, 17};
     const w4t_form a = {W4T_ZP_RANDOM, 128, f16, f16}, b = {W4T_ZP_NONE, 64, bf, bf};
-    act_order_case(1024, 136, Ms, 2, &a, seed++, st16);
-    act_order_case(1024, 136, Ms, 2, &b, seed++, stbf);
+    act_order_case(1024, 136, Ms, 3, &a, seed++, st16);
+    act_order_case(1024, 136, Ms, 3, &b, seed++, stbf);
     set_global(1), set_splits(2);
-    act_order_case(1152, 520, Ms, 2, &a, seed++, st16);
+    act_order_case(1152, 520, Ms, 3, &a, seed++, st16);
     set_global(0), set_splits(0);
     return;
   }
-  static const int64_t Ms[] = {1, 16, 32, 64};
+  static const int64_t Ms[] = {1, 5, 8, 16, 32, 64};
   const w4t_form big[] = {{W4T_ZP_NONE, 128, f16, f16}, {W4T_ZP_RANDOM, 128, f16, f16},
                           {W4T_ZP_NONE, 128, bf, bf},   {W4T_ZP_RANDOM, 128, bf, f16}};
-  for (int i = 0; i < 4; ++i) act_order_case(4096, 4096, Ms, 4, &big[i], seed++, big[i].io == bf ? stbf : st16);
+  for (int i = 0; i < 4; ++i) act_order_case(4096, 4096, Ms, 6, &big[i], seed++, big[i].io == bf ? stbf : st16);
   static const int64_t more[] = {1, 17, 65, 130};
   const w4t_form affine[] = {{W4T_OFFSETS, 32, f16, f16}, {W4T_ZP_RANDOM, 64, bf, bf}, {W4T_ZP_SIXTEEN, 128, f16, f16}};
   for (int i = 0; i < 3; ++i) act_order_case(2048, 520, more, 4, &affine[i], seed++, affine[i].io == bf ? stbf : st16);
-  static const int64_t pathMs[] = {1, 24, 64};
+  static const int64_t pathMs[] = {1, 7, 24, 64};
   set_kernel("v1");
-  act_order_case(2048, 520, pathMs, 3, &big[1], seed++, st16);
-  act_order_case(2048, 520, pathMs, 3, &big[2], seed++, stbf);
+  act_order_case(2048, 520, pathMs, 4, &big[1], seed++, st16);
+  act_order_case(2048, 520, pathMs, 4, &big[2], seed++, stbf);
   set_kernel(NULL);
   set_global(1), set_splits(3);
-  act_order_case(2048, 520, pathMs, 3, &big[1], seed++, st16);
-  act_order_case(8192, 1024, pathMs, 3, &big[3], seed++, stbf);
+  act_order_case(2048, 520, pathMs, 4, &big[1], seed++, st16);
+  act_order_case(8192, 1024, pathMs, 4, &big[3], seed++, stbf);
   set_global(0), set_splits(0);
   /* x's row (2K bytes) past the shared memory a CTA can take (227 KB on the H200): the gather reads x from
    * global memory instead (act_order_cuda.cu) */
