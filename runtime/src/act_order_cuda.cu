@@ -10,8 +10,7 @@
 // neither waits on nor records that event (a capture cannot wait on work recorded outside it): the graph is
 // ordered by the stream it is launched on, and the caller keeps a replay away from the plan's other calls
 // (runtime.h, "CUDA graphs"). Nothing on the call path allocates or synchronises unless an eager call has more
-// tokens than the buffer was reserved for. Calls of one token tile (M <= 8) on kernel v3's exact forms use none of
-// this: their GEMM gathers x's columns itself (gemm_v3.cuh, GATHER; W4A16_GATHER_LAUNCH=1 turns that off for A/B).
+// tokens than the buffer was reserved for.
 #include <cuda_runtime.h>
 
 #include <mutex>
@@ -29,7 +28,6 @@ struct w4a16_cuda_gather {
   int device = 0, K = 0;
   bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
   bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
-  bool launch_only = false;   // W4A16_GATHER_LAUNCH=1: never the GEMM's own gather (same-binary A/B)
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
   mutable std::mutex mu;
@@ -170,7 +168,6 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   if (st == W4A16_OK && (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g->device)) != cudaSuccess)
     st = cuda_fail(e, "plan_create(cuda): act-order gather");
   g->pdl = w4a16::pdl_enabled(major);
-  g->launch_only = w4a16::env_int("W4A16_GATHER_LAUNCH", 0) == 1;
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
@@ -216,9 +213,6 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   // Every check the GEMM makes, before the gather is launched: a call that fails leaves nothing running.
   w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, outs);
   if (st != W4A16_OK) return st;
-  // A kernel that gathers x itself touches none of the state below (no buffer, no gather launch).
-  if (!g->launch_only && w4a16_cuda_plan_gathers(p, M))
-    return w4a16_cuda_plan_launch_gathering(p, x, g->perm, M, bias, residual, act, outs, stream);
   const cudaStream_t s = (cudaStream_t)stream;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(s, &capture);

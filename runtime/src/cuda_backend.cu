@@ -702,16 +702,12 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
 }
 
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
-// 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace. With perm (act-order,
-// where w4a16_cuda_plan_gathers says so) the kernel gathers x's columns perm[i] itself; the configuration is
-// the plain one's.
-w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm, int64_t M,
-                    const uint16_t *bias, const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
-                    cudaStream_t stream) {
+// 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace.
+w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
+                    const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs, cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
-  const int wi = c.W == 4 ? 1 : 0;
-  const w4a16::V3Entry &k = perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);
+  const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, c.W == 4 ? 1 : 0, nt);
   // x as a 2-D tensor [M][K] of f16 or bf16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
   // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
   CUtensorMap map;
@@ -727,7 +723,6 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
-  a.x = x, a.perm = perm;  // read only by the gathering kernels
 #ifdef W4A16_TIMELINE
   if (g_timeline)
     a.timeline = g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *
@@ -818,23 +813,10 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   return st == W4A16_OK ? w4a16_cuda_plan_launch(p, x, M, bias, residual, act, outs, stream) : st;
 }
 
-extern "C" int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M) {
-  return p->version == 3 && !w4a16::is_affine(p->form) && token_tiles(M) == 1;
-}
-
-extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x,
-                                                         const int32_t *perm, int64_t M, const uint16_t *bias,
-                                                         const uint16_t *residual, w4a16_activation act,
-                                                         const w4a16_outputs *outs, void *stream) {
-  if (!w4a16_cuda_plan_gathers(p, M))
-    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): no gathering kernel for this plan at M = %lld", (long long)M);
-  return run_v3(p, x, perm, M, bias, residual, act, outs, (cudaStream_t)stream);
-}
-
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                                const w4a16_outputs *outs, void *stream) {
-  if (p->version == 3) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
+  if (p->version == 3) return run_v3(p, x, M, bias, residual, act, outs, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);

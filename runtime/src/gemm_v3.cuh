@@ -62,16 +62,14 @@ using sm90::kBlockCols;
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
 // query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
 // refills, loop control) are paid once per 256 k. FORM: the weight's form (its records, see load_w).
-// GATHER: the act-order kernels' producer warp gathers x's columns itself (gather_x in the kernel).
-template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
+template <int NT, int W, int FORM> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
   // x comes from a warp of its own where that costs no registers (W = 4, up to 16 tokens: 544 threads
   // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
-  // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
-  // kernels always have one.
-  static constexpr bool kProducerWarp = GATHER || (W == 4 && kTok <= 16);
+  // thread 0 of a rotating warpgroup at the top of each step.
+  static constexpr bool kProducerWarp = W == 4 && kTok <= 16;
   static constexpr int kThreads = kW * 128 + (kProducerWarp ? 32 : 0);
   static constexpr int kCols = kW * kBlockCols;
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
@@ -251,11 +249,11 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <class E, int NT, int W, int FORM, bool GATHER = false>
-__global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W, FORM, GATHER>::kCtasPerSm)
+template <class E, int NT, int W, int FORM>
+__global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = Cfg<NT, W, FORM, GATHER>;
+  using C = Cfg<NT, W, FORM>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar;
@@ -308,43 +306,6 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     sm90::mbar_expect_tx(fb, boxes * C::kXBox);
     for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
   };
-  // Act-order (GATHER): the weight's rows are sorted by group (act_order.c), so step j's x tile is x's columns
-  // perm[k] for the step's 256 k. A separate gather launch before the GEMM cost +2..+17 % at M = 1 on the H200
-  // (bench/RESULTS.md session 12): its CTAs hold SMs the GEMM's CTAs wait for, and the GEMM's x waits for the
-  // gather grid to end. Here the producer warp gathers instead of requesting TMA boxes: lane l takes the step's
-  // 8-k chunk l (perm read one step ahead: plan data) for each of the tile's rows, and stores it where the TMA box
-  // would have put it (128-byte swizzle: chunk c of row r at r * 128 + 16 * (c ^ (r % 8)); rows past M zero).
-  // Each of the tile's M rows costs the warp one scattered 2-byte load per k, so the host takes this path only
-  // at one token tile (M <= 8) and keeps the separate gather above that.
-  auto load_perm = [&](int j, int4 &lo, int4 &hi) {
-    if (j < nsteps && (2 * j + lane / 16) < ng) {
-      const int32_t *p = args.perm + (size_t)(g_begin + 2 * j) * 128 + lane * 8;
-      lo = *reinterpret_cast<const int4 *>(p), hi = *reinterpret_cast<const int4 *>(p + 4);
-    }
-  };
-  auto gather_x = [&](int j, const int4 &lo, const int4 &hi) {
-    const int s = j % XS, n = j / XS;
-    if (n > 0) sm90::mbar_wait(sm90::smem_u32(&empty_bar[s]), (n - 1) & 1);
-    if ((2 * j + lane / 16) < ng) {  // a last step of one group fills boxes 0-1 only
-      unsigned char *box = smem + s * C::kXStage + (lane >> 3) * C::kXBox;
-      const int c = lane & 7;
-#pragma unroll
-      for (int r = 0; r < C::kTok; ++r) {
-        uint4 v = {0u, 0u, 0u, 0u};
-        if (r < rows) {
-          const uint16_t *row = args.x + (size_t)(m0 + r) * args.K;
-          v.x = row[lo.x] | (uint32_t)row[lo.y] << 16;
-          v.y = row[lo.z] | (uint32_t)row[lo.w] << 16;
-          v.z = row[hi.x] | (uint32_t)row[hi.y] << 16;
-          v.w = row[hi.z] | (uint32_t)row[hi.w] << 16;
-        }
-        *reinterpret_cast<uint4 *>(box + r * 128 + ((c ^ (r & 7)) << 4)) = v;
-      }
-      sm90::fence_proxy_async_smem();  // the wgmma reads the stage through the async proxy
-    }
-    __syncwarp();
-    if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&full_bar[s]));  // the full barrier's one arrival
-  };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
   // consecutive groups are nblocks * 4 KB apart (group-major repack). Lanes 0 to kCopies - 1 also copy
@@ -386,15 +347,10 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
   // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6). The first x stage
   // still lands ~2 us after the wait, half of that behind the staging copies below in the TMA unit,
-  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6). A gathering producer
-  // reads its first chunk of perm instead (plan data; which x bytes it needs is known only from it).
-  int4 perm_lo = {}, perm_hi = {};
-  if constexpr (GATHER) {
-    if (producer) load_perm(0, perm_lo, perm_hi);
-  } else if (tid == 0) {
+  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6).
+  if (tid == 0)
     for (int j = 0; j < XS && 2 * j < ng; ++j)
       for (int b = 0; b < (2 * j + 1 < ng ? 4 : 2); ++b) sm90::tma_prefetch_2d(&xmap, (g_begin + 2 * j) * 128 + b * 64, m0);
-  }
   // Only the plan's weights and scales (written before the plan was returned, never after) are read
   // above this point (x only into L2). x, bias, residual, out and the workspace may belong to the
   // previous kernel in the stream, which may still be running (programmatic dependent launch): wait
@@ -427,15 +383,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     if (bias && lane == 0)
       sm90::bulk_g2s(sm90::smem_u32(epi_smem + C::kTok * C::kCols), args.bias + col0, row_bytes, bar);
   }
-  if constexpr (GATHER) {
-    if (producer)
-      for (int j = 0; j < nsteps; ++j) {
-        int4 next_lo = {}, next_hi = {};
-        load_perm(j + 1, next_lo, next_hi);
-        gather_x(j, perm_lo, perm_hi);
-        perm_lo = next_lo, perm_hi = next_hi;
-      }
-  } else if constexpr (C::kProducerWarp) {
+  if constexpr (C::kProducerWarp) {
     if (producer && lane == 0)
       for (int j = 0; j < nsteps; ++j) produce_x(j);  // each stage as soon as the consumers release it
   } else if (tid == 0) {

@@ -55,12 +55,6 @@ w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, 
 w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                     const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
                                     void *stream);
-/* Act-order calls whose kernel gathers x's columns itself (v3, the exact forms, M <= 8: plan_gathers says when);
- * perm is the plan's permutation on the device. Checked and ordered like plan_launch; no gather buffer. */
-int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M);
-w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm,
-                                              int64_t M, const uint16_t *bias, const uint16_t *residual,
-                                              w4a16_activation act, const w4a16_outputs *outs, void *stream);
 
 /* Act-order (GPTQ desc_act, w4a16_plan_create_act_order), host side (act_order.c). */
 /* perm = the rows k sorted by g_idx[k], stably (counting sort); W4A16_ERR_BAD_ARGUMENT when a g_idx value is not a

@@ -26,10 +26,6 @@ struct Args {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  // Act-order kernels only (gemm_v3.cuh, GATHER): x itself, [M][K] in the caller's column order, and the plan's
-  // permutation (gathered column i is x's column perm[i]); the others read x through their tensor map.
-  const uint16_t *x;
-  const int32_t *perm;
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
   // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
   // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
@@ -85,9 +81,6 @@ __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, int c0, 
                "r"(c0), "r"(c1)
                : "memory");
 }
-// Orders this thread's earlier generic-proxy writes to shared memory before later async-proxy reads of it
-// (wgmma's operand loads, TMA): needed after st.shared and before the barrier that releases the data.
-__device__ __forceinline__ void fence_proxy_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgmma_wait() {

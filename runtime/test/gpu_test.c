@@ -646,7 +646,7 @@ static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, cons
 }
 
 /* The act-order matrix: K = N = 4096 at M in {1, 5, 8, 16, 32, 64} in f16 and bf16, symmetric and with zero points
- * (M <= 8: v3 gathers x itself, rows past M zero; above: the gather launch);
+ * (M = 5: the gather from global memory with several rows; M = 8: the first from shared memory);
  * G = 64 and 32 (affine), M = 65 and 130 (the gather buffer grown by an eager call), v1 and v3's split-K through
  * the workspace forced (the gather ahead of the workspace's own ordering), and K = 131072 (the gather without
  * shared memory). */

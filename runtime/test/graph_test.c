@@ -399,8 +399,7 @@ static void test_invalidated(Case *c, cudaStream_t s) {
 }
 
 /* Act-order plans (w4a16_plan_create_act_order, random g_idx) in the configuration classes of three paths (v3
- * without and with the workspace, v1): every call gathers x into the plan's gather buffer first, except v3 calls
- * at M <= 8, whose GEMM gathers x itself. At M in {1, 17, 64}
+ * without and with the workspace, v1): every call gathers x into the plan's gather buffer first. At M in {1, 17, 64}
  * each call captured in global and thread-local mode and replayed, bitwise equal to the eager call, and an eager
  * call after the replays too; a captured call beyond the reserved gather buffer fails with a status (after
  * w4a16_plan_reserve(1)), and captures again after w4a16_plan_reserve(64); one plan on two streams at once at M = 1
