@@ -10,7 +10,9 @@
 // neither waits on nor records that event (a capture cannot wait on work recorded outside it): the graph is
 // ordered by the stream it is launched on, and the caller keeps a replay away from the plan's other calls
 // (runtime.h, "CUDA graphs"). Nothing on the call path allocates or synchronises unless an eager call has more
-// tokens than the buffer was reserved for.
+// tokens than the buffer was reserved for. Calls of up to 8 tokens on kernel v3's exact forms, where x's rows fit
+// in the GEMM's shared memory (w4a16_cuda_plan_gathers), use none of this: their GEMM gathers x's columns itself
+// (gemm_v3.cuh, GATHER; W4A16_GATHER_LAUNCH=1 turns that off for same-binary A/Bs).
 #include <cuda_runtime.h>
 
 #include <mutex>
@@ -28,6 +30,7 @@ struct w4a16_cuda_gather {
   int device = 0, K = 0;
   bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
   bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
+  bool launch_only = false;   // W4A16_GATHER_LAUNCH=1: never the GEMM's own gather (same-binary A/B)
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
   mutable std::mutex mu;
@@ -39,6 +42,16 @@ struct w4a16_cuda_gather {
 };
 
 namespace {
+
+// The 8 values of x's row at a's and b's indices, packed as they are stored.
+__device__ __forceinline__ uint4 gathered(const uint16_t *row, int4 a, int4 b) {
+  uint4 o;
+  o.x = row[a.x] | (uint32_t)row[a.y] << 16;
+  o.y = row[a.z] | (uint32_t)row[a.w] << 16;
+  o.z = row[b.x] | (uint32_t)row[b.y] << 16;
+  o.w = row[b.z] | (uint32_t)row[b.w] << 16;
+  return o;
+}
 
 // xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row), one vector per
 // thread: perm is read and xg written 16 bytes per thread, consecutive threads on consecutive vectors
@@ -64,20 +77,16 @@ __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__r
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
   if (v >= vectors) return;
-  const uint16_t *row = x + m * (size_t)K;
-  uint4 o;
-  o.x = row[a.x] | (uint32_t)row[a.y] << 16;
-  o.y = row[a.z] | (uint32_t)row[a.w] << 16;
-  o.z = row[b.x] | (uint32_t)row[b.y] << 16;
-  o.w = row[b.z] | (uint32_t)row[b.w] << 16;
-  *reinterpret_cast<uint4 *>(xg + first) = o;
+  *reinterpret_cast<uint4 *>(xg + first) = gathered(x + m * (size_t)K, a, b);
 }
 
 // The same gather with x's row staged in shared memory, one CTA per row: the row is read once, coalesced, and
 // the scattered reads hit shared memory instead of one 32-byte L2 sector per value (gather_kernel's reads cost
-// M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200, bench/RESULTS.md). Each thread's
-// first vector of perm is read before the wait (plan data); the rest after it.
-constexpr int kRowThreads = 1024;
+// M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200, bench/RESULTS.md). Each thread reads
+// its first kPermAhead vectors of perm (plan data) before the wait, so that the only round trip between the
+// previous kernel's end and the stores is x's row: with a second vector of perm read after the wait, calls at
+// K = 11008 and 14336 (two vectors per thread) lost 22-26 % to the plain call against 9-12 % at K <= 8192.
+constexpr int kRowThreads = 1024, kPermAhead = 4;  // K <= 32768 read all of perm before the wait
 constexpr int64_t kRowsInSmemFromM = 8;
 __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t *__restrict__ x,
                                                                  const int32_t *__restrict__ perm,
@@ -88,8 +97,14 @@ __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
   const int vectors = K / 8, tid = threadIdx.x;
-  int4 a = {}, b = {};
-  if (tid < vectors) a = *reinterpret_cast<const int4 *>(perm + 8 * tid), b = *reinterpret_cast<const int4 *>(perm + 8 * tid + 4);
+  const int4 *perm4 = reinterpret_cast<const int4 *>(perm);
+  int4 a[kPermAhead], b[kPermAhead];
+#pragma unroll
+  for (int j = 0; j < kPermAhead; ++j) {
+    const int v = tid + j * kRowThreads;
+    a[j] = b[j] = int4{};
+    if (v < vectors) a[j] = perm4[2 * v], b[j] = perm4[2 * v + 1];
+  }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
@@ -98,16 +113,13 @@ __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t
   for (int v = tid; v < vectors; v += kRowThreads) row_smem[v] = src[v];
   __syncthreads();
   uint4 *dst = reinterpret_cast<uint4 *>(xg + m * (size_t)K);
-  for (int v = tid; v < vectors; v += kRowThreads) {
-    if (v != tid)
-      a = *reinterpret_cast<const int4 *>(perm + 8 * v), b = *reinterpret_cast<const int4 *>(perm + 8 * v + 4);
-    uint4 o;
-    o.x = srow[a.x] | (uint32_t)srow[a.y] << 16;
-    o.y = srow[a.z] | (uint32_t)srow[a.w] << 16;
-    o.z = srow[b.x] | (uint32_t)srow[b.y] << 16;
-    o.w = srow[b.z] | (uint32_t)srow[b.w] << 16;
-    dst[v] = o;
+#pragma unroll
+  for (int j = 0; j < kPermAhead; ++j) {
+    const int v = tid + j * kRowThreads;
+    if (v < vectors) dst[v] = gathered(srow, a[j], b[j]);
   }
+  for (int v = tid + kPermAhead * kRowThreads; v < vectors; v += kRowThreads)
+    dst[v] = gathered(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
 
 // Sizes the buffer for max_m tokens (call with g->mu held; no call of the plan may be in flight: cudaFree
@@ -168,6 +180,7 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   if (st == W4A16_OK && (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g->device)) != cudaSuccess)
     st = cuda_fail(e, "plan_create(cuda): act-order gather");
   g->pdl = w4a16::pdl_enabled(major);
+  g->launch_only = w4a16::env_int("W4A16_GATHER_LAUNCH", 0) == 1;
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
@@ -206,6 +219,10 @@ extern "C" uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) {
   return (uint64_t)g->K * 4 + (uint64_t)g->reserved_m * (uint64_t)g->K * 2;
 }
 
+extern "C" int w4a16_cuda_gather_in_gemm(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, int64_t M) {
+  return !g->launch_only && w4a16_cuda_plan_gathers(p, M);
+}
+
 extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p,
                                               const uint16_t *x, int64_t M, const uint16_t *bias,
                                               const uint16_t *residual, w4a16_activation act,
@@ -213,6 +230,9 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   // Every check the GEMM makes, before the gather is launched: a call that fails leaves nothing running.
   w4a16_status st = w4a16_cuda_check_call(p, x, bias, residual, outs);
   if (st != W4A16_OK) return st;
+  // A kernel that gathers x itself touches none of the state below (no buffer, no gather launch).
+  if (w4a16_cuda_gather_in_gemm(g, p, M))
+    return w4a16_cuda_plan_launch_gathering(p, x, g->perm, M, bias, residual, act, outs, stream);
   const cudaStream_t s = (cudaStream_t)stream;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(s, &capture);

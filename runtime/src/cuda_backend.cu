@@ -44,6 +44,8 @@ struct w4a16_cuda_plan {
   int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
+  bool gathers[9];      // v3: at M = 1..8 an act-order call's kernel gathers x itself (w4a16_cuda_plan_gathers)
+  bool act_order;       // the plan's calls gather x's columns first (act_order_cuda.cu): choose_v3 leaves room
   int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none
   int force_global;      // W4A16_FORCE_GLOBAL: 1 = split-K through the workspace, 0 = clusters, -1 = none
   bool pdl;             // v3: programmatic dependent launch (W4A16_NO_PDL=1 turns it off)
@@ -242,6 +244,21 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
                 (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
+    // The act-order kernels take x's rows and a range of perm besides their rings (gather_smem_bytes): as much
+    // as a CTA may have; plan creation checks that a call's copies leave the occupancy as it is.
+    int optin = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    for (int t = 0; t < 2 && major == 9; ++t)
+      for (int f = 0; f < 2; ++f)
+        for (int w = 0; w < 2; ++w) {
+          // The limit counts the kernel's static shared memory too.
+          const void *fn = (const void *)w4a16::v3_gather_kernel(t == 1, f, w).fn;
+          cudaFuncAttributes a;
+          if ((e = cudaFuncGetAttributes(&a, fn)) != cudaSuccess ||
+              (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        optin - (int)a.sharedSizeBytes)) != cudaSuccess)
+            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3, act-order)");
+        }
     g_attr_done_dev = dev;
   }
   if (g_occ_dev != dev) {
@@ -349,11 +366,18 @@ double counted_sms(int sms, int T) {
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
 // taken only when nothing fits in one. Ties go to W = 4 and fewer splits. Clusters only where the workspace
-// cannot take a split (below).
+// cannot take a split, and for act-order calls that gather x first (below).
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
   double best_cost = -1;
+  // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
+  // gather_rows_kernel), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
+  // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
+  // clusters beat the workspace there (H200 sweep of every configuration, bench/RESULTS.md session 18: the
+  // best act-order configuration was a cluster on 10 of 12 rows at M = 16 and 32; 7-CTA clusters that fill
+  // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096).
+  const bool gathered_before = p->act_order && M >= 8 && M <= 64;
   for (int wi = 1; wi >= 0; --wi) {
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
@@ -369,10 +393,11 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
                                   split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
-        if (S > 1 && p->force_global < 0 && !global && workspace_fits) continue;
+        if (S > 1 && p->force_global < 0 && !global && workspace_fits && !gathered_before) continue;
         const V3Choice c = {k.W, S, global != 0};
         if (global && !workspace_fits) continue;
-        const int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
+        int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
+        if (gathered_before && S > 1 && !global) cap -= (int)M;
         if (cap <= 0) continue;
         const long long ctas = tiles * S, waves = (ctas + cap - 1) / cap;
         const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
@@ -390,6 +415,31 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     }
   }
   return best;
+}
+
+// Shared memory a gathering kernel (gemm_v3.cuh, GATHER) takes beyond its rings at M tokens: the largest range of
+// perm a split reads (whole groups of 128 int32) and x's M rows.
+size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M) {
+  const int G = p->K / w4a16::kGroupK;
+  return (size_t)((G + c.S - 1) / c.S) * w4a16::kGroupK * 4 + (size_t)M * p->K * 2;
+}
+
+// Whether an act-order call at M <= 8 tokens (one token tile) runs the gathering kernel: the exact forms, and
+// only where its copies leave as many CTAs per SM as the plain kernel of the same configuration gets (x's rows
+// take 2K bytes per token: at M = 1 that is K <= ~24000 for W = 2, ~33000 for W = 4 on the H200).
+bool gather_fits(const w4a16_cuda_plan *p, int64_t M) {
+  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return false;
+  const V3Choice c = p->v3[M];
+  const int wi = c.W == 4 ? 1 : 0;
+  const w4a16::V3Entry &plain = w4a16::v3_kernel(p->bf16, p->form, wi, 1), &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi);
+  int plain_per_sm = 0, gather_per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plain_per_sm, plain.fn, plain.threads, plain.smem) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads,
+                                                    g.smem + (int)gather_smem_bytes(p, c, M)) != cudaSuccess) {
+    cudaGetLastError();  // too large for a CTA: the gather launch instead
+    return false;
+  }
+  return gather_per_sm >= 1 && gather_per_sm >= plain_per_sm;
 }
 
 }  // namespace
@@ -455,7 +505,7 @@ extern "C" int w4a16_cuda_available_impl(void) {
 extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales,
                                                const uint16_t *zero_points, const uint16_t *offsets, int64_t K,
                                                int64_t N, int64_t group_size, w4a16_element_type io_type,
-                                               w4a16_element_type scales_type, w4a16_cuda_plan **out) {
+                                               w4a16_element_type scales_type, int act_order, w4a16_cuda_plan **out) {
   *out = nullptr;
   // The kernels walk K in steps of 128 (two 64-k boxes, whatever the group size).
   if (K % w4a16::kGroupK != 0)
@@ -474,6 +524,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
   p->N = (int)N;
   p->Npad = (int)((N + 63) / 64 * 64);
   p->bf16 = io_type == W4A16_ELEM_BF16;
+  p->act_order = act_order != 0;
   p->scales_bf16 = scales_type == W4A16_ELEM_BF16;
   const int G = (int)(K / w4a16::kGroupK);  // 128-k groups (the kernels' steps)
   cudaDeviceProp prop;
@@ -547,6 +598,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
+      for (int M = 1; M <= 8; ++M) p->gathers[M] = gather_fits(p, M);
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
@@ -702,24 +754,40 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
 }
 
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
-// 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace.
-w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
-                    const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs, cudaStream_t stream) {
+// 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace. With perm (act-order,
+// where w4a16_cuda_plan_gathers says so) the kernel gathers x's columns perm[i] itself; the configuration is
+// the plain one's.
+w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm, int64_t M,
+                    const uint16_t *bias, const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
+                    cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
-  const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, c.W == 4 ? 1 : 0, nt);
+  const int wi = c.W == 4 ? 1 : 0;
+  const w4a16::V3Entry &k = perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);
+  cudaLaunchConfig_t cfg = {};
+  cfg.blockDim = dim3((unsigned)k.threads);
+  cfg.dynamicSmemBytes = (size_t)k.smem;
+  cfg.stream = stream;
   // x as a 2-D tensor [M][K] of f16 or bf16; boxes of 64 k x 8*nt tokens land with the 128-byte swizzle the
-  // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call).
+  // wgmma B descriptor reads. Rows past M are zero-filled. Encoded per call (x changes every call). A gathering
+  // kernel gets x and perm in the map's place instead (sm90::GatherParams) and shared memory for their copies.
   CUtensorMap map;
-  cuuint64_t dims[2] = {(cuuint64_t)p->K, (cuuint64_t)M};
-  cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
-  cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
-  cuuint32_t estr[2] = {1, 1};
-  const CUtensorMapDataType type = p->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  CUresult r = g_encode(&map, type, 2, (void *)x, dims, strides, box, estr,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
+  if (perm) {
+    const w4a16::sm90::GatherParams gp = {x, perm};
+    memset(&map, 0, sizeof map);
+    memcpy(&map, &gp, sizeof gp);
+    cfg.dynamicSmemBytes += gather_smem_bytes(p, c, M);
+  } else {
+    cuuint64_t dims[2] = {(cuuint64_t)p->K, (cuuint64_t)M};
+    cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
+    cuuint32_t box[2] = {64, (cuuint32_t)(nt * 8)};
+    cuuint32_t estr[2] = {1, 1};
+    const CUtensorMapDataType type = p->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    CUresult r = g_encode(&map, type, 2, (void *)x, dims, strides, box, estr,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) return w4a16_fail(W4A16_ERR_CUDA, "plan_run(cuda): cuTensorMapEncodeTiled failed (%d)", (int)r);
+  }
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
@@ -728,10 +796,6 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, cons
     a.timeline = g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *
                                   w4a16::timeline::kWords;
 #endif
-  cudaLaunchConfig_t cfg = {};
-  cfg.blockDim = dim3((unsigned)k.threads);
-  cfg.dynamicSmemBytes = (size_t)k.smem;
-  cfg.stream = stream;
   cudaLaunchAttribute attrs[2];
   if (p->pdl) add_pdl(cfg, attrs);
   cudaError_t e;
@@ -813,10 +877,23 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
   return st == W4A16_OK ? w4a16_cuda_plan_launch(p, x, M, bias, residual, act, outs, stream) : st;
 }
 
+extern "C" int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M) {
+  return M >= 1 && M <= 8 && p->gathers[M];
+}
+
+extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x,
+                                                         const int32_t *perm, int64_t M, const uint16_t *bias,
+                                                         const uint16_t *residual, w4a16_activation act,
+                                                         const w4a16_outputs *outs, void *stream) {
+  if (!w4a16_cuda_plan_gathers(p, M))
+    return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): no gathering kernel for this plan at M = %lld", (long long)M);
+  return run_v3(p, x, perm, M, bias, residual, act, outs, (cudaStream_t)stream);
+}
+
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                                const w4a16_outputs *outs, void *stream) {
-  if (p->version == 3) return run_v3(p, x, M, bias, residual, act, outs, (cudaStream_t)stream);
+  if (p->version == 3) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
   const KernelEntry &k = kernel_for(p, M);
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);

@@ -5,9 +5,10 @@
 
 w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
                                     const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
-                                    w4a16_element_type io_type, w4a16_element_type scales_type, w4a16_cuda_plan **out) {
+                                    w4a16_element_type io_type, w4a16_element_type scales_type, int act_order,
+                                    w4a16_cuda_plan **out) {
   (void)qweight, (void)scales, (void)zero_points, (void)offsets, (void)K, (void)N, (void)group_size, (void)io_type,
-      (void)scales_type;
+      (void)scales_type, (void)act_order;
   *out = NULL;
   return w4a16_fail(W4A16_ERR_NO_DEVICE, "this build of the w4a16 runtime has no CUDA backend (nvcc was not "
                                          "found at configure time); use W4A16_BACKEND_CPU");
@@ -70,4 +71,8 @@ w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m
   return W4A16_OK;
 }
 uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) { (void)g; return 0; }
+int w4a16_cuda_gather_in_gemm(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, int64_t M) {
+  (void)g, (void)p, (void)M;
+  return 0;
+}
 void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g) { (void)g; }

@@ -62,14 +62,16 @@ using sm90::kBlockCols;
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
 // query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
 // refills, loop control) are paid once per 256 k. FORM: the weight's form (its records, see load_w).
-template <int NT, int W, int FORM> struct Cfg {
+// GATHER: the act-order kernels' producer warp gathers x's columns itself (gather_x in the kernel).
+template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
   // x comes from a warp of its own where that costs no registers (W = 4, up to 16 tokens: 544 threads
   // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
-  // thread 0 of a rotating warpgroup at the top of each step.
-  static constexpr bool kProducerWarp = W == 4 && kTok <= 16;
+  // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
+  // kernels always have one.
+  static constexpr bool kProducerWarp = GATHER || (W == 4 && kTok <= 16);
   static constexpr int kThreads = kW * 128 + (kProducerWarp ? 32 : 0);
   static constexpr int kCols = kW * kBlockCols;
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
@@ -101,6 +103,9 @@ template <int NT, int W, int FORM> struct Cfg {
   static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
   static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W == 4 ? 227 * 1024 : kBudget);
   static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
+  // GATHER: the CTA's range of perm, then x's rows, behind everything else (the host adds their bytes,
+  // gather_smem_bytes, to kSmemBytes at launch).
+  static constexpr int kGatherOffset = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0);
   static_assert(kWD >= 3 && (W == 2 || kRingOrRed + 1024 <= kBudget + 1024), "stages do not fit");
 };
 
@@ -224,15 +229,17 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
 // in shared memory. (The epilogue staging stays inline: as a function it changed the PTX.)
 
 // Thread 0: the x ring's full/empty barriers, the epilogue barrier, and the x tensor map's prefetch.
-template <class C>
+template <class C, bool GATHER>
 __device__ __forceinline__ void init_barriers(const CUtensorMap &xmap, uint64_t *full_bar, uint64_t *empty_bar,
-                                              uint64_t *epi_bar) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
+                                              uint64_t *epi_bar, uint64_t *gather_bar) {
+  // A gathering kernel's xmap holds its GatherParams, not a tensor map.
+  if (!GATHER) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
   for (int s = 0; s < C::kXS; ++s) {
     sm90::mbar_init(sm90::smem_u32(&full_bar[s]), 1);
     sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
   }
   sm90::mbar_init(sm90::smem_u32(epi_bar), 1);
+  if (GATHER) sm90::mbar_init(sm90::smem_u32(gather_bar), 1);
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
@@ -249,14 +256,14 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <class E, int NT, int W, int FORM>
-__global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::kCtasPerSm)
+template <class E, int NT, int W, int FORM, bool GATHER = false>
+__global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W, FORM, GATHER>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = Cfg<NT, W, FORM>;
+  using C = Cfg<NT, W, FORM, GATHER>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar;
+  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar, gather_bar;
   unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
@@ -288,7 +295,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
 
-  if (tid == 0) init_barriers<C>(xmap, full_bar, empty_bar, &epi_bar);
+  if (tid == 0) init_barriers<C, GATHER>(xmap, full_bar, empty_bar, &epi_bar, &gather_bar);
   __syncthreads();
   // The next call's CTAs may take SMs this grid leaves idle and
   // prefetch their weights while this call runs (they wait for it before touching anything else).
@@ -305,6 +312,44 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
     const uint32_t sb = sm90::smem_u32(smem + s * C::kXStage);
     sm90::mbar_expect_tx(fb, boxes * C::kXBox);
     for (int b = 0; b < boxes; ++b) sm90::tma_2d(sb + b * C::kXBox, &xmap, g * 128 + b * 64, m0, fb);
+  };
+  // Act-order (GATHER): the weight's rows are sorted by group (act_order.c), so step j's x tile is x's columns
+  // perm[k] for the step's 256 k, which lie anywhere in x's rows. A gather launch before the GEMM costs
+  // +6..+17 % at M = 1 on the H200 (the GEMM's x waits for a second grid to end), and gathering from global
+  // memory here, one scattered 2-byte load per k and row, cost more (bench/RESULTS.md, session 17). So the CTA
+  // copies its range of perm (plan data: before the grid dependency wait) and x's rows (one bulk copy each, after
+  // it) into shared memory, and the producer warp builds each stage from those: lane l takes the step's 8-k chunk
+  // l and stores it where the TMA box would have put it (128-byte swizzle: chunk c of row r at
+  // r * 128 + 16 * (c ^ (r % 8))). Rows past M are zero; nothing else writes a stage, so they are written once.
+  // The host takes this path only where the copies fit beside the rings without costing occupancy.
+  const sm90::GatherParams gather = GATHER ? *reinterpret_cast<const sm90::GatherParams *>(&xmap) : sm90::GatherParams{};
+  const int32_t *perm_smem = reinterpret_cast<const int32_t *>(smem + C::kGatherOffset);
+  const uint16_t *xrows_smem = reinterpret_cast<const uint16_t *>(smem + C::kGatherOffset + ng * 512);
+  auto gather_x = [&](int j) {
+    const int s = j % XS, n = j / XS;
+    if (n > 0) sm90::mbar_wait(sm90::smem_u32(&empty_bar[s]), (n - 1) & 1);
+    if ((2 * j + lane / 16) < ng) {  // a last step of one group fills boxes 0-1 only
+      const int4 lo = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8);
+      const int4 hi = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8 + 4);
+      unsigned char *box = smem + s * C::kXStage + (lane >> 3) * C::kXBox;
+      const int c = lane & 7;
+#pragma unroll
+      for (int r = 0; r < C::kTok; ++r) {
+        if (r >= rows && n > 0) continue;  // zero since the stage's first use
+        uint4 v = {0u, 0u, 0u, 0u};
+        if (r < rows) {
+          const uint16_t *row = xrows_smem + r * args.K;
+          v.x = row[lo.x] | (uint32_t)row[lo.y] << 16;
+          v.y = row[lo.z] | (uint32_t)row[lo.w] << 16;
+          v.z = row[hi.x] | (uint32_t)row[hi.y] << 16;
+          v.w = row[hi.z] | (uint32_t)row[hi.w] << 16;
+        }
+        *reinterpret_cast<uint4 *>(box + r * 128 + ((c ^ (r & 7)) << 4)) = v;
+      }
+      sm90::fence_proxy_async_smem();  // the wgmma reads the stage through the async proxy
+    }
+    __syncwarp();
+    if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&full_bar[s]));  // the full barrier's one arrival
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
@@ -347,16 +392,27 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
   // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
   // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6). The first x stage
   // still lands ~2 us after the wait, half of that behind the staging copies below in the TMA unit,
-  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6).
-  if (tid == 0)
+  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6). A gathering producer
+  // reads its first chunk of perm instead (plan data; which x bytes it needs is known only from it).
+  if constexpr (GATHER) {
+    if (producer && lane == 0) {  // the barrier's one arrival: done once perm's range and x's rows have landed
+      sm90::mbar_expect_tx(sm90::smem_u32(&gather_bar), (uint32_t)ng * 512u + (uint32_t)rows * (uint32_t)args.K * 2u);
+      sm90::bulk_g2s(sm90::smem_u32(perm_smem), gather.perm + (size_t)g_begin * 128, (uint32_t)ng * 512u,
+                     sm90::smem_u32(&gather_bar));
+    }
+  } else if (tid == 0) {
     for (int j = 0; j < XS && 2 * j < ng; ++j)
       for (int b = 0; b < (2 * j + 1 < ng ? 4 : 2); ++b) sm90::tma_prefetch_2d(&xmap, (g_begin + 2 * j) * 128 + b * 64, m0);
+  }
   // Only the plan's weights and scales (written before the plan was returned, never after) are read
   // above this point (x only into L2). x, bias, residual, out and the workspace may belong to the
   // previous kernel in the stream, which may still be running (programmatic dependent launch): wait
   // for it here.
   sm90::grid_dependency_wait();
   W4A16_STAMP(tl, kWaited);
+  if (GATHER && producer && lane == 0)
+    sm90::bulk_g2s(sm90::smem_u32(xrows_smem), gather.x + (size_t)m0 * args.K, (uint32_t)rows * (uint32_t)args.K * 2u,
+                   sm90::smem_u32(&gather_bar));
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
   // The rows [row_lo, row_hi) of the chunk this CTA stores: a cluster split finishes its split_items of
@@ -383,7 +439,12 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM>::kThreads, Cfg<NT, W, FORM>::
     if (bias && lane == 0)
       sm90::bulk_g2s(sm90::smem_u32(epi_smem + C::kTok * C::kCols), args.bias + col0, row_bytes, bar);
   }
-  if constexpr (C::kProducerWarp) {
+  if constexpr (GATHER) {
+    if (producer) {
+      sm90::mbar_wait(sm90::smem_u32(&gather_bar), 0);
+      for (int j = 0; j < nsteps; ++j) gather_x(j);
+    }
+  } else if constexpr (C::kProducerWarp) {
     if (producer && lane == 0)
       for (int j = 0; j < nsteps; ++j) produce_x(j);  // each stage as soon as the consumers release it
   } else if (tid == 0) {

@@ -37,7 +37,8 @@ uint64_t w4a16_cpu_plan_bytes(const w4a16_cpu_plan *p);
 typedef struct w4a16_cuda_plan w4a16_cuda_plan;
 w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uint16_t *scales, const uint16_t *zero_points,
                                     const uint16_t *offsets, int64_t K, int64_t N, int64_t group_size,
-                                    w4a16_element_type io_type, w4a16_element_type scales_type, w4a16_cuda_plan **out);
+                                    w4a16_element_type io_type, w4a16_element_type scales_type, int act_order,
+                                    w4a16_cuda_plan **out);
 w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                  const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
                                  void *stream);
@@ -55,6 +56,13 @@ w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, 
 w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M, const uint16_t *bias,
                                     const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
                                     void *stream);
+/* Act-order calls whose kernel gathers x's columns itself (v3, the exact forms, M <= 8 where x's rows fit in shared
+ * memory: plan_gathers says when);
+ * perm is the plan's permutation on the device. Checked and ordered like plan_launch; no gather buffer. */
+int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M);
+w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm,
+                                              int64_t M, const uint16_t *bias, const uint16_t *residual,
+                                              w4a16_activation act, const w4a16_outputs *outs, void *stream);
 
 /* Act-order (GPTQ desc_act, w4a16_plan_create_act_order), host side (act_order.c). */
 /* perm = the rows k sorted by g_idx[k], stably (counting sort); W4A16_ERR_BAD_ARGUMENT when a g_idx value is not a
@@ -81,6 +89,8 @@ w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_
                                    const w4a16_outputs *outs, void *stream);
 w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m);
 uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g);
+/* Whether a call of M tokens gathers x inside p's GEMM (no gather launch, no buffer): for plan_describe. */
+int w4a16_cuda_gather_in_gemm(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, int64_t M);
 void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g);
 
 #ifdef __cplusplus

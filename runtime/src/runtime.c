@@ -164,7 +164,7 @@ w4a16_status w4a16_plan_create_act_order(w4a16_backend backend, const int32_t *q
       st = w4a16_cuda_to_device(&d_permuted, permuted, (size_t)(K / 8) * (size_t)N * 4, "the permuted weight");
     if (st == W4A16_OK)
       st = w4a16_cuda_plan_create(permuted ? (const int32_t *)d_permuted : qweight, scales, zero_points, offsets, K, N,
-                                  group_size, io_type, scales_type, &p->cuda);
+                                  group_size, io_type, scales_type, permuted != NULL, &p->cuda);
     w4a16_cuda_free(d_permuted);
     if (st == W4A16_OK && perm) st = w4a16_cuda_gather_create(perm, K, &p->gather);
   }
@@ -328,7 +328,8 @@ const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, in
   }
   if (plan && (plan->perm || plan->gather)) {
     const size_t used = strlen(buf);
-    snprintf(buf + used, (size_t)len - used, " act-order");
+    snprintf(buf + used, (size_t)len - used, " act-order%s",
+             plan->gather && w4a16_cuda_gather_in_gemm(plan->gather, plan->cuda, M) ? " (x gathered in the GEMM)" : "");
   }
   return buf;
 }

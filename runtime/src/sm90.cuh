@@ -18,6 +18,14 @@ constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 
 // tile arrival counters.
 constexpr int kMaxGrid = 1024;
 
+// What an act-order kernel (gemm_v3.cuh, GATHER) reads instead of x's tensor map, passed in the map's 128-byte
+// parameter slot so that Args, which every kernel's launch copies, does not grow: x itself, [M][K] in the caller's
+// column order, and the plan's permutation (gathered column i is x's column perm[i]).
+struct GatherParams {
+  const uint16_t *x;
+  const int32_t *perm;
+};
+
 struct Args {
   const unsigned char *wq;  // repack: [K/128 groups][Npad/64 blocks][4 tiles][2 chunks][32 lanes] x 16 B
   const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
@@ -81,6 +89,9 @@ __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, int c0, 
                "r"(c0), "r"(c1)
                : "memory");
 }
+// Orders this thread's earlier generic-proxy writes to shared memory before later async-proxy reads of it
+// (wgmma's operand loads, TMA): needed after st.shared and before the barrier that releases the data.
+__device__ __forceinline__ void fence_proxy_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgmma_wait() {

@@ -87,7 +87,8 @@ w4a16_status w4a16_plan_create_typed(w4a16_backend backend, const int32_t *qweig
  * group that does not (g_idx is only known at run time: never an abort). The plan sorts K by g_idx (stable),
  * repacks the weight rows in that order and keeps the permutation (K int32); each run gathers x's columns
  * into that order first (CUDA: one small gather launch into a plan workspace of max_m * K 16-bit values, sized
- * like the split-K workspace by w4a16_plan_reserve). g_idx is a host pointer on the CPU backend, a device
+ * like the split-K workspace by w4a16_plan_reserve; at M <= 8, where x's rows fit in the GEMM's shared memory,
+ * the GEMM gathers them itself). g_idx is a host pointer on the CPU backend, a device
  * pointer on CUDA, like the other buffers. */
 w4a16_status w4a16_plan_create_act_order(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                          const uint16_t *zero_points, const uint16_t *offsets, const int32_t *g_idx,
