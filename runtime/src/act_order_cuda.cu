@@ -86,7 +86,7 @@ __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__r
 // its first kPermAhead vectors of perm (plan data) before the wait, so that the only round trip between the
 // previous kernel's end and the stores is x's row: with a second vector of perm read after the wait, calls at
 // K = 11008 and 14336 (two vectors per thread) lost 22-26 % to the plain call against 9-12 % at K <= 8192.
-constexpr int kRowThreads = 1024, kPermAhead = 4;  // K <= 32768 read all of perm before the wait
+constexpr int kRowThreads = 1024, kPermAhead = 2;  // K <= 16384 read all of perm before the wait (4: spills)
 constexpr int64_t kRowsInSmemFromM = 8;
 __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t *__restrict__ x,
                                                                  const int32_t *__restrict__ perm,
