@@ -617,7 +617,7 @@ static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, cons
     CK(cudaDeviceSynchronize());
     g_get(out2, dout, ob);
     /* Bitwise where both plans run the same configuration; an act-order plan may choose another at M >= 8 (it
-     * leaves room for the gather's CTAs, cuda_backend.cu choose_v3): then the oracle's tolerance above only. */
+     * leaves room for the gather's CTAs, cuda_config.cu's choose_v3): then the oracle's tolerance above only. */
     char dp[200], dl[200];
     w4a16_plan_describe(p, M, dp, sizeof dp), w4a16_plan_describe(plain, M, dl, sizeof dl);
     const int same_config = strncmp(dp, dl, strlen(dl)) == 0;
@@ -745,7 +745,7 @@ static uint64_t reserved_workspace(const w4a16_plan *p, int64_t max_m) {
  * act-order in its description); a bad g_idx in device memory is refused with a status and no plan; the plan holds
  * perm (K int32) and a gather buffer of 64 x K values besides the plain plan, both grown alike by
  * w4a16_plan_reserve (the split-K workspaces aside: an act-order call of 8 to 64 tokens may take another
- * configuration than the plain one, cuda_backend.cu's choose_v3); device memory is flat over 1000 calls (no
+ * configuration than the plain one, cuda_config.cu's choose_v3); device memory is flat over 1000 calls (no
  * allocation on the call path). */
 static void test_act_order_plan(void) {
   const int64_t K = 2048, N = 1024, M = 64, G = 128;

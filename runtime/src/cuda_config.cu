@@ -1,0 +1,196 @@
+// Kernel configuration choice for the CUDA backend (cuda_plan.cuh): kernel v1's split count, and for kernel v3
+// the CTA width, split count and reduction (clusters or the plan's workspace) of each M, from the GPU's occupancy
+// answers (cached per device) and a cost model fitted on the H200 (bench/RESULTS.md).
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string.h>
+
+#include "cuda_plan.cuh"
+
+namespace w4a16 {
+namespace config {
+
+static int g_occ[2][kForms][2][8][9];  // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
+
+void reset_capacity_cache() { memset(g_occ, 0xff, sizeof g_occ); }
+
+// v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
+// number of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue,
+// CTA launch) was fitted on the H200 (bench/RESULTS.md, 2026-11-30). Smallest cost wins, fewer splits
+// on ties. Clusters are portable up to 8 CTAs.
+constexpr int kWaveOverheadGroups = 16;
+int choose_splits(int ctas_n, int G, int capacity) {
+  int best = 1;
+  long long best_cost = -1;
+  for (int s = 1; s <= 8 && s <= G; ++s) {
+    const long long waves = ((long long)ctas_n * s + capacity - 1) / capacity;
+    const long long cost = waves * ((G + s - 1) / s + kWaveOverheadGroups);
+    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+// CTAs of a kernel with cluster size S that the GPU holds at once.
+static int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, int S, int sms) {
+  int c = 0;
+  if (S == 1) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess)
+      per_sm = 0, cudaGetLastError();
+    c = per_sm * sms;
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)S, 1, 1);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cudaLaunchAttribute attrs[1];
+    add_cluster(cfg, attrs, S);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg) != cudaSuccess)
+      clusters = 0, cudaGetLastError();
+    c = clusters * S;
+  }
+  return c;
+}
+
+// CTAs of v3 kernel (io type, form, W index wi, NT) with cluster size S that the GPU holds at once (call
+// with g_mu held: the answers are cached per device).
+static int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
+  int &c = g_occ[bf16][form][wi][nt - 1][S];
+  if (c < 0) {
+    const w4a16::V3Entry &k = w4a16::v3_kernel(bf16, form, wi, nt);
+    c = capacity(k.fn, k.threads, k.smem, S, sms);
+  }
+  return c;
+}
+
+
+// Bytes of split-K partial sums the memory contract (docs/contract.md §2) leaves for a call with M tokens: they
+// are floating-point storage (at most 2MK + 4MN + 1 MiB besides the scales copy, whose padding
+// columns count here) and workspace (at most max(8 MiB, 4MK + 8MN), less the weight padding).
+static uint64_t partials_allowance(const w4a16_cuda_plan *p, int64_t M) {
+  const uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N, pad = (uint64_t)(p->Npad - p->N), G = K / w4a16::kGroupK;
+  const uint64_t fp = 2 * M * K + 4 * M * N + (1u << 20), fp_used = G * pad * 2;
+  const uint64_t ws = std::max<uint64_t>(8u << 20, 4 * M * K + 8 * M * N);
+  const uint64_t ws_used = pad * K / 2 + fp_used + kFlagBytes;
+  const uint64_t a = fp > fp_used ? fp - fp_used : 0, b = ws > ws_used ? ws - ws_used : 0;
+  return std::min(a, b);
+}
+// One partial-sum slot: up to 64 tokens x W*64 columns of f32.
+uint64_t slot_bytes(int64_t M, int W) { return (uint64_t)std::min<int64_t>(M, 64) * W * 64 * 4; }
+// Tiles of v3 with CTA width W: 64-token chunks x column tiles of W blocks.
+long long v3_tiles(const w4a16_cuda_plan *p, int64_t M, int W) {
+  return (long long)(p->Npad / 64 + W - 1) / W * ((M + 63) / 64);
+}
+// Workspace bytes of configuration c: S-1 slots per tile.
+uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M) {
+  return c.global ? (uint64_t)v3_tiles(p, M, c.W) * (c.S - 1) * slot_bytes(M, c.W) : 0;
+}
+
+// From 32 tokens per CTA this kernel runs the H200 into its power cap (clocks drop from 1980 to
+// ~1800 MHz and below), and more SMs stop paying off: 8192x28672 took the same time on 112, 128 and
+// 132 CTAs, 28672x8192 gained 12 %, not 33 %, from 96 to 128 (bench/RESULTS.md, 2026-11-30 session
+// 3). The model caps the SMs that count there. With up to 16 tokens every SM counts: 8192x8192 at
+// M = 1 took 12.7 us on 128 SMs against 14.4 on 96 (session 6).
+constexpr double kPowerCappedSms = 108;
+static double counted_sms(int sms, int T) {
+  const double capped = std::min<double>(sms, kPowerCappedSms);
+  return T <= 16 ? sms : T >= 32 ? capped : sms + (capped - sms) * (T - 16) / 16.0;
+}
+
+// v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
+// (one CTA per SM) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
+// when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
+// 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
+// in block-groups (64 columns x 128 k): those the busiest SM streams, scaled up when the SM holds
+// fewer warps than its loop needs to hide its latencies (16, or 8 from 48 tokens, where each wgmma
+// is larger), or all of them over the SMs that count (counted_sms) if that is more; scaled by the x
+// tile each CTA re-reads from L2 (a quarter of an HBM byte per byte); plus a fixed cost per wave of
+// CTAs (fill, epilogue) and per split (the reduction). With W = 4 a cluster's reduction costs more
+// than the workspace's at small T (its CTAs wait for each other twice, with nothing else on their
+// SMs; the workspace's lower splits publish and leave) and less at large T, where the workspace's
+// partial sums (T x 64W floats per split) grow; with W = 2 clusters are cheap. Fitted to session 6's configuration sweeps
+// (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
+// at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
+// 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
+// taken only when nothing fits in one. Ties go to W = 4 and fewer splits. Clusters only where the workspace
+// cannot take a split, and for act-order calls that gather x first (below).
+V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
+  const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
+  V3Choice best = {4, 1, false};
+  double best_cost = -1;
+  // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
+  // gather_rows_kernel), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
+  // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
+  // clusters beat the workspace there (H200 sweep of every configuration, bench/RESULTS.md session 18: the
+  // best act-order configuration was a cluster on 10 of 12 rows at M = 16 and 32; 7-CTA clusters that fill
+  // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096).
+  const bool gathered_before = p->act_order && M >= 8 && M <= 64;
+  for (int wi = 1; wi >= 0; --wi) {
+    const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
+    if (p->force_w && p->force_w != k.W) continue;
+    const long long tiles = v3_tiles(p, M, k.W);
+    for (int S = 1; S <= 8 && S <= G; ++S) {
+      if (p->force_s && p->force_s != S) continue;
+      // Clusters only where the workspace cannot take the split: in a model, where each call follows other
+      // kernels, an S-CTA cluster starts only once S SMs of one GPC are free at once, and its CTAs started up
+      // to 8-11 us after the call's first ones (timeline of the LLaMA-7B layer, bench/RESULTS.md session 15:
+      // the layer 72.3 -> 67.1 us at M = 16 with this rule). Forbidding clusters altogether was faster still in
+      // the layer (60.8 us) but 5-23 % slower in back-to-back calls of N = 4096 shapes at M = 16-32.
+      const bool workspace_fits = S > 1 && tiles * S <= kMaxGrid &&
+                                  split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
+      for (int global = 0; global <= (S > 1); ++global) {
+        if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
+        if (S > 1 && p->force_global < 0 && !global && workspace_fits && !gathered_before) continue;
+        const V3Choice c = {k.W, S, global != 0};
+        if (global && !workspace_fits) continue;
+        int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
+        if (gathered_before && S > 1 && !global) cap -= (int)M;
+        if (cap <= 0) continue;
+        const long long ctas = tiles * S, waves = (ctas + cap - 1) / cap;
+        const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
+        const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's
+        const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
+        const double needed = T >= 48 ? 8 : 16;
+        const double eff = warps >= needed ? 1.0 : warps / needed;
+        const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
+                                     (double)tiles * k.W * G / counted_sms(sms, T));
+        const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W == 4 ? 5.0 : 0.5;  // workspace: by slot size
+        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
+                            (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
+        if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+// Shared memory a gathering kernel (gemm_v3.cuh, GATHER) takes beyond its rings at M tokens: the largest range of
+// perm a split reads (whole groups of 128 int32) and x's M rows.
+size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M) {
+  const int G = p->K / w4a16::kGroupK;
+  return (size_t)((G + c.S - 1) / c.S) * w4a16::kGroupK * 4 + (size_t)M * p->K * 2;
+}
+
+// Whether an act-order call at M <= 8 tokens (one token tile) runs the gathering kernel: the exact forms, and
+// only where its copies leave as many CTAs per SM as the plain kernel of the same configuration gets (x's rows
+// take 2K bytes per token: at M = 1 that is K <= ~24000 for W = 2, ~33000 for W = 4 on the H200).
+bool gather_fits(const w4a16_cuda_plan *p, int64_t M) {
+  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return false;
+  const V3Choice c = p->v3[M];
+  const int wi = c.W == 4 ? 1 : 0;
+  const w4a16::V3Entry &plain = w4a16::v3_kernel(p->bf16, p->form, wi, 1), &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi);
+  int plain_per_sm = 0, gather_per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plain_per_sm, plain.fn, plain.threads, plain.smem) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads,
+                                                    g.smem + (int)gather_smem_bytes(p, c, M)) != cudaSuccess) {
+    cudaGetLastError();  // too large for a CTA: the gather launch instead
+    return false;
+  }
+  return gather_per_sm >= 1 && gather_per_sm >= plain_per_sm;
+}
+
+}  // namespace config
+}  // namespace w4a16
