@@ -392,8 +392,8 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
   // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6). The first x stage
   // still lands ~2 us after the wait, half of that behind the staging copies below in the TMA unit,
-  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6). A gathering producer
-  // reads its first chunk of perm instead (plan data; which x bytes it needs is known only from it).
+  // but issuing those later did not shorten the call (bench/RESULTS.md, session 6). A gathering kernel's
+  // producer copies its whole range of perm instead (plan data); x's rows follow after the wait.
   if constexpr (GATHER) {
     if (producer && lane == 0) {  // the barrier's one arrival: done once perm's range and x's rows have landed
       sm90::mbar_expect_tx(sm90::smem_u32(&gather_bar), (uint32_t)ng * 512u + (uint32_t)rows * (uint32_t)args.K * 2u);
