@@ -19,6 +19,7 @@
 #include <new>
 #include <stdio.h>
 
+#include "common.cuh"
 #include "cuda_host.cuh"
 #include "internal.h"
 
@@ -43,15 +44,7 @@ struct w4a16_cuda_gather {
 
 namespace {
 
-// The 8 values of x's row at a's and b's indices, packed as they are stored.
-__device__ __forceinline__ uint4 gathered(const uint16_t *row, int4 a, int4 b) {
-  uint4 o;
-  o.x = row[a.x] | (uint32_t)row[a.y] << 16;
-  o.y = row[a.z] | (uint32_t)row[a.w] << 16;
-  o.z = row[b.x] | (uint32_t)row[b.y] << 16;
-  o.w = row[b.z] | (uint32_t)row[b.w] << 16;
-  return o;
-}
+using w4a16::gather8;
 
 // xg[m, i] = x[m, perm[i]] for vectors of 8 consecutive i (K % 8 == 0: a vector stays in one row), one vector per
 // thread: perm is read and xg written 16 bytes per thread, consecutive threads on consecutive vectors
@@ -77,7 +70,7 @@ __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__r
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
   if (v >= vectors) return;
-  *reinterpret_cast<uint4 *>(xg + first) = gathered(x + m * (size_t)K, a, b);
+  *reinterpret_cast<uint4 *>(xg + first) = gather8(x + m * (size_t)K, a, b);
 }
 
 // The same gather with x's row staged in shared memory, one CTA per row: the row is read once, coalesced, and
@@ -116,10 +109,10 @@ __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t
 #pragma unroll
   for (int j = 0; j < kPermAhead; ++j) {
     const int v = tid + j * kRowThreads;
-    if (v < vectors) dst[v] = gathered(srow, a[j], b[j]);
+    if (v < vectors) dst[v] = gather8(srow, a[j], b[j]);
   }
   for (int v = tid + kPermAhead * kRowThreads; v < vectors; v += kRowThreads)
-    dst[v] = gathered(srow, perm4[2 * v], perm4[2 * v + 1]);
+    dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
 
 // Sizes the buffer for max_m tokens (call with g->mu held; no call of the plan may be in flight: cudaFree

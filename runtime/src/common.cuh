@@ -21,6 +21,18 @@ constexpr int kGroupK = 1 << kGroupShift;  // cost sign-fixing instructions
 static_assert(kGroupK == W4A16_DEFAULT_GROUP_SIZE, "kernels and contract disagree on the group size");
 constexpr int kMaxRows = 64;   // tokens per CTA (grid.z walks larger M in chunks of 64)
 
+// Act-order: x's 16-bit values at the 8 indices a and b hold (a row of x in global or shared memory), packed in
+// index order as 8 consecutive values are stored. Only bits move, so f16 and bf16 alike. The gather launch
+// (act_order_cuda.cu) and the GEMM's own gather (gemm_v3.cuh, GATHER) build their x tiles with it.
+__device__ __forceinline__ uint4 gather8(const uint16_t *row, int4 a, int4 b) {
+  uint4 o;
+  o.x = row[a.x] | (uint32_t)row[a.y] << 16;
+  o.y = row[a.z] | (uint32_t)row[a.w] << 16;
+  o.z = row[b.x] | (uint32_t)row[b.y] << 16;
+  o.w = row[b.z] | (uint32_t)row[b.w] << 16;
+  return o;
+}
+
 // The element type of x, bias, residual and out (one per plan), which is also the type the tensor cores
 // multiply in: __half or __nv_bfloat16. The kernels take those tensors as raw 16-bit words and convert
 // through these; the scales' type is independent (a run-time flag, scale_value).

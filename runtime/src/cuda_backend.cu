@@ -525,8 +525,8 @@ void set_call_args(KernelArgs &a, const w4a16_cuda_plan *p, const uint16_t *bias
 
 // Kernel v3: CTAs of W column blocks, S per tile along K: clusters of S CTAs (grid S x column tiles x
 // 64-token chunks), or a 1-D grid of tickets reducing through the plan's workspace. With perm (act-order,
-// where w4a16_cuda_plan_gathers says so) the kernel gathers x's columns perm[i] itself; the configuration is
-// the plain one's.
+// where w4a16_cuda_plan_gathers says so) the kernel gathers x's columns perm[i] itself, in the configuration
+// the plan chose for M like any other call.
 w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm, int64_t M,
                     const uint16_t *bias, const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
                     cudaStream_t stream) {

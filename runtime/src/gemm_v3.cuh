@@ -336,14 +336,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
 #pragma unroll
       for (int r = 0; r < C::kTok; ++r) {
         if (r >= rows && n > 0) continue;  // zero since the stage's first use
-        uint4 v = {0u, 0u, 0u, 0u};
-        if (r < rows) {
-          const uint16_t *row = xrows_smem + r * args.K;
-          v.x = row[lo.x] | (uint32_t)row[lo.y] << 16;
-          v.y = row[lo.z] | (uint32_t)row[lo.w] << 16;
-          v.z = row[hi.x] | (uint32_t)row[hi.y] << 16;
-          v.w = row[hi.z] | (uint32_t)row[hi.w] << 16;
-        }
+        const uint4 v = r < rows ? gather8(xrows_smem + r * args.K, lo, hi) : uint4{0u, 0u, 0u, 0u};
         *reinterpret_cast<uint4 *>(box + r * 128 + ((c ^ (r & 7)) << 4)) = v;
       }
       sm90::fence_proxy_async_smem();  // the wgmma reads the stage through the async proxy
