@@ -706,10 +706,9 @@ static void test_act_order_paths(int sm90, w4t_stats *st) {
     const int64_t K = cases[i].K, N = cases[i].N;
     int32_t *g_idx = malloc((size_t)K * 4);
     w4t_make_g_idx(g_idx, K, 128, 77 + i);
-    void *dq = g_alloc((size_t)(K / 8 * N) * 4), *ds = g_alloc((size_t)(K / 128 * N) * 2);
+    void *dq, *ds;
+    upload_weights(K, N, 78 + i, &dq, &ds);
     void *dg = upload_or_null(g_idx, (size_t)K * 4);
-    CK(cudaMemset(dq, 0x11, (size_t)(K / 8 * N) * 4));
-    CK(cudaMemset(ds, 0x3c, (size_t)(K / 128 * N) * 2));
     if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
     w4a16_plan *p = NULL;
     const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
