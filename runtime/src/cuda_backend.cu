@@ -368,7 +368,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
-      for (int M = 1; M <= 8; ++M) p->gathers[M] = gather_fits(p, M);
+      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = gather_fits(p, M);  // else all false
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||

@@ -181,15 +181,15 @@ bool gather_fits(const w4a16_cuda_plan *p, int64_t M) {
   if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return false;
   const V3Choice c = p->v3[M];
   const int wi = c.W == 4 ? 1 : 0;
-  const w4a16::V3Entry &plain = w4a16::v3_kernel(p->bf16, p->form, wi, 1), &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi);
-  int plain_per_sm = 0, gather_per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plain_per_sm, plain.fn, plain.threads, plain.smem) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads,
+  const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi);
+  const int plain_per_sm = v3_capacity(p->bf16, p->form, wi, 1, 1, p->sms) / p->sms;  // cached per device
+  int gather_per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads,
                                                     g.smem + (int)gather_smem_bytes(p, c, M)) != cudaSuccess) {
     cudaGetLastError();  // too large for a CTA: the gather launch instead
     return false;
   }
-  return gather_per_sm >= 1 && gather_per_sm >= plain_per_sm;
+  return plain_per_sm >= 1 && gather_per_sm >= plain_per_sm;
 }
 
 }  // namespace config
