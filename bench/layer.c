@@ -23,6 +23,11 @@
  *           time: where the time goes (qkv / o / gateup / down, the separate gateup including the product
  *           kernel), medians of the per-layer group times. The event nodes cut the programmatic-dependent-launch
  *           overlap at group boundaries, so the groups sum to a bit more than the plain graph time.
+ *   alone   (graph, merged configuration) each group's launches over all copies captured into a graph of their
+ *           own and timed as `graph` is: each kernel alone, the figures a compiled block's time is compared to
+ *           (gateup + down are the kernels of the LLaMA MLP block, examples/llama_mlp.mlir). A group reads
+ *           fewer bytes per pass than the layer: its figure is L2-cold only where copies x its bytes > 4 x L2
+ *           (the table says which; --copies raises the count).
  * Correctness, per M after its timing: both configurations on copy 0 (outputs pre-filled with NaN), merged vs
  * separate for q, k, v, o (h), glu (p) and down (y): max |merged - separate| / max |separate|; q, k, v and o should be
  * bit-equal, p is rounded once merged and twice separate. Any figure above 5e-2 or NaN fails (exit 1).
@@ -269,13 +274,16 @@ static void enqueue_pass(const bench *b, int cfg, int64_t M, cudaEvent_t *ev) {
     }
 }
 
-/* The graph of one pass (NULL if it failed in soft_mode). */
-static cudaGraphExec_t capture(const bench *b, int cfg, int64_t M, cudaEvent_t *ev, int *kernels) {
+/* The graph of one pass (NULL if it failed in soft_mode); only >= 0: that group's launches alone, over all copies. */
+static cudaGraphExec_t capture(const bench *b, int cfg, int64_t M, cudaEvent_t *ev, int *kernels, int only) {
   cudaGraph_t g = NULL;
   cudaGraphExec_t e = NULL;
   soft_failed = 0;
   CK(cudaStreamBeginCapture(b->s, cudaStreamCaptureModeGlobal));
-  enqueue_pass(b, cfg, M, ev);
+  if (only < 0)
+    enqueue_pass(b, cfg, M, ev);
+  else
+    for (int c = 0; c < b->copies; ++c) enqueue_group(b, cfg, c, only, M);
   CKS(cudaStreamEndCapture(b->s, &g)); /* ends the capture even when it was invalidated */
   if (soft_failed || !g) {
     if (g) CK(cudaGraphDestroy(g));
@@ -354,7 +362,7 @@ static int time_split(const bench *b, int cfg, int64_t M, int reps, double med[N
   cudaEvent_t *ev = xmalloc((size_t)ne * sizeof *ev);
   for (int i = 0; i < ne; ++i) CK(cudaEventCreate(&ev[i]));
   soft_mode = 1;
-  cudaGraphExec_t ex = capture(b, cfg, M, ev, NULL);
+  cudaGraphExec_t ex = capture(b, cfg, M, ev, NULL, -1);
   soft_mode = 0;
   double *t[NG];
   for (int g = 0; g < NG; ++g) t[g] = xmalloc((size_t)reps * sizeof(double));
@@ -386,6 +394,33 @@ static int time_split(const bench *b, int cfg, int64_t M, int reps, double med[N
   for (int i = 0; i < ne; ++i) CK(cudaEventDestroy(ev[i]));
   free(ev);
   return ok;
+}
+
+/* alone: each group of the merged configuration in a graph of its own, timed as time_chain times a pass; med[g]:
+   us per layer, medians. */
+static void time_alone(const bench *b, int64_t M, int reps, double med[NG]) {
+  cudaEvent_t *ev = xmalloc((size_t)(reps + 1) * sizeof *ev);
+  double *t = xmalloc((size_t)reps * sizeof *t);
+  for (int i = 0; i <= reps; ++i) CK(cudaEventCreate(&ev[i]));
+  for (int g = 0; g < NG; ++g) {
+    cudaGraphExec_t ex = capture(b, CFG_MRG, M, NULL, NULL, g);
+    for (int w = 0; w < WARM_REPLAYS; ++w) CK(cudaGraphLaunch(ex, b->s));
+    CK(cudaEventRecord(ev[0], b->s));
+    for (int r = 0; r < reps; ++r) {
+      CK(cudaGraphLaunch(ex, b->s));
+      CK(cudaEventRecord(ev[r + 1], b->s));
+    }
+    CK(cudaEventSynchronize(ev[reps]));
+    for (int r = 0; r < reps; ++r) {
+      float ms;
+      CK(cudaEventElapsedTime(&ms, ev[r], ev[r + 1]));
+      t[r] = ms * 1000.0 / b->copies;
+    }
+    med[g] = summarize(t, reps).med;
+    CK(cudaGraphExecDestroy(ex));
+  }
+  for (int i = 0; i <= reps; ++i) CK(cudaEventDestroy(ev[i]));
+  free(ev), free(t);
 }
 
 static double now_s(void) {
@@ -469,6 +504,7 @@ typedef struct {
   int kernels[NCFG]; /* kernel nodes per layer in the graph */
   double split[NCFG][NG];
   int split_ok;
+  double alone[NG]; /* merged configuration, each group alone */
   double err[NCHK];
   int pass;
 } result;
@@ -595,7 +631,7 @@ int main(int argc, char **argv) {
     printf("M=%d plan %-5s %5dx%-5d %s\n", ms[mi], "glu", HID, 2 * FFN, w4a16_plan_describe(b.L[0].glu, M, desc, sizeof desc));
 
     cudaGraphExec_t ex[NCFG];
-    for (int cfg = 0; cfg < NCFG; ++cfg) ex[cfg] = capture(&b, cfg, M, NULL, &r->kernels[cfg]);
+    for (int cfg = 0; cfg < NCFG; ++cfg) ex[cfg] = capture(&b, cfg, M, NULL, &r->kernels[cfg], -1);
     for (int cfg = 0; cfg < NCFG; ++cfg) r->kernels[cfg] /= copies;
     /* warm-up: the first M for >= 1 s (clocks up), then a few replays and eager passes of each */
     const double t0 = now_s();
@@ -623,6 +659,7 @@ int main(int argc, char **argv) {
         for (int g = 0; g < NG; ++g) r->split[cfg][g] = NAN;
     }
 
+    time_alone(&b, M, reps, r->alone);
     check(&b, M, r->err);
     r->pass = 1;
     for (int i = 0; i < NCHK; ++i) r->pass &= !isnan(r->err[i]) && r->err[i] <= 5e-2;
@@ -674,6 +711,23 @@ int main(int argc, char **argv) {
         printf("%5d  %-9s %8.1f %8.1f %8.1f %8.1f %8.1f\n", res[mi].M, CFG_NAME[cfg], s[0], s[1], s[2], s[3],
                s[0] + s[1] + s[2] + s[3]);
       }
+  }
+  printf("\n== each group alone (merged configuration): its launches over all copies in a graph of their own, timed "
+         "as the layer; us per layer, medians; gateup + down = the kernels of the LLaMA MLP block\n");
+  printf("MB per pass (copies x the group's weights; cold where > 4 x L2 = %.0f MB):", 4 * l2 / 1e6);
+  for (int g = 0; g < NG; ++g) {
+    double bytes = 0; /* the weights whose plans the group runs: qkv = q k v, gateup = gate up */
+    for (int i = 0; i < NW; ++i) {
+      const int gi = i <= W_V ? G_QKV : i == W_O ? G_O : i == W_DOWN ? G_DOWN : G_GATEUP;
+      if (gi == g) bytes += (double)WK[i] * WN[i] / 2 + (double)WK[i] / GROUP * WN[i] * 2;
+    }
+    printf(" %s %.0f (%s)", G_NAME[g], copies * bytes / 1e6, copies * bytes > 4 * l2 ? "cold" : "NOT cold");
+  }
+  printf("\n%5s %8s %8s %8s %8s %8s %14s\n", "M", G_NAME[0], G_NAME[1], G_NAME[2], G_NAME[3], "sum", "gateup+down");
+  for (int mi = 0; mi < nms; ++mi) {
+    const double *a = res[mi].alone;
+    printf("%5d %8.1f %8.1f %8.1f %8.1f %8.1f %14.1f\n", res[mi].M, a[0], a[1], a[2], a[3], a[0] + a[1] + a[2] + a[3],
+           a[G_GATEUP] + a[G_DOWN]);
   }
   printf("\n== correctness: layer copy 0, merged vs separate, max |diff| / max |separate| (fail above 5e-2 or NaN)\n");
   printf("%5s", "M");

@@ -6,7 +6,7 @@
  *   e2e-driver --example llama_mlp --test llama_mlp.fused.so --ref llama_mlp.unfused.so
  *              [--backend cpu|cuda|auto] [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N]
  *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
- *              [--gpu-target]
+ *              [--gpu-target [--cold]]
  *
  * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
  * to _mlir_ciface_w4a16_rt_matmul_* and w4a16_rt_enter/leave resolve to this executable, which links
@@ -22,7 +22,10 @@
  * result back (it lives in the runtime's per-stream arena). Beyond the comparison, at every M: repeated calls
  * are bitwise equal and return the same device buffer, allocate no device memory in steady state
  * (w4a16_rt_device_allocations), and one call captured into a CUDA graph replays bitwise equal to the eager
- * call. A CUDA error is a setup error (exit status 2).
+ * call. A CUDA error is a setup error (exit status 2). --cold adds, at every M, the graph replay timed L2-cold
+ * as a model runs: enough weight sets at their own addresses (copies of the same data, each prepared) that one
+ * pass over them reads more than 4 x L2, one call per set in one graph (bench/layer.c's method: us per call =
+ * replay time / sets, replays back to back).
  *
  * The check is docs/contract.md §1's: ||out - ref|| / ||ref|| <= 2e-3 and |out - ref| <= 1e-2 * (1 + |ref|) for every
  * element; NaN/Inf fail. "max rel error" below is max |out - ref| / (1 + |ref|). The fused build's prepare
@@ -338,6 +341,63 @@ static int graph_check(void *fn, const Target *t, AnyMemref *args, int nargs, in
 #endif
 }
 
+/* GPU target, L2-cold as a model runs (--cold): one call per weight set (copies of the weights at their own
+ * addresses, each prepared, so each has its own plans) captured into one CUDA graph, so that a replay streams
+ * more than 4 x L2 of weights; reps replays back to back with an event between consecutive replays, as
+ * bench/layer.c times its layers. st: us per call (replay / copies) median, min, max. Returns 0 or 1 (a call
+ * failed while capturing). */
+static int cold_graph_time(void *fn, const Target *t, AnyMemref (*args)[kMaxArgs], int copies, int nargs,
+                           int64_t M, int reps, double st[3]) {
+#if W4A16_WITH_CUDA
+  cudaStream_t s = (cudaStream_t)t->stream;
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  int32_t status = 0;
+  for (int c = 0; c < copies && status == 0; ++c) {
+    Memref2 out = {0};
+    status = call_entry(fn, t, &out, args[c], nargs);
+  }
+  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+  if (!call_ok(status, "w4a16c_run captured for the L2-cold timing", "test", M)) {
+    if (graph)
+      cudaGraphDestroy(graph);
+    cudaGetLastError();
+    return 1;
+  }
+  CUDA_OK(ended);
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaEvent_t ev[101];
+  reps = reps > 100 ? 100 : reps;
+  for (int i = 0; i <= reps; ++i)
+    CUDA_OK(cudaEventCreate(&ev[i]));
+  for (int w = 0; w < 5; ++w) /* warm-up: clocks, the graph's first upload */
+    CUDA_OK(cudaGraphLaunch(exec, s));
+  CUDA_OK(cudaEventRecord(ev[0], s));
+  for (int r = 0; r < reps; ++r) {
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaEventRecord(ev[r + 1], s));
+  }
+  CUDA_OK(cudaEventSynchronize(ev[reps]));
+  double us[100];
+  for (int r = 0; r < reps; ++r) {
+    float ms;
+    CUDA_OK(cudaEventElapsedTime(&ms, ev[r], ev[r + 1]));
+    us[r] = 1e3 * ms / copies;
+  }
+  for (int i = 0; i <= reps; ++i)
+    CUDA_OK(cudaEventDestroy(ev[i]));
+  qsort(us, (size_t)reps, sizeof us[0], cmp_double);
+  st[0] = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]), st[1] = us[0], st[2] = us[reps - 1];
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  return 0;
+#else
+  (void)fn, (void)t, (void)args, (void)copies, (void)nargs, (void)M, (void)reps, (void)st;
+  return 1;
+#endif
+}
+
 /* ---------------------------------------------------------------------------------------------------- */
 /* Driver                                                                                                */
 /* ---------------------------------------------------------------------------------------------------- */
@@ -433,8 +493,9 @@ static int is_gpu_build(const char *path) {
 static void usage(FILE *f) {
   fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
              "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
-             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--gpu-target]\n"
+             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--gpu-target [--cold]]\n"
              "  --gpu-target: TEST.so is a --target=gpu build (CUDA builds of this driver only)\n"
+             "  --cold: also time graph replays L2-cold (weight sets rotated over > 4 x L2)\n"
              "examples:");
   for (int i = 0; i < kNumExamples; ++i)
     fprintf(f, " %s", kExamples[i].name);
@@ -454,7 +515,7 @@ void *const w4a16_e2e_keep[] = {
 int main(int argc, char **argv) {
   const char *example = NULL, *test_path = NULL, *ref_path = NULL, *m_list = "1,3,5";
   int backend = -1, ref_backend = -1, force = -1;
-  bool expect_mismatch = false, gpu_target = false;
+  bool expect_mismatch = false, gpu_target = false, cold = false;
   uint64_t seed = 20261130;
   double min_time = 0.3;
   for (int i = 1; i < argc; ++i) {
@@ -493,6 +554,8 @@ int main(int argc, char **argv) {
         expect_mismatch = true;
       else if (!strcmp(a, "--gpu-target"))
         gpu_target = true;
+      else if (!strcmp(a, "--cold"))
+        cold = true;
       else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
         return usage(stdout), 0;
       else {
@@ -506,7 +569,7 @@ int main(int argc, char **argv) {
   for (int i = 0; example && i < kNumExamples; ++i)
     if (!strcmp(kExamples[i].name, example))
       ex = &kExamples[i];
-  if (!ex || !test_path || !ref_path)
+  if (!ex || !test_path || !ref_path || (cold && !gpu_target))
     return usage(stderr), 2;
   g_example = ex;
 #if !W4A16_WITH_CUDA
@@ -599,6 +662,29 @@ int main(int argc, char **argv) {
   if (ref_plans < 0 || plans_in_test < 0)
     return 2;
   const int64_t fallbacks = w4a16_rt_cpu_fallbacks() - fallbacks_before;
+
+  /* --cold: weight sets 1.. beside tdata (set 0), each prepared */
+  int copies = 1;
+  void *(*cold_data)[kMaxArgs] = NULL;
+  double weight_mb = 0;
+#if W4A16_WITH_CUDA
+  if (cold) {
+    struct cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    const double l2 = fmax(60.0 * 1024 * 1024, (double)prop.l2CacheSize);
+    for (int i = 0; i < ex->nargs; ++i)
+      weight_mb += i == x_arg ? 0 : (double)arg_bytes(&ex->args[i], 0) / 1e6;
+    copies = (int)ceil(4.0 * l2 / (weight_mb * 1e6)) + 1;
+    cold_data = xmalloc((size_t)copies * sizeof *cold_data);
+    memcpy(cold_data[0], tdata, sizeof tdata);
+    for (int c = 1; c < copies; ++c) {
+      for (int i = 0; i < ex->nargs; ++i)
+        cold_data[c][i] = i == x_arg ? NULL : target_copy(&tt, data[i], arg_bytes(&ex->args[i], 0));
+      if (prepare(ex, test_prepare, &tt, cold_data[c], "test (a weight set for --cold)") != ex->fused_chains)
+        return 2;
+    }
+  }
+#endif
 
   int failures = 0, errors = 0;
   double worst_rel = 0, worst_l2 = 0;
@@ -693,6 +779,14 @@ int main(int argc, char **argv) {
         ++errors;
       }
     }
+    double cold_us[3] = {-1, -1, -1};
+    if (cold && out_data) {
+      AnyMemref(*cargs)[kMaxArgs] = xmalloc((size_t)copies * sizeof *cargs);
+      for (int c = 0; c < copies; ++c)
+        make_args(ex, cold_data[c], tdata[x_arg], M, cargs[c]);
+      errors += cold_graph_time(test_fn, &tt, cargs, copies, ex->nargs, M, 100, cold_us);
+      free(cargs);
+    }
     plans_by_runs += w4a16_rt_plans_created() - plans_before;
     w4a16_testing_force_activation(-1);
 
@@ -717,6 +811,10 @@ int main(int argc, char **argv) {
         printf("         graph replay %.3f ms/call (median of %d, bitwise equal to the eager call); device "
                "allocations in steady state: %lld%s\n",
                graph_ms, replays, (long long)steady_allocs, merged ? " (the arena merged its blocks at the 2nd call)" : "");
+      if (cold_us[0] >= 0)
+        printf("         L2-cold graph replay %.1f us/call (median; min %.1f, max %.1f over 100 replays of %d calls on "
+               "%d weight sets of %.1f MB)\n",
+               cold_us[0], cold_us[1], cold_us[2], copies, copies, weight_mb);
       failures += !c.pass;
       if (c.max_rel > worst_rel)
         worst_rel = c.max_rel;
@@ -751,9 +849,11 @@ int main(int argc, char **argv) {
   w4a16_rt_release_plans();
   if (tt.gpu) {
     w4a16_rt_release_device(); /* the arenas: every result pointer above is dead from here */
-    for (int i = 0; i < ex->nargs; ++i)
-      if (i != x_arg)
-        target_free_copy(&tt, tdata[i]);
+    for (int c = 0; c < copies; ++c)
+      for (int i = 0; i < ex->nargs; ++i)
+        if (i != x_arg)
+          target_free_copy(&tt, cold_data ? cold_data[c][i] : tdata[i]);
+    free(cold_data);
     gpu_stop(&tt);
   }
   for (int i = 0; i < ex->nargs; ++i)
