@@ -128,6 +128,9 @@ static uint64_t rng(uint64_t *st) { /* splitmix64 */
 }
 static double uniform(uint64_t *st, double lo, double hi) { return lo + (hi - lo) * (double)(rng(st) >> 11) * 0x1p-53; }
 
+/* bytes of weight i's int4 codes and f16 scales */
+static double weight_bytes(int i) { return (double)WK[i] * WN[i] / 2 + (double)WK[i] / GROUP * WN[i] * 2; }
+
 static void *xmalloc(size_t n) {
   void *p = malloc(n);
   if (!p) {
@@ -562,7 +565,7 @@ int main(int argc, char **argv) {
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   double layer_bytes = 0; /* int4 codes + f16 scales of one layer (the separate plans; merged reads the same) */
-  for (int i = 0; i < NW; ++i) layer_bytes += (double)WK[i] * WN[i] / 2 + (double)WK[i] / GROUP * WN[i] * 2;
+  for (int i = 0; i < NW; ++i) layer_bytes += weight_bytes(i);
   const double l2 = fmax(L2_BYTES, (double)prop.l2CacheSize);
   if (copies == 0) copies = (int)ceil(4.0 * l2 / layer_bytes) + 1;
   printf("device %s, %d SMs, L2 %d MB; LLaMA-7B layer projections (hidden %d, FFN %d), f16, group %d, symmetric int4\n",
@@ -719,7 +722,7 @@ int main(int argc, char **argv) {
     double bytes = 0; /* the weights whose plans the group runs: qkv = q k v, gateup = gate up */
     for (int i = 0; i < NW; ++i) {
       const int gi = i <= W_V ? G_QKV : i == W_O ? G_O : i == W_DOWN ? G_DOWN : G_GATEUP;
-      if (gi == g) bytes += (double)WK[i] * WN[i] / 2 + (double)WK[i] / GROUP * WN[i] * 2;
+      if (gi == g) bytes += weight_bytes(i);
     }
     printf(" %s %.0f (%s)", G_NAME[g], copies * bytes / 1e6, copies * bytes > 4 * l2 ? "cold" : "NOT cold");
   }

@@ -275,6 +275,8 @@ static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
+/* The median of n sorted values. */
+static double median_sorted(const double *v, int n) { return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
 #endif
 
 /* GPU target: one w4a16c_run_<f> captured into a CUDA graph (thread-local capture mode: this thread's
@@ -330,7 +332,7 @@ static int graph_check(void *fn, const Target *t, AnyMemref *args, int nargs, in
     ++errors;
   }
   qsort(times, (size_t)k, sizeof times[0], cmp_double);
-  *ms = 1e3 * (k % 2 ? times[k / 2] : 0.5 * (times[k / 2 - 1] + times[k / 2]));
+  *ms = 1e3 * median_sorted(times, k);
   *replays = k;
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
@@ -388,7 +390,7 @@ static int cold_graph_time(void *fn, const Target *t, AnyMemref (*args)[kMaxArgs
   for (int i = 0; i <= reps; ++i)
     CUDA_OK(cudaEventDestroy(ev[i]));
   qsort(us, (size_t)reps, sizeof us[0], cmp_double);
-  st[0] = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]), st[1] = us[0], st[2] = us[reps - 1];
+  st[0] = median_sorted(us, reps), st[1] = us[0], st[2] = us[reps - 1];
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
   return 0;
