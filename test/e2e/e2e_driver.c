@@ -46,9 +46,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "../common/test_data.h"
 
+#include "e2e_call.h"
 #include "e2e_data.h"
 #include "examples.h"
 
@@ -56,60 +56,9 @@
 #include <cuda_runtime_api.h>
 #endif
 
-
 /* ---------------------------------------------------------------------------------------------------- */
-/* Memref descriptors of any rank: {allocated, aligned, offset, sizes[r], strides[r]} is a sequence of     */
-/* 8-byte words, so one struct with room for the largest rank is layout-compatible with every rank.      */
+/* Driver                                                                                                */
 /* ---------------------------------------------------------------------------------------------------- */
-
-typedef struct AnyMemref {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t dims[2 * kMaxRank]; /* sizes[0..rank-1], then strides[0..rank-1] */
-} AnyMemref;
-
-static AnyMemref make_memref(void *data, int rank, const int64_t *sizes) {
-  AnyMemref m = {data, data, 0, {0}};
-  int64_t stride = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    m.dims[d] = sizes[d];
-    m.dims[rank + d] = stride;
-    stride *= sizes[d];
-  }
-  return m;
-}
-
-/* Result of a function returning one rank-2 memref (the ciface writes it through the first argument). */
-typedef struct Memref2 {
-  uint16_t *allocated;
-  uint16_t *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-} Memref2;
-
-/* w4a16c_run_<f> / w4a16c_prepare_<f>: pointer arguments (the stream, the result, the memrefs), a status
- * returned. Pn takes n pointers. */
-typedef int32_t (*P2)(void *, void *);
-typedef int32_t (*P3)(void *, void *, void *);
-typedef int32_t (*P4)(void *, void *, void *, void *);
-typedef int32_t (*P5)(void *, void *, void *, void *, void *);
-typedef int32_t (*P6)(void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P7)(void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P8)(void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P9)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P10)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P11)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
-typedef int32_t (*P12)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *);
-
-/* How a build is called. Host-target code: host memrefs, a malloc'ed result. GPU-target code: the stream
- * first, device memrefs, the result in the runtime's arena of that stream (valid until the next call on it). */
-typedef struct Target {
-  bool gpu;
-  void *stream; /* the cudaStream_t of GPU-target calls */
-} Target;
-static const Target kHostTarget = {false, NULL};
 
 static bool has_dynamic_m(const Example *ex) {
   for (int i = 0; i < ex->nargs; ++i)
@@ -118,291 +67,6 @@ static bool has_dynamic_m(const Example *ex) {
         return true;
   return false;
 }
-
-/* An (N) result descriptor {allocated, aligned, offset, N, 1} read as (1, N). */
-static void as_one_row(Memref2 *m) {
-  const int64_t n = m->sizes[0], stride = m->sizes[1];
-  m->sizes[0] = 1, m->sizes[1] = n, m->strides[0] = n, m->strides[1] = stride;
-}
-
-/* Every argument of these functions is a pointer (the stream of GPU-target code, then the result and the
- * memrefs): call with the right number of them. */
-static int32_t call_entry_raw(void *fn, const Target *t, Memref2 *ret, AnyMemref *a, int n) {
-  void *p[2 + kMaxArgs];
-  int k = 0;
-  if (t->gpu)
-    p[k++] = t->stream;
-  p[k++] = ret;
-  for (int i = 0; i < n && i < kMaxArgs; ++i)
-    p[k++] = &a[i];
-  switch (n < 1 || n > kMaxArgs ? 0 : k) {
-  case 2: return ((P2)fn)(p[0], p[1]);
-  case 3: return ((P3)fn)(p[0], p[1], p[2]);
-  case 4: return ((P4)fn)(p[0], p[1], p[2], p[3]);
-  case 5: return ((P5)fn)(p[0], p[1], p[2], p[3], p[4]);
-  case 6: return ((P6)fn)(p[0], p[1], p[2], p[3], p[4], p[5]);
-  case 7: return ((P7)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
-  case 8: return ((P8)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
-  case 9: return ((P9)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]);
-  case 10: return ((P10)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]);
-  case 11: return ((P11)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]);
-  case 12: return ((P12)fn)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]);
-  default: fprintf(stderr, "e2e: unsupported arity %d\n", n); exit(2);
-  }
-}
-
-/* call_entry_raw, with the result read as (M, N) whatever its rank. */
-static const Example *g_example;
-static int32_t call_entry(void *fn, const Target *t, Memref2 *ret, AnyMemref *a, int n) {
-  const int32_t status = call_entry_raw(fn, t, ret, a, n);
-  if (g_example->out_rank == 1)
-    as_one_row(ret);
-  return status;
-}
-
-/* The result is (M, N) row-major (rank 1 read as one row by call_entry). */
-static bool result_shape_ok(const Example *ex, const Memref2 *r, int64_t M) {
-  return r->sizes[0] == M && r->sizes[1] == ex->out_n && r->strides[0] == ex->out_n && r->strides[1] == 1;
-}
-
-/* Nonzero status: say which call failed and why; returns whether it succeeded. */
-static bool call_ok(int32_t status, const char *what, const char *build, int64_t M) {
-  if (status == 0)
-    return true;
-  fprintf(stderr, "e2e: %s of the %s build (M = %lld) returned %s: %s\n", what, build, (long long)M,
-          w4a16_status_name((w4a16_status)status), w4a16_rt_last_error());
-  return false;
-}
-
-/* ---------------------------------------------------------------------------------------------------- */
-/* Where the test build's data lives: host memory, or (--gpu-target) device memory and a stream. Without   */
-/* CUDA only the host half exists (--gpu-target is refused before any of this runs).                     */
-/* ---------------------------------------------------------------------------------------------------- */
-
-#if W4A16_WITH_CUDA
-/* Any CUDA failure ends the run: the driver has no way to recover, and a clear message beats a crash. */
-#define CUDA_OK(call) cuda_ok((call), #call)
-static void cuda_ok(cudaError_t e, const char *what) {
-  if (e == cudaSuccess)
-    return;
-  fprintf(stderr, "e2e: CUDA error in %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-  exit(2);
-}
-#endif
-
-/* A copy of bytes bytes of host in the target's memory (host: the same pointer, nothing copied). */
-static void *target_copy(const Target *t, const void *host, size_t bytes) {
-#if W4A16_WITH_CUDA
-  if (t->gpu) {
-    void *d = NULL;
-    CUDA_OK(cudaMalloc(&d, bytes ? bytes : 1));
-    CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-    /* a pageable copy may return before its DMA lands, and the calls' stream does not wait for the legacy one */
-    CUDA_OK(cudaDeviceSynchronize());
-    return d;
-  }
-#endif
-  (void)t, (void)bytes;
-  return (void *)host;
-}
-
-/* Frees what target_copy made (host: nothing, the caller owns the host buffer). */
-static void target_free_copy(const Target *t, void *p) {
-#if W4A16_WITH_CUDA
-  if (t->gpu && p)
-    CUDA_OK(cudaFree(p));
-#endif
-  (void)t, (void)p;
-}
-
-/* Waits for a call's work: GPU-target calls only enqueue it on the stream. */
-static void target_sync(const Target *t) {
-#if W4A16_WITH_CUDA
-  if (t->gpu)
-    CUDA_OK(cudaStreamSynchronize((cudaStream_t)t->stream));
-#endif
-  (void)t;
-}
-
-/* The n elements of a (row-major) result, readable here: host results in place, device results copied
- * into buf. */
-static const uint16_t *result_data(const Target *t, const Memref2 *r, int64_t n, uint16_t *buf) {
-#if W4A16_WITH_CUDA
-  if (t->gpu) {
-    CUDA_OK(cudaMemcpy(buf, r->aligned + r->offset, (size_t)n * 2, cudaMemcpyDeviceToHost));
-    return buf;
-  }
-#endif
-  (void)t, (void)n, (void)buf;
-  return r->aligned + r->offset;
-}
-
-/* The stream of GPU-target calls; exits with a clear message where there is no GPU. */
-static void gpu_start(Target *t) {
-#if W4A16_WITH_CUDA
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    fprintf(stderr, "e2e: --gpu-target needs a GPU, and there is none usable here (cudaGetDeviceCount: %s)\n",
-            e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    exit(2);
-  }
-  cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  t->gpu = true;
-  t->stream = s;
-#else
-  (void)t;
-#endif
-}
-
-static void gpu_stop(Target *t) {
-#if W4A16_WITH_CUDA
-  if (t->gpu)
-    CUDA_OK(cudaStreamDestroy((cudaStream_t)t->stream));
-#endif
-  t->stream = NULL;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-#if W4A16_WITH_CUDA
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-/* The median of n sorted values. */
-static double median_sorted(const double *v, int n) { return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
-#endif
-
-/* GPU target: one w4a16c_run_<f> captured into a CUDA graph (thread-local capture mode: this thread's
- * calls only), the graph replayed twice and its result (the captured call's ret) required bitwise equal to
- * want (the eager call's); then replays timed: up to 50, at least 5, stopping once they took min_time.
- * Returns the errors found (CUDA errors exit); *ms: the median replay (launch + sync), -1 if none. */
-static int graph_check(void *fn, const Target *t, AnyMemref *args, int nargs, int64_t M, const uint16_t *want,
-                       int64_t n, uint16_t *buf, double min_time, double *ms, int *replays) {
-  *ms = -1, *replays = 0;
-#if W4A16_WITH_CUDA
-  cudaStream_t s = (cudaStream_t)t->stream;
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  Memref2 captured = {0};
-  const int32_t status = call_entry(fn, t, &captured, args, nargs);
-  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
-  if (!call_ok(status, "w4a16c_run captured in a CUDA graph", "test", M)) {
-    if (graph)
-      cudaGraphDestroy(graph);
-    cudaGetLastError(); /* a capture the failed call invalidated: not a CUDA error of the driver's */
-    return 1;
-  }
-  CUDA_OK(ended);
-  if (captured.sizes[0] * captured.sizes[1] != n) {
-    fprintf(stderr, "e2e: M=%lld: the captured call's result is %lldx%lld\n", (long long)M,
-            (long long)captured.sizes[0], (long long)captured.sizes[1]);
-    cudaGraphDestroy(graph);
-    return 1;
-  }
-  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-  int errors = 0;
-  for (int r = 0; r < 2; ++r) {
-    CUDA_OK(cudaGraphLaunch(exec, s));
-    CUDA_OK(cudaStreamSynchronize(s));
-  }
-  if (memcmp(result_data(t, &captured, n, buf), want, (size_t)n * 2) != 0) {
-    fprintf(stderr, "e2e: M=%lld: the CUDA graph's replay differs from the eager call\n", (long long)M);
-    ++errors;
-  }
-  double times[50], total = 0;
-  int k = 0;
-  while (k < 50 && (k < 5 || total < min_time)) {
-    const double t0 = now_s();
-    CUDA_OK(cudaGraphLaunch(exec, s));
-    CUDA_OK(cudaStreamSynchronize(s));
-    times[k] = now_s() - t0;
-    total += times[k++];
-  }
-  /* the timed replays too: a replay that reads stale or racing data shows up as different bits */
-  if (!errors && memcmp(result_data(t, &captured, n, buf), want, (size_t)n * 2) != 0) {
-    fprintf(stderr, "e2e: M=%lld: the CUDA graph's result changed over %d replays\n", (long long)M, k + 2);
-    ++errors;
-  }
-  qsort(times, (size_t)k, sizeof times[0], cmp_double);
-  *ms = 1e3 * median_sorted(times, k);
-  *replays = k;
-  CUDA_OK(cudaGraphExecDestroy(exec));
-  CUDA_OK(cudaGraphDestroy(graph));
-  return errors;
-#else
-  (void)fn, (void)t, (void)args, (void)nargs, (void)M, (void)want, (void)n, (void)buf, (void)min_time;
-  return 1;
-#endif
-}
-
-/* GPU target, L2-cold as a model runs (--cold): one call per weight set (copies of the weights at their own
- * addresses, each prepared, so each has its own plans) captured into one CUDA graph, so that a replay streams
- * more than 4 x L2 of weights; reps replays back to back with an event between consecutive replays, as
- * bench/layer.c times its layers. st: us per call (replay / copies) median, min, max. Returns 0 or 1 (a call
- * failed while capturing). */
-static int cold_graph_time(void *fn, const Target *t, AnyMemref (*args)[kMaxArgs], int copies, int nargs,
-                           int64_t M, int reps, double st[3]) {
-#if W4A16_WITH_CUDA
-  cudaStream_t s = (cudaStream_t)t->stream;
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  int32_t status = 0;
-  for (int c = 0; c < copies && status == 0; ++c) {
-    Memref2 out = {0};
-    status = call_entry(fn, t, &out, args[c], nargs);
-  }
-  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
-  if (!call_ok(status, "w4a16c_run captured for the L2-cold timing", "test", M)) {
-    if (graph)
-      cudaGraphDestroy(graph);
-    cudaGetLastError();
-    return 1;
-  }
-  CUDA_OK(ended);
-  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t ev[101];
-  reps = reps > 100 ? 100 : reps;
-  for (int i = 0; i <= reps; ++i)
-    CUDA_OK(cudaEventCreate(&ev[i]));
-  for (int w = 0; w < 5; ++w) /* warm-up: clocks, the graph's first upload */
-    CUDA_OK(cudaGraphLaunch(exec, s));
-  CUDA_OK(cudaEventRecord(ev[0], s));
-  for (int r = 0; r < reps; ++r) {
-    CUDA_OK(cudaGraphLaunch(exec, s));
-    CUDA_OK(cudaEventRecord(ev[r + 1], s));
-  }
-  CUDA_OK(cudaEventSynchronize(ev[reps]));
-  double us[100];
-  for (int r = 0; r < reps; ++r) {
-    float ms;
-    CUDA_OK(cudaEventElapsedTime(&ms, ev[r], ev[r + 1]));
-    us[r] = 1e3 * ms / copies;
-  }
-  for (int i = 0; i <= reps; ++i)
-    CUDA_OK(cudaEventDestroy(ev[i]));
-  qsort(us, (size_t)reps, sizeof us[0], cmp_double);
-  st[0] = median_sorted(us, reps), st[1] = us[0], st[2] = us[reps - 1];
-  CUDA_OK(cudaGraphExecDestroy(exec));
-  CUDA_OK(cudaGraphDestroy(graph));
-  return 0;
-#else
-  (void)fn, (void)t, (void)args, (void)copies, (void)nargs, (void)M, (void)reps, (void)st;
-  return 1;
-#endif
-}
-
-/* ---------------------------------------------------------------------------------------------------- */
-/* Driver                                                                                                */
-/* ---------------------------------------------------------------------------------------------------- */
 
 static void *load(const char *path, const char *symbol) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -458,7 +122,7 @@ static int64_t prepare(const Example *ex, void *fn, const Target *t, void *const
   make_args(ex, data, x, 0, args);
   int64_t before = w4a16_rt_plans_created();
   Memref2 out = {0};
-  const int32_t status = call_entry(fn, t, &out, args, ex->nargs);
+  const int32_t status = call_entry(fn, t, &out, args, ex);
   target_sync(t);
   bool ok = call_ok(status, "w4a16c_prepare", build, 0);
   if (!t->gpu) /* a GPU-target result lives in the runtime's arena */
@@ -573,7 +237,6 @@ int main(int argc, char **argv) {
       ex = &kExamples[i];
   if (!ex || !test_path || !ref_path || (cold && !gpu_target))
     return usage(stderr), 2;
-  g_example = ex;
 #if !W4A16_WITH_CUDA
   if (gpu_target) {
     fprintf(stderr, "e2e: --gpu-target: this build of e2e-driver has no CUDA (the runtime was built without nvcc)\n");
@@ -709,7 +372,7 @@ int main(int argc, char **argv) {
     w4a16_testing_force_activation(-1);
     Memref2 ref = {0};
     double t0 = now_s();
-    errors += !call_ok(call_entry(ref_fn, &kHostTarget, &ref, args, ex->nargs), "w4a16c_run", "reference", M);
+    errors += !call_ok(call_entry(ref_fn, &kHostTarget, &ref, args, ex), "w4a16c_run", "reference", M);
     double ref_time = now_s() - t0;
 
     /* Test: a first call, then repeated calls for the time per call (a GPU-target call's time includes the
@@ -719,7 +382,7 @@ int main(int argc, char **argv) {
     int64_t plans_before = w4a16_rt_plans_created();
     Memref2 out = {0};
     t0 = now_s();
-    int32_t status = call_entry(test_fn, &tt, &out, targs, ex->nargs);
+    int32_t status = call_entry(test_fn, &tt, &out, targs, ex);
     target_sync(&tt);
     double first_time = now_s() - t0;
     errors += !call_ok(status, "w4a16c_run", "test", M);
@@ -736,7 +399,7 @@ int main(int argc, char **argv) {
     while (total < min_time && reps < 200) {
       Memref2 again = {0};
       t0 = now_s();
-      status = call_entry(test_fn, &tt, &again, targs, ex->nargs);
+      status = call_entry(test_fn, &tt, &again, targs, ex);
       target_sync(&tt);
       total += now_s() - t0;
       ++reps;
@@ -772,8 +435,7 @@ int main(int argc, char **argv) {
     int replays = 0;
     int64_t steady_allocs = 0;
     if (tt.gpu && out_data) {
-      errors += graph_check(test_fn, &tt, targs, ex->nargs, M, out_data, n_out, again_host, min_time, &graph_ms,
-                            &replays);
+      errors += graph_check(test_fn, &tt, targs, ex, M, out_data, n_out, again_host, min_time, &graph_ms, &replays);
       steady_allocs = w4a16_rt_device_allocations() - allocs_steady;
       if (steady_allocs != 0) {
         fprintf(stderr, "e2e: M=%lld: %lld device allocations in steady state (repeated calls and the graph "
@@ -786,7 +448,7 @@ int main(int argc, char **argv) {
       AnyMemref(*cargs)[kMaxArgs] = xmalloc((size_t)copies * sizeof *cargs);
       for (int c = 0; c < copies; ++c)
         make_args(ex, cold_data[c], tdata[x_arg], M, cargs[c]);
-      errors += cold_graph_time(test_fn, &tt, cargs, copies, ex->nargs, M, 100, cold_us);
+      errors += cold_graph_time(test_fn, &tt, cargs, copies, ex, M, 100, cold_us);
       free(cargs);
     }
     plans_by_runs += w4a16_rt_plans_created() - plans_before;
