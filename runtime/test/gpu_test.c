@@ -11,33 +11,36 @@
  *                       M > 64, CUDA alignment errors, concurrent streams, chained calls
  *                       (x = the previous call's out, for programmatic dependent launch), and
  *                       device memory over 10 000 calls against docs/contract.md §2's allowance
- *   gpu_test --small    a few small cases only (for compute-sanitizer) */
+ *   gpu_test --small    a few small cases only (for compute-sanitizer)
+ *
+ * The act-order tests are in gpu_test_act_order.c, the several-outputs tests in gpu_test_outputs.c; the helpers
+ * they share with this file are declared in gpu_test.h. */
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
+#include "gpu_test.h"
 #include "support.h"
 
 
-static void *g_alloc(size_t n) {
+void *g_alloc(size_t n) {
   void *p = NULL;
   CK(cudaMalloc(&p, n ? n : 16));
   return p;
 }
-static void g_release(void *p) { CK(cudaFree(p)); }
-static void g_put(void *d, const void *h, size_t n) { CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
-static void g_get(void *h, const void *d, size_t n) { CK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost)); }
-static void g_poison(void *d, size_t n) { CK(cudaMemset(d, 0xff, n)); }
+void g_release(void *p) { CK(cudaFree(p)); }
+void g_put(void *d, const void *h, size_t n) { CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+void g_get(void *h, const void *d, size_t n) { CK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost)); }
+void g_poison(void *d, size_t n) { CK(cudaMemset(d, 0xff, n)); }
 static void g_sync(void *s) { CK(cudaStreamSynchronize((cudaStream_t)s)); }
 static const w4t_ops gpu_ops = {W4A16_BACKEND_CUDA, g_alloc, g_release, g_put, g_get, g_poison, g_sync, NULL};
 
-static int64_t total_fail = 0;
+int64_t total_fail = 0;
 
-static void check(int ok, const char *what) {
+void check(int ok, const char *what) {
   printf("%s %s\n", ok ? "ok  " : "FAIL", what);
   total_fail += !ok;
 }
@@ -51,11 +54,11 @@ static void set_env_int(const char *name, int v) {
     unsetenv(name);
   }
 }
-static void set_splits(int s) { set_env_int("W4A16_FORCE_SPLITS", s); }
-static void set_wg(int w) { set_env_int("W4A16_FORCE_WG", w); }
-static void set_global(int on) { set_env_int("W4A16_FORCE_GLOBAL", on); } /* v3 split-K via the workspace */
+void set_splits(int s) { set_env_int("W4A16_FORCE_SPLITS", s); }
+void set_wg(int w) { set_env_int("W4A16_FORCE_WG", w); }
+void set_global(int on) { set_env_int("W4A16_FORCE_GLOBAL", on); } /* v3 split-K via the workspace */
 /* "v1" for every M; NULL: the default (v3 on sm_90, v1 elsewhere) */
-static void set_kernel(const char *kernel) {
+void set_kernel(const char *kernel) {
   if (kernel) setenv("W4A16_FORCE_KERNEL", kernel, 1);
   else unsetenv("W4A16_FORCE_KERNEL");
 }
@@ -306,7 +309,7 @@ static void *conc_worker(void *p) {
 }
 
 /* Random K x N weights (GPTQ qweight and scales) in device memory, as plan_create takes them. */
-static void upload_weights(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
+void upload_weights(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
   w4t_weights w;
   w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
   *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
@@ -432,7 +435,7 @@ static void test_chain(int global, int iters) {
 }
 
 /* ---- device memory over 10 000 calls ---- */
-static size_t free_mem(void) {
+size_t free_mem(void) {
   size_t f, t;
   CK(cudaDeviceSynchronize());
   CK(cudaMemGetInfo(&f, &t));
@@ -544,275 +547,6 @@ static void test_zero_points(void) {
   free(z);
 }
 
-/* ---- act-order (GPTQ desc_act, w4a16_plan_create_act_order) ---- */
-/* Device copy of a host buffer (NULL stays NULL). */
-static void *upload_or_null(const void *host, size_t bytes) {
-  if (!host) return NULL;
-  void *d = g_alloc(bytes);
-  g_put(d, host, bytes);
-  return d;
-}
-
-/* One weight with a random g_idx (every group's rows scattered over K), all of it in device memory, for every M in
- * Ms: the CUDA act-order plan against the formula with g_idx in f64 (w4t_oracle_acc_gidx, no permutation) within
- * the io type's tolerance, with bias, residual and silu; a second call bitwise equal; bitwise equal to a plain CUDA
- * plan of the rows the test sorted by g_idx itself run on x gathered alike (the act-order plan is that plan plus
- * the gather); x unchanged. Ms may exceed W4A16_DEFAULT_MAX_M (an eager call grows the gather buffer). */
-static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, const w4t_form *f, uint64_t seed,
-                           w4t_stats *st) {
-  int64_t Mmax = 0;
-  for (int i = 0; i < nM; ++i) Mmax = Ms[i] > Mmax ? Ms[i] : Mmax;
-  const int64_t G = f->group;
-  const size_t qbytes = (size_t)(K / 8 * N) * 4, sbytes = (size_t)(K / G * N) * 2;
-  w4t_weights w;
-  w4t_make_weights_form(&w, K, N, W4T_RANDOM, f, seed);
-  int32_t *g_idx = malloc((size_t)K * 4), *perm = malloc((size_t)K * 4), *sorted = malloc(qbytes);
-  uint16_t *x = malloc((size_t)(Mmax * K) * 2), *xg = malloc((size_t)(Mmax * K) * 2), *bias = malloc((size_t)N * 2);
-  uint16_t *res = malloc((size_t)(Mmax * N) * 2), *out = malloc((size_t)(Mmax * N) * 2);
-  uint16_t *out2 = malloc((size_t)(Mmax * N) * 2);
-  double *acc = malloc((size_t)(Mmax * N) * sizeof(double)), *abs_acc = malloc((size_t)(Mmax * N) * sizeof(double));
-  double *ref = malloc((size_t)(Mmax * N) * sizeof(double));
-  w4t_make_g_idx(g_idx, K, G, seed + 1);
-  w4t_make_x_typed(x, Mmax, K, W4T_RANDOM, f->io, seed + 2);
-  w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 3);
-  w4t_make_vec_typed(res, Mmax * N, -1, 1, f->io, seed + 4);
-  w4t_oracle_acc_gidx(&w, g_idx, x, f->io, Mmax, acc, abs_acc); /* row m of acc depends on row m of x only */
-  w4t_sort_by_g_idx(w.qweight, g_idx, K, N, G, perm, sorted);
-  for (int64_t m = 0; m < Mmax; ++m)
-    for (int64_t i = 0; i < K; ++i) xg[m * K + i] = x[m * K + perm[i]];
-
-  void *dq = upload_or_null(w.qweight, qbytes), *ds = upload_or_null(w.scales, sbytes);
-  void *dz = upload_or_null(w.zero_points, sbytes), *doff = upload_or_null(w.offsets, sbytes);
-  void *dg = upload_or_null(g_idx, (size_t)K * 4), *dsorted = upload_or_null(sorted, qbytes);
-  uint16_t *dx = upload_or_null(x, (size_t)(Mmax * K) * 2), *dxg = upload_or_null(xg, (size_t)(Mmax * K) * 2);
-  uint16_t *db = upload_or_null(bias, (size_t)N * 2), *dr = upload_or_null(res, (size_t)(Mmax * N) * 2);
-  uint16_t *dout = g_alloc((size_t)(Mmax * N) * 2);
-  w4a16_plan *p = NULL, *plain = NULL;
-  w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, dz, doff, dg, K, N, G, f->io, f->scales,
-                                               &p);
-  if (s == W4A16_OK)
-    s = w4a16_plan_create_typed(W4A16_BACKEND_CUDA, dsorted, ds, dz, doff, K, N, G, f->io, f->scales, &plain);
-  g_release(dq), g_release(dsorted), g_release(dg); /* the plans hold their own copies */
-  if (s != W4A16_OK) {
-    printf("FAIL act-order plan_create K=%lld N=%lld %s: %s\n", (long long)K, (long long)N, w4t_zp_name(f->zp),
-           w4a16_last_error());
-    st->failures++;
-  }
-  for (int i = 0; i < nM && s == W4A16_OK; ++i) {
-    const int64_t M = Ms[i];
-    const size_t ob = (size_t)(M * N) * 2;
-    w4t_oracle_out_typed(acc, M, N, bias, res, W4A16_ACT_SILU, f->io, ref);
-    g_poison(dout, ob);
-    w4a16_status r1 = w4a16_plan_run(p, dx, M, db, dr, W4A16_ACT_SILU, dout, NULL);
-    CK(cudaDeviceSynchronize());
-    g_get(out, dout, ob);
-    const w4t_cmp c = w4t_compare_typed(out, ref, M * N, f->io, abs_acc, res);
-    g_poison(dout, ob);
-    const w4a16_status r2 = w4a16_plan_run(p, dx, M, db, dr, W4A16_ACT_SILU, dout, NULL);
-    CK(cudaDeviceSynchronize());
-    g_get(out2, dout, ob);
-    const int repeat = r2 == W4A16_OK && memcmp(out, out2, ob) == 0;
-    g_poison(dout, ob);
-    const w4a16_status r3 = w4a16_plan_run(plain, dxg, M, db, dr, W4A16_ACT_SILU, dout, NULL);
-    CK(cudaDeviceSynchronize());
-    g_get(out2, dout, ob);
-    /* Bitwise where both plans run the same configuration; an act-order plan may choose another at M >= 8 (it
-     * leaves room for the gather's CTAs, cuda_config.cu's choose_v3): then the oracle's tolerance above only. */
-    char dp[200], dl[200];
-    w4a16_plan_describe(p, M, dp, sizeof dp), w4a16_plan_describe(plain, M, dl, sizeof dl);
-    const int same_config = strncmp(dp, dl, strlen(dl)) == 0;
-    const int as_plain = r3 == W4A16_OK && (!same_config || memcmp(out, out2, ob) == 0);
-    st->runs++;
-    if (c.rel_norm > st->worst_rel_norm) st->worst_rel_norm = c.rel_norm;
-    if (c.max_elem_ratio > st->worst_elem_ratio) st->worst_elem_ratio = c.max_elem_ratio;
-    if (r1 != W4A16_OK || !c.pass || !repeat || !as_plain) {
-      char desc[200];
-      w4a16_plan_describe(p, M, desc, sizeof desc);
-      printf("FAIL act-order K=%lld N=%lld M=%lld G=%lld %s io=%s: run %s, rel=%.3g elem_ratio=%.3g bad=%lld "
-             "nonfinite=%lld, repeat bitwise %d, bitwise as the plain plan of the sorted rows %d [%s] %s\n",
-             (long long)K, (long long)N, (long long)M, (long long)G, w4t_zp_name(f->zp),
-             f->io == W4A16_ELEM_BF16 ? "bf16" : "f16", w4a16_status_name(r1), c.rel_norm, c.max_elem_ratio,
-             (long long)c.bad_elems, (long long)c.nonfinite, repeat, as_plain, desc, w4a16_last_error());
-      st->failures++;
-    }
-  }
-  g_get(xg, dx, (size_t)(Mmax * K) * 2);
-  if (s == W4A16_OK && memcmp(xg, x, (size_t)(Mmax * K) * 2) != 0) {
-    printf("FAIL act-order K=%lld N=%lld: x changed\n", (long long)K, (long long)N);
-    st->failures++;
-  }
-  w4a16_plan_destroy(p), w4a16_plan_destroy(plain);
-  g_release(ds), g_release(dx), g_release(dxg), g_release(db), g_release(dr), g_release(dout);
-  if (dz) g_release(dz);
-  if (doff) g_release(doff);
-  w4t_free_weights(&w);
-  free(g_idx), free(perm), free(sorted), free(x), free(xg), free(bias), free(res), free(out), free(out2);
-  free(acc), free(abs_acc), free(ref);
-}
-
-/* The act-order matrix: K = N = 4096 at M in {1, 5, 8, 16, 32, 64} in f16 and bf16, symmetric and with zero points
- * (M <= 8: the GEMM gathers x itself where x's rows fit beside its rings, else the gather launch, from global memory
- * below 8 rows and from shared memory from 8; with W4A16_GATHER_LAUNCH=1 the launch at M = 1, 5, 8);
- * G = 64 and 32 (affine), M = 65 and 130 (the gather buffer grown by an eager call), v1 and v3's split-K through
- * the workspace forced (the gather ahead of the workspace's own ordering), and K = 131072 (the gather without
- * shared memory). */
-static void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf) {
-  const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
-  if (small) {
-    static const int64_t Ms[] = {1, 3, 17};
-    const w4t_form a = {W4T_ZP_RANDOM, 128, f16, f16}, b = {W4T_ZP_NONE, 64, bf, bf};
-    act_order_case(1024, 136, Ms, 3, &a, seed++, st16);
-    act_order_case(1024, 136, Ms, 3, &b, seed++, stbf);
-    set_global(1), set_splits(2);
-    act_order_case(1152, 520, Ms, 3, &a, seed++, st16);
-    set_global(0), set_splits(0);
-    return;
-  }
-  static const int64_t Ms[] = {1, 5, 8, 16, 32, 64};
-  const w4t_form big[] = {{W4T_ZP_NONE, 128, f16, f16}, {W4T_ZP_RANDOM, 128, f16, f16},
-                          {W4T_ZP_NONE, 128, bf, bf},   {W4T_ZP_RANDOM, 128, bf, f16}};
-  for (int i = 0; i < 4; ++i) act_order_case(4096, 4096, Ms, 6, &big[i], seed++, big[i].io == bf ? stbf : st16);
-  static const int64_t more[] = {1, 17, 65, 130};
-  const w4t_form affine[] = {{W4T_OFFSETS, 32, f16, f16}, {W4T_ZP_RANDOM, 64, bf, bf}, {W4T_ZP_SIXTEEN, 128, f16, f16}};
-  for (int i = 0; i < 3; ++i) act_order_case(2048, 520, more, 4, &affine[i], seed++, affine[i].io == bf ? stbf : st16);
-  static const int64_t pathMs[] = {1, 7, 24, 64};
-  set_kernel("v1");
-  act_order_case(2048, 520, pathMs, 4, &big[1], seed++, st16);
-  act_order_case(2048, 520, pathMs, 4, &big[2], seed++, stbf);
-  set_kernel(NULL);
-  set_global(1), set_splits(3);
-  act_order_case(2048, 520, pathMs, 4, &big[1], seed++, st16);
-  act_order_case(8192, 1024, pathMs, 4, &big[3], seed++, stbf);
-  set_global(0), set_splits(0);
-  /* x's row (2K bytes) past the shared memory a CTA can take (227 KB on the H200): the gather reads x from
-   * global memory instead (act_order_cuda.cu) */
-  static const int64_t wideMs[] = {1, 17};
-  act_order_case(131072, 64, wideMs, 2, &big[1], seed++, st16);
-  /* the gather launch where the GEMM would gather itself (W4A16_GATHER_LAUNCH=1, read at plan creation) */
-  setenv("W4A16_GATHER_LAUNCH", "1", 1);
-  static const int64_t launchMs[] = {1, 5, 8};
-  act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
-  act_order_case(4096, 4096, launchMs, 3, &big[2], seed++, stbf);
-  unsetenv("W4A16_GATHER_LAUNCH");
-}
-
-/* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
- * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), not at 16 tokens (the gather launch),
- * not where the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. */
-static void test_act_order_paths(int sm90, w4t_stats *st) {
-  static const struct { int64_t K, N, M; int launch, in_gemm; } cases[] = {
-      {4096, 4096, 1, 0, 1}, {14336, 4096, 1, 0, 1}, {4096, 4096, 16, 0, 0}, {131072, 64, 1, 0, 0}, {4096, 4096, 1, 1, 0}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    const int64_t K = cases[i].K, N = cases[i].N;
-    int32_t *g_idx = malloc((size_t)K * 4);
-    w4t_make_g_idx(g_idx, K, 128, 77 + i);
-    void *dq, *ds;
-    upload_weights(K, N, 78 + i, &dq, &ds);
-    void *dg = upload_or_null(g_idx, (size_t)K * 4);
-    if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
-    w4a16_plan *p = NULL;
-    const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
-                                                       W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
-    unsetenv("W4A16_GATHER_LAUNCH");
-    char desc[200] = "";
-    if (s == W4A16_OK) w4a16_plan_describe(p, cases[i].M, desc, sizeof desc);
-    const int in_gemm = strstr(desc, "x gathered in the GEMM") != NULL, expected = sm90 && cases[i].in_gemm;
-    st->runs++;
-    if (s != W4A16_OK || in_gemm != expected) {
-      printf("FAIL act-order path K=%lld N=%lld M=%lld%s: expected the gather %s, got [%s] %s\n", (long long)K,
-             (long long)N, (long long)cases[i].M, cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "",
-             expected ? "in the GEMM" : "launch", desc, s == W4A16_OK ? "" : w4a16_last_error());
-      st->failures++;
-    }
-    w4a16_plan_destroy(p);
-    g_release(dq), g_release(ds), g_release(dg);
-    free(g_idx);
-  }
-}
-
-/* The split-K workspace w4a16_plan_reserve(max_m) holds: that of the largest call it covers. */
-static uint64_t reserved_workspace(const w4a16_plan *p, int64_t max_m) {
-  uint64_t most = 0;
-  for (int64_t m = 1; m <= max_m; ++m) {
-    const uint64_t b = w4a16_plan_workspace_bytes(p, m);
-    most = b > most ? b : most;
-  }
-  return most;
-}
-
-/* Act-order plans on the CUDA backend besides their results: g_idx = k / G is the plain plan (bits, bytes, no
- * act-order in its description); a bad g_idx in device memory is refused with a status and no plan; the plan holds
- * perm (K int32) and a gather buffer of 64 x K values besides the plain plan, both grown alike by
- * w4a16_plan_reserve (the split-K workspaces aside: an act-order call of 8 to 64 tokens may take another
- * configuration than the plain one, cuda_config.cu's choose_v3); device memory is flat over 1000 calls (no
- * allocation on the call path). */
-static void test_act_order_plan(void) {
-  const int64_t K = 2048, N = 1024, M = 64, G = 128;
-  void *dq, *ds;
-  upload_weights(K, N, 61, &dq, &ds);
-  int32_t *g = malloc((size_t)K * 4);
-  for (int64_t k = 0; k < K; ++k) g[k] = (int32_t)(k / G);
-  int32_t *dg = upload_or_null(g, (size_t)K * 4);
-  uint16_t *hx = malloc((size_t)(M * K) * 2), *a = malloc((size_t)(M * N) * 2), *b = malloc((size_t)(M * N) * 2);
-  w4t_make_x(hx, M, K, W4T_RANDOM, 62);
-  uint16_t *dx = upload_or_null(hx, (size_t)(M * K) * 2), *dout = g_alloc((size_t)(M * N) * 2);
-  w4a16_plan *id = NULL, *plain = NULL, *p = NULL;
-  const int made = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, G, W4A16_ELEM_F16,
-                                               W4A16_ELEM_F16, &id) == W4A16_OK &&
-                   w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, G, &plain) == W4A16_OK;
-  check(made, "act-order: CUDA plans with g_idx = k / G and without g_idx");
-  if (made) {
-    char desc[200];
-    w4a16_plan_describe(id, M, desc, sizeof desc);
-    w4a16_plan_run(id, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL);
-    g_get(a, dout, (size_t)(M * N) * 2);
-    w4a16_plan_run(plain, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL);
-    g_get(b, dout, (size_t)(M * N) * 2);
-    check(memcmp(a, b, (size_t)(M * N) * 2) == 0 && !strstr(desc, "act-order") &&
-              w4a16_plan_resident_bytes(id) == w4a16_plan_resident_bytes(plain),
-          "act-order: g_idx = k / G on CUDA is the plain plan (bits, bytes, description)");
-  }
-  /* a group of G + 1 rows, read from device memory */
-  g[K - 1] = 0;
-  g_put(dg, g, (size_t)K * 4);
-  p = (w4a16_plan *)0x1;
-  w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, G, W4A16_ELEM_F16,
-                                               W4A16_ELEM_F16, &p);
-  printf("     g_idx with 129 rows in group 0 -> %s \"%s\"\n", w4a16_status_name(s), w4a16_last_error());
-  check(s == W4A16_ERR_BAD_ARGUMENT && p == NULL && strstr(w4a16_last_error(), "129 rows in group 0"),
-        "act-order: a bad g_idx in device memory is refused, no plan");
-  /* residency and reservation */
-  w4t_make_g_idx(g, K, G, 63);
-  g_put(dg, g, (size_t)K * 4);
-  s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, G, W4A16_ELEM_F16, W4A16_ELEM_F16,
-                                  &p);
-  check(s == W4A16_OK, "act-order: CUDA plan with a random g_idx");
-  if (s == W4A16_OK && made) {
-    const int64_t dm = W4A16_DEFAULT_MAX_M;
-    const uint64_t extra = (uint64_t)K * 4 + (uint64_t)dm * K * 2;
-    printf("     act-order plan %llu bytes (workspace %llu), plain %llu (workspace %llu)\n",
-           (unsigned long long)w4a16_plan_resident_bytes(p), (unsigned long long)reserved_workspace(p, dm),
-           (unsigned long long)w4a16_plan_resident_bytes(plain), (unsigned long long)reserved_workspace(plain, dm));
-    check(w4a16_plan_resident_bytes(p) - reserved_workspace(p, dm) ==
-              w4a16_plan_resident_bytes(plain) - reserved_workspace(plain, dm) + extra,
-          "act-order: the plan holds perm and a gather buffer of 64 x K values besides the plain plan");
-    check(w4a16_plan_reserve(p, 200) == W4A16_OK && w4a16_plan_reserve(plain, 200) == W4A16_OK &&
-              w4a16_plan_resident_bytes(p) - reserved_workspace(p, 200) ==
-                  w4a16_plan_resident_bytes(plain) - reserved_workspace(plain, 200) + (uint64_t)K * 4 + 200ull * K * 2,
-          "act-order: w4a16_plan_reserve(200) sizes the gather buffer for 200 tokens");
-    check(w4a16_plan_reserve(p, M) == W4A16_OK, "act-order: w4a16_plan_reserve(64)");
-    w4a16_plan_run(p, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL);
-    const size_t f1 = free_mem();
-    int errs = 0;
-    for (int i = 0; i < 1000; ++i) errs += w4a16_plan_run(p, dx, M, NULL, NULL, W4A16_ACT_SILU, dout, NULL) != W4A16_OK;
-    const size_t f2 = free_mem();
-    check(errs == 0 && f1 == f2, "act-order: 1000 calls at M = 64, device memory flat");
-  }
-  w4a16_plan_destroy(id), w4a16_plan_destroy(plain), w4a16_plan_destroy(p);
-  g_release(dq), g_release(ds), g_release(dg), g_release(dx), g_release(dout);
-  free(g), free(hx), free(a), free(b);
-}
-
 static void test_cuda_errors(void) {
   const int64_t K = 256, N = 16;
   void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
@@ -830,261 +564,6 @@ static void test_cuda_errors(void) {
   CK(cudaDeviceSynchronize());
   w4a16_plan_destroy(plan);
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
-}
-
-/* ---- several outputs from one plan (w4a16_plan_run_outputs, issue #21) ---- */
-/* Kernel paths, forced at plan creation: v3 as chosen, both CTA widths, cluster split-K, split-K through the
- * workspace (two CTA widths), v1 without and with cluster split-K. */
-typedef struct {
-  const char *name, *kernel;
-  int wg, splits, global;
-} OutPath;
-static const OutPath kOutPaths[] = {{"v3 default", NULL, 0, 0, 0},         {"v3 W=2 S=1", NULL, 2, 1, 0},
-                                    {"v3 W=4 cluster 3", NULL, 4, 3, 0},   {"v3 W=4 workspace 2", NULL, 4, 2, 1},
-                                    {"v3 W=2 workspace 5", NULL, 2, 5, 1}, {"v1", "v1", 0, 1, 0},
-                                    {"v1 cluster 3", "v1", 0, 3, 0}};
-enum { kNumOutPaths = sizeof kOutPaths / sizeof kOutPaths[0] };
-static void force_out_path(const OutPath *c) {
-  set_kernel(c ? c->kernel : NULL);
-  set_wg(c ? c->wg : 0);
-  set_splits(c ? c->splits : 0);
-  set_global(c ? c->global : 0);
-}
-
-/* A CUDA plan of w (all of it uploaded, g_idx too when given) on path c; NULL after a printed failure. */
-static w4a16_plan *cuda_plan_on_path(const w4t_weights *w, const w4t_form *f, const int32_t *g_idx, const OutPath *c) {
-  const size_t qbytes = (size_t)(w->K / 8 * w->N) * 4, sbytes = (size_t)(w->K / w->group * w->N) * 2;
-  void *dq = upload_or_null(w->qweight, qbytes), *ds = upload_or_null(w->scales, sbytes);
-  void *dz = upload_or_null(w->zero_points, sbytes), *doff = upload_or_null(w->offsets, sbytes);
-  void *dg = upload_or_null(g_idx, (size_t)w->K * 4);
-  force_out_path(c);
-  w4a16_plan *p = NULL;
-  const w4a16_status st = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, dz, doff, dg, w->K, w->N, w->group,
-                                                      f->io, f->scales, &p);
-  force_out_path(NULL);
-  void *bufs[] = {dq, ds, dz, doff, dg};
-  for (int i = 0; i < 5; ++i)
-    if (bufs[i]) g_release(bufs[i]);
-  if (st != W4A16_OK) {
-    printf("FAIL outputs: plan_create on %s: %s\n", c->name, w4a16_last_error());
-    total_fail++;
-  }
-  return p;
-}
-
-/* One form (and act-order or not) on every kernel path of kOutPaths at every M of Ms, every activation, with bias:
- *  - split (K, N): w4a16_plan_run_outputs into 1 to 4 outputs, each bitwise equal to its columns of the same CUDA
- *    plan's w4a16_plan_run output, and a second call bitwise equal;
- *  - glu (K, 2 Nh: gate and up of Nh columns interleaved by fours, w4t_glu_interleave): the CUDA plan's GLU output
- *    against the CPU backend's GLU output within the io type's tolerance (w4t_compare_typed; for bf16 the bound's
- *    sum S is |act(g)| S_up + |u| S_gate from the f64 oracle: an error of the gate's or up's sum carries into the
- *    product scaled by the other factor), and a second call bitwise equal.
- * GLU results go to st (runs, worst errors). */
-static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, int act_order, const int64_t *Ms, int nM,
-                         uint64_t seed, w4t_stats *st) {
-  static const w4a16_activation acts[3] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
-  const int64_t N2 = 2 * Nh, q = N / 8;
-  /* splits of N (multiples of 8 summing to N): one output; three; four with 8-column ends */
-  const int64_t splits[3][W4A16_MAX_OUTPUTS] = {{N, 0, 0, 0}, {8 * (q / 4), 8 * (q / 2), N - 8 * (q / 4 + q / 2), 0},
-                                                {8, 8 * (q / 3), N - 16 - 8 * (q / 3), 8}};
-  w4t_weights w, gate, up, glu;
-  w4t_make_weights_form(&w, K, N, W4T_RANDOM, f, seed);
-  w4t_make_weights_form(&gate, K, Nh, W4T_RANDOM, f, seed + 1);
-  w4t_make_weights_form(&up, K, Nh, W4T_RANDOM, f, seed + 2);
-  w4t_glu_interleave(&gate, &up, &glu);
-  int32_t *g_idx = NULL;
-  if (act_order) {
-    g_idx = malloc((size_t)K * 4);
-    w4t_make_g_idx(g_idx, K, f->group, seed + 3);
-  }
-  w4a16_plan *split_plans[kNumOutPaths], *glu_plans[kNumOutPaths], *cpu_glu = NULL;
-  for (int c = 0; c < kNumOutPaths; ++c) {
-    split_plans[c] = cuda_plan_on_path(&w, f, g_idx, &kOutPaths[c]);
-    glu_plans[c] = cuda_plan_on_path(&glu, f, g_idx, &kOutPaths[c]);
-  }
-  if (w4a16_plan_create_act_order(W4A16_BACKEND_CPU, glu.qweight, glu.scales, glu.zero_points, glu.offsets, g_idx, K,
-                                  N2, f->group, f->io, f->scales, &cpu_glu) != W4A16_OK) {
-    printf("FAIL outputs: CPU GLU plan: %s\n", w4a16_last_error());
-    total_fail++;
-  }
-  int64_t Mmax = 0;
-  for (int i = 0; i < nM; ++i) Mmax = Ms[i] > Mmax ? Ms[i] : Mmax;
-  const int64_t Nmax = N > N2 ? N : N2;
-  uint16_t *x = malloc((size_t)(Mmax * K) * 2), *bias = malloc((size_t)Nmax * 2);
-  uint16_t *full = malloc((size_t)(Mmax * N) * 2), *got = malloc((size_t)(Mmax * N) * 2);
-  uint16_t *got2 = malloc((size_t)(Mmax * Nmax) * 2), *cpu = malloc((size_t)(Mmax * Nh) * 2);
-  double *acc = malloc((size_t)(Mmax * N2) * sizeof(double)), *abs_acc = malloc((size_t)(Mmax * N2) * sizeof(double));
-  double *ref = malloc((size_t)(Mmax * Nh) * sizeof(double)), *sglu = malloc((size_t)(Mmax * Nh) * sizeof(double));
-  uint16_t *dx = g_alloc((size_t)(Mmax * K) * 2), *db = g_alloc((size_t)Nmax * 2), *dfull = g_alloc((size_t)(Mmax * N) * 2);
-  uint16_t *douts[W4A16_MAX_OUTPUTS];
-  for (int i = 0; i < W4A16_MAX_OUTPUTS; ++i) douts[i] = g_alloc((size_t)(Mmax * Nmax) * 2);
-  const char *io = f->io == W4A16_ELEM_BF16 ? "bf16" : "f16";
-  for (int mi = 0; mi < nM; ++mi) {
-    const int64_t M = Ms[mi];
-    w4t_make_x_typed(x, M, K, W4T_RANDOM, f->io, seed + 10 + (uint64_t)M);
-    g_put(dx, x, (size_t)(M * K) * 2);
-    for (int a = 0; a < 3; ++a) {
-      /* split: the same plan's (M, N) output, then each split */
-      w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 20 + (uint64_t)(M * 3 + a));
-      g_put(db, bias, (size_t)N * 2);
-      for (int c = 0; c < kNumOutPaths; ++c) {
-        w4a16_plan *p = split_plans[c];
-        if (!p) continue;
-        g_poison(dfull, (size_t)(M * N) * 2);
-        w4a16_status r = w4a16_plan_run(p, dx, M, db, NULL, acts[a], dfull, NULL);
-        CK(cudaDeviceSynchronize());
-        g_get(full, dfull, (size_t)(M * N) * 2);
-        for (int si = 0; si < 3 && r == W4A16_OK; ++si) {
-          w4a16_outputs o;
-          memset(&o, 0, sizeof o);
-          for (int i = 0; i < W4A16_MAX_OUTPUTS && splits[si][i] > 0; ++i)
-            o.count = i + 1, o.cols[i] = splits[si][i], o.out[i] = douts[i];
-          int ok = 1;
-          for (int rep = 0; rep < 2 && ok; ++rep) {
-            for (int i = 0; i < o.count; ++i) g_poison(douts[i], (size_t)(M * o.cols[i]) * 2);
-            r = w4a16_plan_run_outputs(p, dx, M, db, acts[a], &o, NULL);
-            CK(cudaDeviceSynchronize());
-            ok = r == W4A16_OK;
-            int64_t first = 0;
-            for (int i = 0; i < o.count && ok; ++i) {
-              g_get(rep ? got2 : got, douts[i], (size_t)(M * o.cols[i]) * 2);
-              for (int64_t m = 0; ok && m < M; ++m)
-                ok = memcmp((rep ? got2 : got) + m * o.cols[i], full + m * N + first, (size_t)o.cols[i] * 2) == 0;
-              first += o.cols[i];
-            }
-          }
-          if (!ok) {
-            char desc[200];
-            w4a16_plan_describe(p, M, desc, sizeof desc);
-            printf("FAIL outputs split K=%lld N=%lld M=%lld %s %s%s act=%d cols %lld|%lld|%lld|%lld on %s: %s "
-                   "(not the plan's own columns bit for bit) [%s]\n",
-                   (long long)K, (long long)N, (long long)M, w4t_zp_name(f->zp), io, act_order ? " act-order" : "",
-                   (int)acts[a], (long long)o.cols[0], (long long)o.cols[1], (long long)o.cols[2],
-                   (long long)o.cols[3], kOutPaths[c].name, w4a16_status_name(r), desc);
-            total_fail++;
-          }
-        }
-        if (r != W4A16_OK) {
-          printf("FAIL outputs split on %s: %s\n", kOutPaths[c].name, w4a16_last_error());
-          total_fail++;
-        }
-      }
-      /* glu: the CPU backend's output is the reference; the f64 oracle sizes the bf16 bound */
-      if (!cpu_glu) continue;
-      w4t_make_vec_typed(bias, N2, -1, 1, f->io, seed + 30 + (uint64_t)(M * 3 + a));
-      g_put(db, bias, (size_t)N2 * 2);
-      w4a16_outputs o;
-      memset(&o, 0, sizeof o);
-      o.count = 1, o.glu = 1, o.cols[0] = Nh, o.out[0] = cpu;
-      if (w4a16_plan_run_outputs(cpu_glu, x, M, bias, acts[a], &o, NULL) != W4A16_OK) {
-        printf("FAIL outputs: CPU GLU run: %s\n", w4a16_last_error());
-        total_fail++;
-        continue;
-      }
-      w4t_oracle_acc_gidx(&glu, g_idx, x, f->io, M, acc, abs_acc);
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t c = 0; c < Nh; ++c) {
-          const int64_t ng = 8 * (c / 4) + c % 4, nu = ng + 4;
-          const double g = acc[m * N2 + ng] + w4t_decode(bias[ng], f->io);
-          const double u = acc[m * N2 + nu] + w4t_decode(bias[nu], f->io);
-          ref[m * Nh + c] = w4t_decode(cpu[m * Nh + c], f->io);
-          sglu[m * Nh + c] = fabs(w4t_oracle_act(g, acts[a])) * abs_acc[m * N2 + nu] + fabs(u) * abs_acc[m * N2 + ng];
-        }
-      for (int c = 0; c < kNumOutPaths; ++c) {
-        w4a16_plan *p = glu_plans[c];
-        if (!p) continue;
-        o.out[0] = douts[0];
-        int repeat = 1;
-        w4t_cmp cmp = {0, 0, 0, 0, -1, 0};
-        w4a16_status r = W4A16_OK;
-        for (int rep = 0; rep < 2 && r == W4A16_OK; ++rep) {
-          g_poison(douts[0], (size_t)(M * Nh) * 2);
-          r = w4a16_plan_run_outputs(p, dx, M, db, acts[a], &o, NULL);
-          CK(cudaDeviceSynchronize());
-          g_get(rep ? got2 : got, douts[0], (size_t)(M * Nh) * 2);
-        }
-        if (r == W4A16_OK) {
-          cmp = w4t_compare_typed(got, ref, M * Nh, f->io, sglu, NULL);
-          repeat = memcmp(got, got2, (size_t)(M * Nh) * 2) == 0;
-        }
-        st->runs++;
-        if (cmp.rel_norm > st->worst_rel_norm) st->worst_rel_norm = cmp.rel_norm;
-        if (cmp.max_elem_ratio > st->worst_elem_ratio) st->worst_elem_ratio = cmp.max_elem_ratio;
-        if (r != W4A16_OK || !cmp.pass || !repeat) {
-          char desc[200];
-          w4a16_plan_describe(p, M, desc, sizeof desc);
-          printf("FAIL outputs glu K=%lld Nh=%lld M=%lld %s %s%s act=%d on %s: run %s, rel=%.3g elem_ratio=%.3g "
-                 "bad=%lld nonfinite=%lld first_bad=%lld, repeat bitwise %d [%s] %s\n",
-                 (long long)K, (long long)Nh, (long long)M, w4t_zp_name(f->zp), io, act_order ? " act-order" : "",
-                 (int)acts[a], kOutPaths[c].name, w4a16_status_name(r), cmp.rel_norm, cmp.max_elem_ratio,
-                 (long long)cmp.bad_elems, (long long)cmp.nonfinite, (long long)cmp.first_bad, repeat, desc,
-                 r == W4A16_OK ? "" : w4a16_last_error());
-          st->failures++;
-        }
-      }
-    }
-  }
-  for (int c = 0; c < kNumOutPaths; ++c) w4a16_plan_destroy(split_plans[c]), w4a16_plan_destroy(glu_plans[c]);
-  w4a16_plan_destroy(cpu_glu);
-  g_release(dx), g_release(db), g_release(dfull);
-  for (int i = 0; i < W4A16_MAX_OUTPUTS; ++i) g_release(douts[i]);
-  free(x), free(bias), free(full), free(got), free(got2), free(cpu), free(acc), free(abs_acc), free(ref), free(sglu);
-  free(g_idx);
-  w4t_free_weights(&w), w4t_free_weights(&gate), w4t_free_weights(&up), w4t_free_weights(&glu);
-}
-
-/* CUDA-only argument checks of w4a16_plan_run_outputs: out pointers 16-byte aligned (8 with glu). */
-static void test_outputs_alignment(void) {
-  const int64_t K = 256, N = 64, M = 4;
-  void *dq = g_alloc((size_t)(K / 8) * N * 4), *ds = g_alloc((size_t)(K / 128) * N * 2);
-  CK(cudaMemset(dq, 0x77, (size_t)(K / 8) * N * 4));
-  CK(cudaMemset(ds, 0x10, (size_t)(K / 128) * N * 2));
-  uint16_t *dx = g_alloc((size_t)(M * K) * 2), *dout = g_alloc((size_t)(2 * M * N) * 2 + 64);
-  CK(cudaMemset(dx, 0, (size_t)(M * K) * 2));
-  w4a16_plan *plan = NULL;
-  check(w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &plan) == W4A16_OK, "outputs: cuda plan_create");
-  w4a16_outputs o;
-  memset(&o, 0, sizeof o);
-  o.count = 2, o.cols[0] = 16, o.cols[1] = 48, o.out[0] = dout, o.out[1] = dout + M * N + 4; /* 8 bytes off */
-  w4a16_status s = w4a16_plan_run_outputs(plan, dx, M, NULL, W4A16_ACT_NONE, &o, NULL);
-  check(s == W4A16_ERR_MISALIGNED && strstr(w4a16_last_error(), "out[1]"), "outputs: cuda out[1] 8 bytes off rejected");
-  o.out[1] = dout + M * N + 8;
-  check(w4a16_plan_run_outputs(plan, dx, M, NULL, W4A16_ACT_NONE, &o, NULL) == W4A16_OK, "outputs: cuda split runs");
-  memset(&o, 0, sizeof o);
-  o.count = 1, o.glu = 1, o.cols[0] = N / 2, o.out[0] = dout + 4; /* 8-byte aligned: fine with glu */
-  check(w4a16_plan_run_outputs(plan, dx, M, NULL, W4A16_ACT_SILU, &o, NULL) == W4A16_OK,
-        "outputs: cuda glu into an 8-byte aligned out runs");
-  o.out[0] = dout + 2;
-  s = w4a16_plan_run_outputs(plan, dx, M, NULL, W4A16_ACT_SILU, &o, NULL);
-  check(s == W4A16_ERR_MISALIGNED && strstr(w4a16_last_error(), "8-byte"), "outputs: cuda glu out 4 bytes off rejected");
-  CK(cudaDeviceSynchronize());
-  w4a16_plan_destroy(plan);
-  g_release(dq), g_release(ds), g_release(dx), g_release(dout);
-}
-
-/* The outputs matrix: symmetric, zero points, affine (offsets, G = 64) and bf16 forms on every kOutPaths path at M
- * 1, 16, 32, 64 and 100 (two 64-token chunks) on 2048 x 520 (the shape the split-K paths are forced on elsewhere),
- * 1152 x 520 for the workspace at M = 15 and 36, 8192 x 1024 at M = 32; act-order plans (f16 zero points, bf16). */
-static void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf) {
-  const w4a16_element_type bf = W4A16_ELEM_BF16, f16 = W4A16_ELEM_F16;
-  const w4t_form forms[] = {{W4T_ZP_NONE, 128, f16, f16}, {W4T_ZP_RANDOM, 128, f16, f16}, {W4T_OFFSETS, 64, f16, f16},
-                            {W4T_ZP_NONE, 128, bf, bf},   {W4T_ZP_RANDOM, 128, bf, f16}};
-  if (small) {
-    static const int64_t Ms[] = {1, 17};
-    outputs_form(1024, 136, 68, &forms[1], 0, Ms, 2, seed++, st16);
-    outputs_form(1024, 136, 68, &forms[3], 1, Ms, 2, seed++, stbf);
-    return;
-  }
-  static const int64_t Ms[] = {1, 16, 32, 64, 100}, wsMs[] = {15, 36}, bigMs[] = {32};
-  for (int i = 0; i < 5; ++i) {
-    w4t_stats *st = forms[i].io == bf ? stbf : st16;
-    outputs_form(2048, 520, 260, &forms[i], 0, Ms, 5, seed++, st);
-    outputs_form(1152, 520, 260, &forms[i], 0, wsMs, 2, seed++, st);
-  }
-  outputs_form(8192, 1024, 512, &forms[0], 0, bigMs, 1, seed++, st16);
-  outputs_form(2048, 520, 260, &forms[1], 1, Ms, 5, seed++, st16);
-  outputs_form(2048, 520, 260, &forms[4], 1, Ms, 5, seed++, stbf);
-  test_outputs_alignment();
 }
 
 /* The PASS/FAIL line of a matrix run in f16 and in bf16; returns its failures. */
