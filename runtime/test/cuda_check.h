@@ -1,5 +1,5 @@
 /* CK(call): abort a GPU test or benchmark program with file:line and CUDA's message when a CUDA runtime
- * call fails. Shared by runtime/test/gpu_test.c and bench/bench.c (both reach this folder through
+ * call fails. Shared by runtime/test/gpu_test*.c and bench/bench.c (both reach this folder through
  * w4a16_test_support's include path) and the probes in bench/probes (by relative path). */
 #ifndef W4A16_CUDA_CHECK_H
 #define W4A16_CUDA_CHECK_H
