@@ -115,8 +115,9 @@ static double counted_sms(int sms, int T) {
 // (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
-// taken only when nothing fits in one. Ties go to W = 4 and fewer splits. Clusters only where the workspace
-// can take no split at all, and for act-order calls that gather x first (below).
+// taken only when nothing fits in one. W = 2 only where W = 4 fits nothing in one wave, and for act-order calls;
+// ties go to W = 4 and fewer splits. Clusters only where the workspace can take no split, and for act-order calls
+// that gather x first (below).
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -128,30 +129,32 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // best act-order configuration was a cluster on 10 of 12 rows at M = 16 and 32; 7-CTA clusters that fill
   // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096).
   const bool gathered_before = p->act_order && M >= 8 && M <= 64;
-  // Clusters only where the workspace can take no split at all (below): in a model, where each call follows
-  // other kernels, an S-CTA cluster starts only once S SMs of one GPC are free at once, and its CTAs started up
-  // to 8-11 us after the call's first ones (timeline of the LLaMA-7B layer, bench/RESULTS.md session 15). A
-  // cluster reduction beats the workspace in back-to-back calls of one shape (by 5-23 % on N = 4096 at M = 16-32),
-  // but a model is not that: with clusters wherever the workspace could not take that particular split, the layer
-  // took 66.6 / 81.9 us at M = 16 / 32 and the LLaMA MLP block 47.3 us at M = 32; with the workspace wherever it can
-  // split at all, 60.2 / 76.1 and 44.6 (bench/RESULTS.md session 20).
-  bool workspace_splits = false;
-  for (int wi = 1; wi >= 0 && !workspace_splits; --wi) {
-    const int W = w4a16::v3_kernel(p->bf16, p->form, wi, nt).W;
-    if (p->force_w && p->force_w != W) continue;
-    const long long tiles = v3_tiles(p, M, W);
-    for (int S = 2; S <= 8 && S <= G && !workspace_splits; ++S)
-      workspace_splits = (!p->force_s || p->force_s == S) && tiles * S <= kMaxGrid &&
-                         split_bytes(p, V3Choice{W, S, true}, M) <= partials_allowance(p, M);
-  }
   for (int wi = 1; wi >= 0; --wi) {
+    // W = 2 only where W = 4 fits nothing in one wave (and for act-order calls, whose sweep, session 18, had both
+    // widths). In a model, a kernel whose CTAs take a whole SM following one of half-SM CTAs (or the reverse)
+    // starts on an SM only when the previous kernel's CTAs there have all finished; with one width throughout,
+    // the layer took 52.1 / 57.9 / 72.8 us at M = 1 / 16 / 32 against 54.8 / 60.2 / 76.3 with the cost model's mix,
+    // while single calls of one shape moved -2.1..+7.6 % (bench/RESULTS.md session 20).
+    if (wi == 0 && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
+    // Clusters only where the workspace can take no split of this width: in a model, where each call follows
+    // other kernels, an S-CTA cluster starts only once S SMs of one GPC are free at once, and its CTAs started up
+    // to 8-11 us after the call's first ones (timeline of the LLaMA-7B layer, bench/RESULTS.md session 15). A
+    // cluster reduction beats the workspace in back-to-back calls of one shape (by 5-23 % on N = 4096 at M = 16-32),
+    // but a model is not that: with clusters wherever the workspace could not take that particular split, the layer
+    // took 66.6 / 81.9 us at M = 16 / 32 and the LLaMA MLP block 47.3 us at M = 32; with the workspace wherever it can
+    // split at all, 60.2 / 76.1 and 44.6 (bench/RESULTS.md session 20).
+    auto workspace_takes = [&](int S) {
+      return S > 1 && (!p->force_s || p->force_s == S) && tiles * S <= kMaxGrid &&
+             split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
+    };
+    bool workspace_splits = false;
+    for (int S = 2; S <= 8 && S <= G; ++S) workspace_splits = workspace_splits || workspace_takes(S);
     for (int S = 1; S <= 8 && S <= G; ++S) {
       if (p->force_s && p->force_s != S) continue;
-      const bool workspace_fits = S > 1 && tiles * S <= kMaxGrid &&
-                                  split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
+      const bool workspace_fits = workspace_takes(S);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
         if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before) continue;

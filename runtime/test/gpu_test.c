@@ -566,6 +566,32 @@ static void test_cuda_errors(void) {
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
 }
 
+/* ---- the configuration the host chooses (docs/kernel.md, "How the host chooses the configuration") ----
+ * On sm_90 a plain plan of the LLaMA-7B projection shapes runs CTAs of one width (W = 4) at every M, and splits
+ * K through the workspace, not clusters, wherever the workspace takes a split: in a model each call follows
+ * another kernel, and mixed widths or clusters start late behind it (bench/RESULTS.md session 20). */
+static void test_chooser(void) {
+  static const int64_t shapes[][2] = {{4096, 4096}, {4096, 11008}, {11008, 4096}, {4096, 12288}, {4096, 22016}};
+  static const int64_t Ms[] = {1, 8, 16, 24, 32, 48, 64};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    const int64_t K = shapes[i][0], N = shapes[i][1];
+    void *dq, *ds;
+    w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds);
+    int ok = plan != NULL;
+    char desc[256] = "";
+    for (size_t m = 0; ok && m < sizeof Ms / sizeof Ms[0]; ++m) {
+      w4a16_plan_describe(plan, Ms[m], desc, sizeof desc);
+      ok = strstr(desc, " W=4 ") && !strstr(desc, "cluster");
+    }
+    char what[384];
+    snprintf(what, sizeof what, "chooser: %lldx%lld plain plan, W = 4 and no cluster at M = 1..64%s%s",
+             (long long)K, (long long)N, ok ? "" : "; got: ", ok ? "" : desc);
+    check(ok, what);
+    w4a16_plan_destroy(plan);
+    g_release(dq), g_release(ds);
+  }
+}
+
 /* The PASS/FAIL line of a matrix run in f16 and in bf16; returns its failures. */
 static int64_t report_f16_bf16(const char *what, const w4t_stats *f16, const w4t_stats *bf16) {
   printf("%s: %s on the GPU: f16 %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element error "
@@ -614,6 +640,7 @@ int main(int argc, char **argv) {
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();
+    if (prop.major == 9) test_chooser();
     test_zero_points();
     test_concurrency(0, 0);
     test_concurrency(1, 0);
