@@ -96,8 +96,10 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
  * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
  * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
- * there are no offsets (the symmetric form). */
-static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets) {
+ * there are no offsets (the symmetric form). *unsure: (g * N + n) of the first int8 zero point of 128..255 read
+ * without a wrap, else -1: the matcher, which samples zero points of up to 8 bits in 0..15, did not learn whether
+ * the IR extends them signed or unsigned, and from 128 up the two differ. */
+static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets, int64_t *unsure) {
   const int64_t groups = key->K / key->groupSize, N = key->N;
   const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
   const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
@@ -110,6 +112,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
     return NULL;
   }
   *all8 = !toOffsets;
+  *unsure = -1;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t n = 0; n < N; ++n) {
       double v = key->zeroPoint;
@@ -118,7 +121,10 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
         const int64_t i = packed ? g * (N / 8) + n / 8 : zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
         switch (key->zpKind) {
         case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
-        case ZP_I8: v = ((const uint8_t *)key->zeroPoints)[i]; break;
+        case ZP_I8:
+          v = ((const uint8_t *)key->zeroPoints)[i];
+          if (v >= 128 && !wraps && *unsure < 0) *unsure = g * N + n;
+          break;
         case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
         case ZP_BF16: v = w4a16_bf2f(((const uint16_t *)key->zeroPoints)[i]); break;
         case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
@@ -164,11 +170,19 @@ static w4a16_status normalize(const PlanKey *key, Normalized *n, char *why) {
   if (key->scalesLayout != W4A16_SCALES_G_N)
     n->scales = n->owned[1] = transposeScales(key->scales, key->K / key->groupSize, key->N);
   bool all8 = true;
-  n->zeroPoints = normalizeZeroPoints(key, &all8, &n->offsets);
+  int64_t unsure = -1;
+  n->zeroPoints = normalizeZeroPoints(key, &all8, &n->offsets, &unsure);
   if (!n->packed || !n->scales || !n->zeroPoints) {
     freeNormalized(n);
     snprintf(why, WHY_SIZE, "out of memory converting the weight to the packed layout");
     return W4A16_ERR_OUT_OF_MEMORY;
+  }
+  if (unsure >= 0) { /* a clear error, not a result the IR may not have meant */
+    freeNormalized(n);
+    snprintf(why, WHY_SIZE, "zero point (group %lld, column %lld) is an int8 of 128..255 (-128..-1 signed): int8 zero "
+             "points must be 0..127, where reading them signed or unsigned gives the same number (4-bit checkpoints "
+             "hold 0..15)", (long long)(unsure / key->N), (long long)(unsure % key->N));
+    return W4A16_ERR_BAD_ARGUMENT;
   }
   if (all8) {
     free(n->zeroPoints);
