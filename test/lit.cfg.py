@@ -18,7 +18,7 @@ if not hasattr(config, "test_exec_root") or config.test_exec_root is None:
 
 # Not tests: build files, inputs of other tests, helpers, and the embedding test that ctest/CMake drives itself.
 config.excludes = ["CMakeLists.txt", "Inputs", "embed", "lit.cfg.py", "lit.site.cfg.py",
-                   "README.md", "mutate.py", "__pycache__"]
+                   "README.md", "mutate.py", "differential.py", "rt_shared.c", "__pycache__"]
 
 # Tools: our build's bin/ first, then the LLVM 22 tools, then the inherited PATH.
 llvm_tools_dir = getattr(config, "llvm_tools_dir", None) or "/usr/lib/llvm-22/bin"
@@ -31,6 +31,9 @@ python = getattr(config, "python_executable", None) or shutil.which("python3") o
 config.substitutions.append(("%python", python))
 config.substitutions.append(("%mutate", '"%s" "%s"' % (python, os.path.join(config.test_source_root, "robustness", "mutate.py"))))
 config.substitutions.append(("%w4a16_test_src", config.test_source_root))
+config.substitutions.append(("%w4a16_tools_dir", w4a16_tools_dir))
+config.substitutions.append(("%w4a16_rt_shared_lib", getattr(config, "w4a16_rt_shared_lib", None) or os.path.join(
+    os.path.dirname(config.test_source_root), "build", "lib", "libw4a16_rt_shared.so")))
 
 # Make lit's own environment deterministic for the tools.
 for var in ["LANG", "LC_ALL"]:

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Differential check of the matcher: fusion never changes what a function computes.
+
+mutate.py checks that no input crashes w4a16-opt; this checks the other half of "never silent wrong output".
+It takes the chunks of the suite's .mlir files (test/fuse and test/explain by default), mutates them with
+mutate.py's mutations (changed constants, element types, maps, op names, dims, dropped or bypassed ops), keeps the
+variants in which w4a16-compile --explain reports a fused chain, and compiles each twice: the fused build and the
+reference (--no-fuse: upstream lowering only). Both run on the same random inputs (packed words with random bits;
+i4 and, in half the variants, i8 elements in 0..15 as real codes and zero points are, else i8 random bytes; floats
+of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_run_<f>
+entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
+within 5e-2 relative L2 (the reference accumulates in the IR's own type, f16 included, so the bound is loose: a
+matcher that takes a different formula is off by O(1)). Variants whose functions take index-like 1-D integer
+arguments (a gather index read at random would be out of bounds), or whose inputs exceed --max-elems, are skipped,
+and so is a fused build that refuses its inputs with an error status (a clear error is allowed; a crash, a wrong
+or non-finite result is not).
+
+Prints `differential: variants: N, fused and compared: C, skipped: S, mismatches: F` and exits 1 if F > 0,
+keeping each mismatching variant under --tmp.
+"""
+import argparse
+import ctypes
+import math
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate  # noqa: E402  (the suite's mutations)
+
+FUNC_RE = re.compile(r"func\.func @([\w$.]+)\(([^)]*)\)\s*->\s*\(?\s*(tensor<[^>]*>)\s*\)?\s*\{")
+ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
+DYN = 3  # every dynamic dim
+
+
+def parse_tensor(t):
+    parts = t[len("tensor<"):-1].split("x")
+    return [DYN if p == "?" else int(p) for p in parts[:-1]], parts[-1]
+
+
+def random_bytes(elem, n, rng, narrow):
+    if elem == "i4" or (elem == "i8" and narrow):  # narrow: the 0..15 of real 4-bit codes and zero points
+        return bytes(rng.getrandbits(4) for _ in range(n))
+    if elem in ("i8", "i32", "i64"):
+        return rng.getrandbits(8 * n * ELEM_BYTES[elem]).to_bytes(n * ELEM_BYTES[elem], "little") if n else b""
+    vals = [rng.choice((-1.0, 1.0)) * rng.uniform(1 / 16, 1.0) for _ in range(n)]
+    if elem == "f16":
+        return struct.pack("<%de" % n, *vals)
+    if elem == "bf16":
+        return b"".join(struct.pack("<f", v)[2:] for v in vals)
+    return struct.pack("<%d%s" % (n, "f" if elem == "f32" else "d"), *vals)
+
+
+def to_floats(elem, data, n):
+    if elem == "f16":
+        return list(struct.unpack("<%de" % n, data))
+    if elem == "bf16":
+        return [struct.unpack("<f", b"\0\0" + data[2 * i:2 * i + 2])[0] for i in range(n)]
+    if elem in ("f32", "f64"):
+        return list(struct.unpack("<%d%s" % (n, "f" if elem == "f32" else "d"), data))
+    return None
+
+
+def memref_type(rank):
+    return type("Memref%d" % rank, (ctypes.Structure,), {"_fields_": [
+        ("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64),
+        ("sizes", ctypes.c_int64 * max(rank, 1)), ("strides", ctypes.c_int64 * max(rank, 1))]})
+
+
+def run_build(so, fname, args, result, prepare):
+    """Calls w4a16c_{prepare,run}_<fname> of so on args [(shape, elem, bytes)]; returns (the result's bytes, its
+    element count), or (b"", -status) when a call returned a nonzero status."""
+    lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
+    keep, ptrs = [], []
+    for shape, _, data in args:
+        buf = ctypes.create_string_buffer(data, max(len(data), 1))
+        m = memref_type(len(shape))()
+        m.allocated = m.aligned = ctypes.addressof(buf)
+        stride = 1
+        for d in range(len(shape) - 1, -1, -1):
+            m.sizes[d], m.strides[d] = shape[d], stride
+            stride *= shape[d]
+        keep += [buf, m]
+        ptrs.append(ctypes.cast(ctypes.pointer(m), ctypes.c_void_p))
+    rshape, relem = result
+    ret = memref_type(len(rshape))()
+    for entry in (("w4a16c_prepare_" if prepare else "w4a16c_run_") + fname, "w4a16c_run_" + fname):
+        fn = getattr(lib, entry)
+        fn.restype = ctypes.c_int32
+        fn.argtypes = [ctypes.c_void_p] * (1 + len(ptrs))
+        status = fn(ctypes.cast(ctypes.pointer(ret), ctypes.c_void_p), *ptrs)
+        if status != 0:
+            return b"", -status  # a clear error status, not a result
+        if not prepare:
+            break
+    n = 1
+    for d in range(len(rshape)):
+        n *= ret.sizes[d]
+    nbytes = n * ELEM_BYTES[relem]
+    return ctypes.string_at(ret.aligned + ret.offset * ELEM_BYTES[relem], nbytes), n
+
+
+def inputs_for(func, rng, max_elems, narrow):
+    """Random arguments [(shape, elem, bytes)] and the result type of func, or a reason to skip it."""
+    _, arg_text, result_type = func
+    args = []
+    for t in ARG_TYPE_RE.findall(arg_text):
+        shape, elem = parse_tensor(t)
+        if elem not in ELEM_BYTES or (elem[0] == "i" and len(shape) == 1):
+            return "skip: argument type"
+        n = math.prod(shape)
+        if n > max_elems:
+            return "skip: inputs too large"
+        args.append((shape, elem, random_bytes(elem, n, rng, narrow)))
+    rshape, relem = parse_tensor(result_type)
+    if relem not in ("f16", "bf16", "f32"):
+        return "skip: result type"
+    return args, (rshape, relem)
+
+
+def compare(fused_so, ref_so, fname, args, result):
+    """'ok', a skip reason, or what differs between the two builds' results."""
+    # Each build runs in a child process: a crash of compiled code must not take the harness with it.
+    got = call_in_child(fused_so, fname, args, result, True)
+    want = call_in_child(ref_so, fname, args, result, False)
+    if want is None or want[1] < 0:
+        return "skip: the reference failed"
+    if got is None:
+        return "@%s: the fused build crashed where the reference ran" % fname
+    if got[1] < 0:  # a clear error (never-silent is the rule; out-of-contract inputs may be refused)
+        return "skip: the fused build returned an error status"
+    g, w = to_floats(result[1], *got), to_floats(result[1], *want)
+    if len(g) != len(w):
+        return "@%s: result sizes differ: %d vs %d" % (fname, len(g), len(w))
+    if any(not math.isfinite(v) for v in w):
+        return "skip: the reference is not finite"
+    if any(not math.isfinite(v) for v in g):
+        return "@%s: the fused result has NaN/Inf where the reference is finite" % fname
+    num = math.sqrt(sum((a - b) ** 2 for a, b in zip(g, w)))
+    den = math.sqrt(sum(b * b for b in w)) or 1.0
+    return "ok" if num / den <= 5e-2 else "@%s: rel L2 %.3e" % (fname, num / den)
+
+
+def check_variant(text, path_base, tool_dir, rng, max_elems):
+    """'ok' (every function that could be run agreed), a skip reason, or a mismatch description."""
+    src = path_base + ".mlir"
+    with open(src, "w") as fh:
+        fh.write(text)
+    runnable = []
+    reason = "skip: no function with one tensor result"
+    narrow = rng.random() < 0.5
+    for func in FUNC_RE.findall(text):
+        r = inputs_for(func, rng, max_elems, narrow)
+        if isinstance(r, str):
+            reason = r
+        else:
+            runnable.append((func[0],) + r)
+    if not runnable:
+        return reason
+    compile_ = os.path.join(tool_dir, "w4a16-compile")
+    fused = subprocess.run([compile_, src, "--explain", "-o", path_base + ".fused.so"], capture_output=True,
+                           text=True, timeout=120)
+    if fused.returncode != 0 or "fused as" not in fused.stderr:
+        return "skip: nothing fused"
+    ref = subprocess.run([compile_, src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
+                         timeout=120)
+    if ref.returncode != 0:
+        return "skip: the reference does not compile"
+    verdicts = [compare(path_base + ".fused.so", path_base + ".ref.so", *f) for f in runnable]
+    bad = [v for v in verdicts if v != "ok" and not v.startswith("skip")]
+    return "; ".join(bad) if bad else "ok" if "ok" in verdicts else verdicts[0]
+
+
+def call_in_child(so, fname, args, result, prepare):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            out = run_build(so, fname, args, result, prepare)
+            payload = struct.pack("<q", out[1]) + out[0]
+            with os.fdopen(w, "wb") as fh:
+                fh.write(payload)
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        payload = fh.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or len(payload) < 8:
+        return None
+    return payload[8:], struct.unpack("<q", payload[:8])[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tool-dir", required=True, help="directory holding w4a16-compile")
+    ap.add_argument("--runtime-lib", required=True, help="shared library exporting the w4a16 runtime's symbols")
+    ap.add_argument("--suite", required=True, help="the test/ directory")
+    ap.add_argument("--tmp", required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variants", type=int, default=100)
+    ap.add_argument("--max-elems", type=int, default=1 << 22)
+    opts = ap.parse_args()
+    ctypes.CDLL(opts.runtime_lib, mode=ctypes.RTLD_GLOBAL)  # the fused builds' runtime calls resolve here
+    os.makedirs(opts.tmp, exist_ok=True)
+    rng = random.Random(opts.seed)
+    chunks = []
+    for sub in ("fuse", "explain"):
+        d = os.path.join(opts.suite, sub)
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".mlir") and not name.startswith("invalid"):
+                with open(os.path.join(d, name)) as fh:
+                    chunks += [(name, c) for c in mutate.SPLIT_RE.split(fh.read()) if "func.func" in c]
+    counts = {"ok": 0, "skip": 0}
+    skips, failures = {}, []
+    for i in range(opts.variants):
+        name, chunk = rng.choice(chunks)
+        variant = chunk if i % 2 == 0 else mutate.mutate(chunk, rng)[0]
+        base = os.path.join(opts.tmp, "variant%03d" % i)
+        verdict = check_variant(variant, base, opts.tool_dir, rng, opts.max_elems)
+        if verdict == "ok" or verdict.startswith("skip"):
+            counts[verdict.split(":")[0]] += 1
+            if verdict != "ok":
+                skips[verdict] = skips.get(verdict, 0) + 1
+            for suffix in (".mlir", ".fused.so", ".ref.so"):
+                if os.path.exists(base + suffix):
+                    os.remove(base + suffix)
+        else:
+            failures.append("%s.mlir (from %s): %s" % (base, name, verdict))
+    print("differential: variants: %d, fused and compared: %d, skipped: %d, mismatches: %d"
+          % (opts.variants, counts["ok"], counts["skip"], len(failures)))
+    for reason, n in sorted(skips.items()):
+        print("  %4d %s" % (n, reason))
+    for f in failures:
+        print("  MISMATCH " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
