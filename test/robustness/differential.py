@@ -10,8 +10,9 @@ i4 and, in half the variants, i8 elements in 0..15 as real codes and zero points
 of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_run_<f>
 entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
 within 5e-2 relative L2 (the reference accumulates in the IR's own type, f16 included, so the bound is loose: a
-matcher that takes a different formula is off by O(1)). Variants whose functions take index-like 1-D integer
-arguments (a gather index read at random would be out of bounds), or whose inputs exceed --max-elems, are skipped,
+matcher that takes a different formula is off by O(1)). A 1-D i32/i64 argument is taken for GPTQ's g_idx: the
+group numbers k / 128, shuffled (act-order). Variants with other 1-D integer arguments (a gather index read at
+random would be out of bounds), or whose inputs exceed --max-elems, are skipped,
 and so is a fused build that refuses its inputs with an error status (a clear error is allowed; a crash, a wrong
 or non-finite result is not).
 
@@ -31,10 +32,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutate  # noqa: E402  (the suite's mutations)
 
-FUNC_RE = re.compile(r"func\.func @([\w$.]+)\(([^)]*)\)\s*->\s*\(?\s*(tensor<[^>]*>)\s*\)?\s*\{")
+FUNC_RE = re.compile(r"func\.func @([\w$.]+)\(([^)]*)\)\s*->\s*(\([^)]*\)|tensor<[^>]*>)\s*\{")
+RESULT_TYPE_RE = re.compile(r"tensor<[^>]*>")
 ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
 DYN = 3  # every dynamic dim
+RUNTIME = None  # the shared runtime (--runtime-lib), for the message of a refused call
 
 
 def parse_tensor(t):
@@ -72,8 +75,8 @@ def memref_type(rank):
 
 
 def run_build(so, fname, args, result, prepare):
-    """Calls w4a16c_{prepare,run}_<fname> of so on args [(shape, elem, bytes)]; returns (the result's bytes, its
-    element count), or (b"", -status) when a call returned a nonzero status."""
+    """Calls w4a16c_{prepare,run}_<fname> of so on args [(shape, elem, bytes)]; returns (the results' bytes, their
+    element count), or (the message, -status) when a call returned a nonzero status."""
     lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
     keep, ptrs = [], []
     for shape, _, data in args:
@@ -86,54 +89,68 @@ def run_build(so, fname, args, result, prepare):
             stride *= shape[d]
         keep += [buf, m]
         ptrs.append(ctypes.cast(ctypes.pointer(m), ctypes.c_void_p))
-    rshape, relem = result
-    ret = memref_type(len(rshape))()
+    # the results, one memref descriptor each, back to back (every field is 8 bytes: no padding)
+    ret = type("Results", (ctypes.Structure,), {"_fields_": [
+        ("r%d" % i, memref_type(len(shape))) for i, (shape, _) in enumerate(result)]})()
     for entry in (("w4a16c_prepare_" if prepare else "w4a16c_run_") + fname, "w4a16c_run_" + fname):
         fn = getattr(lib, entry)
         fn.restype = ctypes.c_int32
         fn.argtypes = [ctypes.c_void_p] * (1 + len(ptrs))
         status = fn(ctypes.cast(ctypes.pointer(ret), ctypes.c_void_p), *ptrs)
-        if status != 0:
-            return b"", -status  # a clear error status, not a result
+        if status != 0:  # a clear error status, not a result: its message instead
+            msg = RUNTIME.w4a16_rt_last_error() if RUNTIME else b""
+            return msg or b"", -status
         if not prepare:
             break
-    n = 1
-    for d in range(len(rshape)):
-        n *= ret.sizes[d]
-    nbytes = n * ELEM_BYTES[relem]
-    return ctypes.string_at(ret.aligned + ret.offset * ELEM_BYTES[relem], nbytes), n
+    data, total = b"", 0
+    for i, (shape, elem) in enumerate(result):
+        m = getattr(ret, "r%d" % i)
+        n = math.prod(m.sizes[d] for d in range(len(shape)))
+        data += ctypes.string_at(m.aligned + m.offset * ELEM_BYTES[elem], n * ELEM_BYTES[elem])
+        total += n
+    return data, total
 
 
 def inputs_for(func, rng, max_elems, narrow):
-    """Random arguments [(shape, elem, bytes)] and the result type of func, or a reason to skip it."""
+    """Random arguments [(shape, elem, bytes)] and the result types [(shape, elem)] of func (one element type:
+    they are compared as one list), or a reason to skip it."""
     _, arg_text, result_type = func
     args = []
     for t in ARG_TYPE_RE.findall(arg_text):
         shape, elem = parse_tensor(t)
-        if elem not in ELEM_BYTES or (elem[0] == "i" and len(shape) == 1):
+        if elem not in ELEM_BYTES:
             return "skip: argument type"
         n = math.prod(shape)
         if n > max_elems:
             return "skip: inputs too large"
+        if elem in ("i32", "i64") and len(shape) == 1:  # an index vector: GPTQ's g_idx, shuffled groups of 128
+            if n % 128:
+                return "skip: argument type"
+            g_idx = [k // 128 for k in range(n)]
+            rng.shuffle(g_idx)
+            args.append((shape, elem, struct.pack("<%d%s" % (n, "i" if elem == "i32" else "q"), *g_idx)))
+            continue
+        if elem[0] == "i" and len(shape) == 1:
+            return "skip: argument type"
         args.append((shape, elem, random_bytes(elem, n, rng, narrow)))
-    rshape, relem = parse_tensor(result_type)
-    if relem not in ("f16", "bf16", "f32"):
-        return "skip: result type"
-    return args, (rshape, relem)
+    results = [parse_tensor(t) for t in RESULT_TYPE_RE.findall(result_type)]
+    if not results or any(elem != results[0][1] or elem not in ("f16", "bf16", "f32") for _, elem in results):
+        return "skip: result types"
+    return args, results
 
 
 def compare(fused_so, ref_so, fname, args, result):
     """'ok', a skip reason, or what differs between the two builds' results."""
     # Each build runs in a child process: a crash of compiled code must not take the harness with it.
     got = call_in_child(fused_so, fname, args, result, True)
-    want = call_in_child(ref_so, fname, args, result, False)
+    want = call_in_child(ref_so, fname, args, result, True)  # prepare: the input may hold w4a16 ops already
     if want is None or want[1] < 0:
         return "skip: the reference failed"
     if got is None:
         return "@%s: the fused build crashed where the reference ran" % fname
     if got[1] < 0:  # a clear error (never-silent is the rule; out-of-contract inputs may be refused)
-        return "skip: the fused build returned an error status"
-    g, w = to_floats(result[1], *got), to_floats(result[1], *want)
+        return "skip: the fused build refused the inputs: " + re.sub(r"^[^:]*: ", "", got[0].decode(errors="replace"))[:160]
+    g, w = to_floats(result[0][1], *got), to_floats(result[0][1], *want)
     if len(g) != len(w):
         return "@%s: result sizes differ: %d vs %d" % (fname, len(g), len(w))
     if any(not math.isfinite(v) for v in w):
@@ -151,7 +168,7 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
     with open(src, "w") as fh:
         fh.write(text)
     runnable = []
-    reason = "skip: no function with one tensor result"
+    reason = "skip: no function with tensor results"
     narrow = rng.random() < 0.5
     for func in FUNC_RE.findall(text):
         r = inputs_for(func, rng, max_elems, narrow)
@@ -164,7 +181,7 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
     compile_ = os.path.join(tool_dir, "w4a16-compile")
     fused = subprocess.run([compile_, src, "--explain", "-o", path_base + ".fused.so"], capture_output=True,
                            text=True, timeout=120)
-    if fused.returncode != 0 or "fused as" not in fused.stderr:
+    if fused.returncode != 0 or not re.search(r"remark: w4a16: (fused as|merged)", fused.stderr):
         return "skip: nothing fused"
     ref = subprocess.run([compile_, src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
                          timeout=120)
@@ -206,7 +223,9 @@ def main():
     ap.add_argument("--variants", type=int, default=100)
     ap.add_argument("--max-elems", type=int, default=1 << 22)
     opts = ap.parse_args()
-    ctypes.CDLL(opts.runtime_lib, mode=ctypes.RTLD_GLOBAL)  # the fused builds' runtime calls resolve here
+    global RUNTIME
+    RUNTIME = ctypes.CDLL(opts.runtime_lib, mode=ctypes.RTLD_GLOBAL)  # the fused builds' runtime calls resolve here
+    RUNTIME.w4a16_rt_last_error.restype = ctypes.c_char_p
     os.makedirs(opts.tmp, exist_ok=True)
     rng = random.Random(opts.seed)
     chunks = []
