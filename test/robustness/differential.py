@@ -12,7 +12,8 @@ entry points, the fused build on the CPU runtime (a shared copy of it, --runtime
 within 5e-2 relative L2 (the reference accumulates in the IR's own type, f16 included, so the bound is loose: a
 matcher that takes a different formula is off by O(1)). A 1-D i32/i64 argument is taken for GPTQ's g_idx: the
 group numbers k / 128, shuffled (act-order). Variants with other 1-D integer arguments (a gather index read at
-random would be out of bounds), or whose inputs exceed --max-elems, are skipped,
+random would be out of bounds), or an input of more than --max-elems elements (16x that for integers, generated
+in bulk), are skipped,
 and so is a fused build that refuses its inputs with an error status (a clear error is allowed; a crash, a wrong
 or non-finite result is not).
 
@@ -45,9 +46,12 @@ def parse_tensor(t):
     return [DYN if p == "?" else int(p) for p in parts[:-1]], parts[-1]
 
 
+LOW_NIBBLE = bytes(b & 15 for b in range(256))
+
+
 def random_bytes(elem, n, rng, narrow):
     if elem == "i4" or (elem == "i8" and narrow):  # narrow: the 0..15 of real 4-bit codes and zero points
-        return bytes(rng.getrandbits(4) for _ in range(n))
+        return (rng.getrandbits(8 * n).to_bytes(n, "little") if n else b"").translate(LOW_NIBBLE)
     if elem in ("i8", "i32", "i64"):
         return rng.getrandbits(8 * n * ELEM_BYTES[elem]).to_bytes(n * ELEM_BYTES[elem], "little") if n else b""
     vals = [rng.choice((-1.0, 1.0)) * rng.uniform(1 / 16, 1.0) for _ in range(n)]
@@ -121,7 +125,7 @@ def inputs_for(func, rng, max_elems, narrow):
         if elem not in ELEM_BYTES:
             return "skip: argument type"
         n = math.prod(shape)
-        if n > max_elems:
+        if n > (max_elems if elem[0] in "fb" else 16 * max_elems):  # integers are generated in bulk: 16x more
             return "skip: inputs too large"
         if elem in ("i32", "i64") and len(shape) == 1:  # an index vector: GPTQ's g_idx, shuffled groups of 128
             if n % 128:
