@@ -187,6 +187,8 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
                            text=True, timeout=120)
     if fused.returncode != 0 or not re.search(r"remark: w4a16: (fused as|merged)", fused.stderr):
         return "skip: nothing fused"
+    if "out of bounds" in fused.stderr:  # the matcher saw the IR read out of bounds: both builds' results undefined
+        return "skip: the IR reads out of bounds"
     ref = subprocess.run([compile_, src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
                          timeout=120)
     if ref.returncode != 0:
