@@ -79,9 +79,10 @@ def memref_type(rank):
         ("sizes", ctypes.c_int64 * max(rank, 1)), ("strides", ctypes.c_int64 * max(rank, 1))]})
 
 
-def run_build(so, fname, args, result, prepare):
-    """Calls w4a16c_{prepare,run}_<fname> of so on args [(shape, elem, bytes)]; returns (the results' bytes, their
-    element count), or (the message, -status) when a call returned a nonzero status."""
+def run_build(so, fname, args, result):
+    """Calls w4a16c_prepare_<fname>, then w4a16c_run_<fname> of so on args [(shape, elem, bytes)] (prepare also for
+    the reference: the input may hold w4a16 ops already); returns (the results' bytes, their element count), or
+    (the message, -status) when a call returned a nonzero status."""
     lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
     keep, ptrs = [], []
     for shape, _, data in args:
@@ -97,7 +98,7 @@ def run_build(so, fname, args, result, prepare):
     # the results, one memref descriptor each, back to back (every field is 8 bytes: no padding)
     ret = type("Results", (ctypes.Structure,), {"_fields_": [
         ("r%d" % i, memref_type(len(shape))) for i, (shape, _) in enumerate(result)]})()
-    for entry in (("w4a16c_prepare_" if prepare else "w4a16c_run_") + fname, "w4a16c_run_" + fname):
+    for entry in ("w4a16c_prepare_" + fname, "w4a16c_run_" + fname):
         fn = getattr(lib, entry)
         fn.restype = ctypes.c_int32
         fn.argtypes = [ctypes.c_void_p] * (1 + len(ptrs))
@@ -105,8 +106,6 @@ def run_build(so, fname, args, result, prepare):
         if status != 0:  # a clear error status, not a result: its message instead
             msg = RUNTIME.w4a16_rt_last_error() if RUNTIME else b""
             return msg or b"", -status
-        if not prepare:
-            break
     data, total = b"", 0
     for i, (shape, elem) in enumerate(result):
         m = getattr(ret, "r%d" % i)
@@ -147,8 +146,8 @@ def inputs_for(func, rng, max_elems, narrow):
 def compare(fused_so, ref_so, fname, args, result):
     """'ok', a skip reason, or what differs between the two builds' results."""
     # Each build runs in a child process: a crash of compiled code must not take the harness with it.
-    got = call_in_child(fused_so, fname, args, result, True)
-    want = call_in_child(ref_so, fname, args, result, True)  # prepare: the input may hold w4a16 ops already
+    got = call_in_child(fused_so, fname, args, result)
+    want = call_in_child(ref_so, fname, args, result)
     if want is None or want[1] < 0:
         return "skip: the reference failed"
     if got is None:
@@ -205,13 +204,13 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
     return "; ".join(bad) if bad else "ok" if "ok" in verdicts else verdicts[0]
 
 
-def call_in_child(so, fname, args, result, prepare):
+def call_in_child(so, fname, args, result):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            out = run_build(so, fname, args, result, prepare)
+            out = run_build(so, fname, args, result)
             payload = struct.pack("<q", out[1]) + out[0]
             with os.fdopen(w, "wb") as fh:
                 fh.write(payload)
@@ -241,17 +240,12 @@ def main():
     RUNTIME.w4a16_rt_last_error.restype = ctypes.c_char_p
     os.makedirs(opts.tmp, exist_ok=True)
     rng = random.Random(opts.seed)
-    chunks = []
-    for sub in ("fuse", "explain"):
-        d = os.path.join(opts.suite, sub)
-        for name in sorted(os.listdir(d)):
-            if name.endswith(".mlir") and not name.startswith("invalid"):
-                with open(os.path.join(d, name)) as fh:
-                    chunks += [(name, c) for c in mutate.SPLIT_RE.split(fh.read()) if "func.func" in c]
+    chunks = mutate.file_chunks([f for f in mutate.suite_files(opts.suite, ("fuse", "explain"))
+                                 if not os.path.basename(f).startswith("invalid")])
     counts = {"ok": 0, "skip": 0}
     skips, failures = {}, []
     for i in range(opts.variants):
-        name, chunk = rng.choice(chunks)
+        path, _, chunk = rng.choice(chunks)
         variant = chunk if i % 2 == 0 else mutate.mutate(chunk, rng)[0]
         base = os.path.join(opts.tmp, "variant%03d" % i)
         verdict = check_variant(variant, base, opts.tool_dir, rng, opts.max_elems)
@@ -263,7 +257,7 @@ def main():
                 if os.path.exists(base + suffix):
                     os.remove(base + suffix)
         else:
-            failures.append("%s.mlir (from %s): %s" % (base, name, verdict))
+            failures.append("%s.mlir (from %s): %s" % (base, os.path.basename(path), verdict))
     print("differential: variants: %d, fused and compared: %d, skipped: %d, mismatches: %d"
           % (opts.variants, counts["ok"], counts["skip"], len(failures)))
     for reason, n in sorted(skips.items()):

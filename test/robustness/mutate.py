@@ -303,6 +303,25 @@ def check_variant(tool, path, flags, idempotence=True):
     return "clean", None
 
 
+def suite_files(suite, dirs):
+    """The .mlir files of the suite's directories dirs (names relative to suite), sorted per directory."""
+    files = []
+    for d in dirs:
+        root = os.path.join(suite, d)
+        files += sorted(os.path.join(root, f) for f in os.listdir(root) if f.endswith(".mlir"))
+    return files
+
+
+def file_chunks(files):
+    """(file, chunk number, text) of every `// -----` chunk of files that holds a function."""
+    chunks = []
+    for f in files:
+        with open(f) as fh:
+            parts = SPLIT_RE.split(fh.read())
+        chunks += [(f, k, c) for k, c in enumerate(parts) if "func.func" in c]
+    return chunks
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tool", default="w4a16-opt")
@@ -320,10 +339,7 @@ def main():
     if not os.path.exists(tool):
         print("mutate: tool %s not found" % args.tool)
         return 2
-    files = []
-    for d in args.dirs.split(","):
-        root = os.path.join(args.suite, d)
-        files += sorted(os.path.join(root, f) for f in os.listdir(root) if f.endswith(".mlir"))
+    files = suite_files(args.suite, args.dirs.split(","))
     if not files:
         print("mutate: no .mlir files under %s" % args.suite)
         return 2
@@ -338,11 +354,7 @@ def main():
             jobs.append((dst, ["--w4a16-fuse"], "unmutated " + os.path.relpath(f, args.suite)))
     else:
         rng = random.Random(args.seed)
-        chunks = []
-        for f in files:
-            with open(f) as fh:
-                parts = SPLIT_RE.split(fh.read())
-            chunks += [(f, k, c) for k, c in enumerate(parts) if "func.func" in c]
+        chunks = file_chunks(files)
         order = list(range(len(chunks)))
         rng.shuffle(order)
         for v in range(args.variants):
