@@ -115,8 +115,8 @@ static double counted_sms(int sms, int T) {
 // (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
-// taken only when nothing fits in one. W = 2 only where W = 4 fits nothing in one wave, and for act-order calls;
-// ties go to W = 4 and fewer splits. Clusters only where the workspace can take no split, and for act-order calls
+// taken only when nothing fits in one. Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave, and for
+// act-order calls; ties go to W = 4 and fewer splits. Clusters only where the workspace can take no split, and for act-order calls
 // that gather x first (below).
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
@@ -130,12 +130,14 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096).
   const bool gathered_before = p->act_order && M >= 8 && M <= 64;
   for (int wi = 1; wi >= 0; --wi) {
-    // W = 2 only where W = 4 fits nothing in one wave (and for act-order calls, whose sweep, session 18, had both
-    // widths). In a model, a kernel whose CTAs take a whole SM following one of half-SM CTAs (or the reverse)
-    // starts on an SM only when the previous kernel's CTAs there have all finished; with one width throughout,
-    // the layer took 52.1 / 57.9 / 72.8 us at M = 1 / 16 / 32 against 54.8 / 60.2 / 76.3 with the cost model's mix,
-    // while single calls of one shape moved -2.1..+7.6 % (bench/RESULTS.md session 20).
-    if (wi == 0 && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
+    // Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave (act-order calls, whose sweep, session 18,
+    // had both widths, excepted). In a model, a kernel whose CTAs take a whole SM following one of half-SM CTAs
+    // (or the reverse) starts on an SM only when the previous kernel's CTAs there have all finished; with one width
+    // throughout, the layer took 52.0 / 58.0 / 72.9 us at M = 1 / 16 / 32 against 54.7 / 60.3 / 76.3 with the cost
+    // model's mix. From 48 tokens (wgmma tiles twice as tall) the mix wins even there: the layer 82.7 / 96.7 us at
+    // M = 48 / 64 with it, 90.0 / 106.4 with W = 4 throughout; single N = 4096 calls 24-36 % slower with W = 4
+    // (bench/RESULTS.md session 21). M = 33-40 (T = 40) keeps the mix too: no layer measured there.
+    if (wi == 0 && T <= 32 && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
