@@ -384,6 +384,19 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
     int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));
     return intScalar((uint64_t)f->iter[dim], 64);
   }
+  if (opIs(op, "affine.apply")) { /* index arithmetic some lowerings leave in bodies (torch-mlir's gathers) */
+    MlirAttribute mapAttr = attr(op, "map");
+    if (mlirAttributeIsNull(mapAttr) || !mlirAttributeIsAAffineMap(mapAttr))
+      return fail(ev, "affine.apply without a map");
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mapAttr);
+    const intptr_t numDims = mlirAffineMapGetNumDims(map), n = mlirOperationGetNumOperands(op);
+    int64_t operands[2 * kMaxRank];
+    if (n > 2 * kMaxRank || n != numDims + mlirAffineMapGetNumSymbols(map) || mlirAffineMapGetNumResults(map) != 1)
+      return fail(ev, "unsupported affine.apply");
+    for (intptr_t i = 0; i < n; ++i)
+      operands[i] = (int64_t)evalInBody(f, mlirOperationGetOperand(op, i)).bits;
+    return intScalar((uint64_t)evalAffineExprWith(mlirAffineMapGetResult(map, 0), operands, operands + numDims), 64);
+  }
   if (opIs(op, "tensor.extract")) {
     MlirValue tensor = mlirOperationGetOperand(op, 0);
     int64_t idx[kMaxRank];
@@ -468,6 +481,11 @@ static Scalar evalInBody(BodyFrame *f, MlirValue v) {
   return s;
 }
 
+Scalar evalBodyValue(Evaluator *ev, const LinalgView *view, const int64_t *iter, MlirValue v) {
+  BodyFrame frame = {.ev = ev, .view = view, .iter = iter};
+  return evalInBody(&frame, v);
+}
+
 /* --- tensors ------------------------------------------------------------------------------------ */
 
 static bool isArithOnTensors(MlirOperation op) {
@@ -489,6 +507,20 @@ static bool isSplatConstant(MlirOperation op) {
   return mlirAttributeIsADenseElements(value) && mlirDenseElementsAttrIsSplat(value);
 }
 
+/* A fill written as a generic (what linalg-generalize-named-ops makes of linalg.fill): no input, and the body
+ * yields a value defined outside it. */
+static bool isGenericFill(const LinalgView *view) {
+  if (view->numInputs != 0 || view->numInits != 1 || !linalgIsElementwise(view))
+    return false;
+  MlirOperation yield = mlirBlockGetTerminator(view->body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirValue v = mlirOperationGetOperand(yield, 0);
+  MlirOperation p = producer(v);
+  return mlirValueIsABlockArgument(v) ? !mlirBlockEqual(mlirBlockArgumentGetOwner(v), view->body)
+                                      : !mlirBlockEqual(mlirOperationGetBlock(p), view->body);
+}
+
 bool isViewProducer(MlirOperation op) {
   LinalgView view;
   if (opIs(op, "linalg.fill") || isSplatConstant(op) || opIs(op, "tensor.expand_shape") ||
@@ -496,7 +528,7 @@ bool isViewProducer(MlirOperation op) {
     return true;
   if (isArithOnTensors(op) && (opIs(op, "arith.extf") || opIs(op, "arith.truncf")))
     return true;
-  return linalgView(op, &view) && linalgIsView(&view);
+  return linalgView(op, &view) && (linalgIsView(&view) || isGenericFill(&view));
 }
 
 bool isElementwiseProducer(MlirOperation op) {

@@ -79,6 +79,9 @@ void evalInit(Evaluator *ev, bool (*seeThrough)(Evaluator *, MlirOperation),
 void evalReset(Evaluator *ev);
 /* Element idx of tensor, evaluated through producers the evaluator sees through. */
 Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx);
+/* Value v of view's body at iteration point iter, its block arguments read from the op's operands (the weight of
+ * a contraction whose body computes it from several inputs). */
+Scalar evalBodyValue(Evaluator *ev, const LinalgView *view, const int64_t *iter, MlirValue v);
 /* Element idx of `tensor` if it is a dense integer constant (i8, i16, i32, i64 or index), else false. */
 bool constantIntElement(MlirValue tensor, const int64_t *idx, Scalar *out);
 
@@ -88,7 +91,7 @@ double roundToType(double x, MlirType t);
 Scalar intScalar(uint64_t bits, int width);
 int64_t scalarSigned(Scalar s);
 
-/* Producers every matcher may evaluate through: fills, splat constants, reshapes, and linalg ops that
+/* Producers every matcher may evaluate through: fills (also as generics), splat constants, reshapes, and linalg ops that
  * only broadcast, transpose, copy or cast one input. */
 bool isViewProducer(MlirOperation op);
 /* Producers computing one element per element: elementwise linalg ops and arith/math ops on tensors. */

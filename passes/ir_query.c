@@ -197,15 +197,17 @@ const char *locationText(MlirLocation loc, char *buf, size_t size) {
 
 static int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims) {
+int64_t evalAffineExprWith(MlirAffineExpr e, const int64_t *dims, const int64_t *symbols) {
   if (mlirAffineExprIsADim(e))
     return dims[mlirAffineDimExprGetPosition(e)];
   if (mlirAffineExprIsAConstant(e))
     return mlirAffineConstantExprGetValue(e);
+  if (mlirAffineExprIsASymbol(e))
+    return symbols ? symbols[mlirAffineSymbolExprGetPosition(e)] : 0;
   if (!mlirAffineExprIsABinary(e))
-    return 0; /* symbols: linalg maps have none */
-  int64_t l = evalAffineExpr(mlirAffineBinaryOpExprGetLHS(e), dims);
-  int64_t r = evalAffineExpr(mlirAffineBinaryOpExprGetRHS(e), dims);
+    return 0;
+  int64_t l = evalAffineExprWith(mlirAffineBinaryOpExprGetLHS(e), dims, symbols);
+  int64_t r = evalAffineExprWith(mlirAffineBinaryOpExprGetRHS(e), dims, symbols);
   if (mlirAffineExprIsAAdd(e))
     return l + r;
   if (mlirAffineExprIsAMul(e))
@@ -218,6 +220,8 @@ int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims) {
     return floorDiv(l, r);
   return -floorDiv(-l, r); /* ceildiv */
 }
+
+int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims) { return evalAffineExprWith(e, dims, NULL); }
 
 void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out) {
   for (intptr_t i = 0, n = mlirAffineMapGetNumResults(map); i < n; ++i)

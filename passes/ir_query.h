@@ -59,7 +59,8 @@ int intWidth(MlirType t); /* integer or index (64) width, 0 for other types */
 const char *typeName(MlirType t, char *buf, size_t size);
 
 /* --- affine maps ------------------------------------------------------------------------------ */
-int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims);
+int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims); /* linalg maps: no symbols */
+int64_t evalAffineExprWith(MlirAffineExpr e, const int64_t *dims, const int64_t *symbols);
 void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out);
 /* For a permutation map, dims such that map(dims) == results. */
 bool invertPermutation(MlirAffineMap map, const int64_t *results, int64_t *dims);

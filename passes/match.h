@@ -34,7 +34,11 @@ bool opSetHas(const OpSet *set, MlirOperation op);
 
 typedef struct MatmulMatch {
   LinalgView view;
+  /* The weight Wd: input weightInput of the contraction, or (weightInput < 0) weightInBody, a value of the
+   * contraction's body computed from its inputs other than x (the dequantisation fused into the contraction,
+   * as upstream's linalg-fuse-elementwise-ops and IREE's dequantisation fusion leave it). */
   int xInput, weightInput;
+  MlirValue weightInBody;
   /* The row loops: y's loops other than N with a range other than 1, outermost first (M is the product of
    * their ranges; none in a matvec, M = 1), and their positions among y's dims. A sample row m (the
    * matchers evaluate at m = 0 .. numRows) has every row loop at 0, except loop m - 1 at 1 for m > 0. */
@@ -83,8 +87,8 @@ typedef struct EpilogueMatch {
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
 /* Indices of y (and of every epilogue value, which has y's shape) holding element (sample row m, n). */
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx);
-/* Element indices of the matmul's weight operand holding Wd[k, n]. */
-void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx);
+/* Wd[k, n], evaluated with ev (from the weight operand, or in the contraction's body). */
+Scalar matmulWeightAt(const MatmulMatch *mm, Evaluator *ev, int64_t k, int64_t n);
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why);
 bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why);
 

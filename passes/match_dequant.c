@@ -96,11 +96,9 @@ typedef struct DequantEval {
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
   const MatmulMatch *mm = p->mm;
-  int64_t idx[kMaxRank];
-  matmulWeightIndex(mm, k, n, idx);
   evalReset(&p->ev);
   s->k = k, s->n = n;
-  s->value = evalElement(&p->ev, linalgInput(&mm->view, mm->weightInput), idx).f;
+  s->value = matmulWeightAt(mm, &p->ev, k, n).f;
   if (p->ev.error) {
     setReason(why, mm->view.op, "dequantisation: %s", p->ev.error);
     return false;
@@ -658,9 +656,10 @@ static bool matchSamples(DequantEval *p, Reason *why) {
   if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(p, why)))
     return false;
 
-  MlirValue weight = linalgInput(&mm->view, mm->weightInput);
-  if (userCount(weight) != 1) {
-    setReason(why, mm->view.op, "dequantised weight has %ld users", (long)userCount(weight));
+  /* (a weight computed in the contraction's body has no other user) */
+  const intptr_t weightUsers = mm->weightInput >= 0 ? userCount(linalgInput(&mm->view, mm->weightInput)) : 1;
+  if (weightUsers != 1) {
+    setReason(why, mm->view.op, "dequantised weight has %ld users", (long)weightUsers);
     return false;
   }
   for (int i = 0; i < p->ev.numTouched; ++i)

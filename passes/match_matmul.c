@@ -1,10 +1,13 @@
 /* The contraction of the chain: y[m, n] = sum_k x[m, k] * Wd[k, n] from a zero init.
  *
  * Accepts linalg.matmul and any contraction generic whose loops are (m, n, k) or (m, n, g, i) with
- * k = g * |i| (IREE's grouped form), whichever input carries the integer codes being the weight. */
+ * k = g * |i| (IREE's grouped form), whichever input carries the integer codes being the weight -- or whose
+ * body computes the weight itself from its inputs other than x (the dequantisation fused into the contraction
+ * by upstream's linalg-fuse-elementwise-ops or IREE). */
 #include "match.h"
 
 #include "mlir-c/AffineExpr.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
@@ -94,10 +97,113 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
   idx[rank - 1] = n;
 }
 
-void matmulWeightIndex(const MatmulMatch *mm, int64_t k, int64_t n, int64_t *idx) {
+/* Wd at iteration point iter: an element of the weight operand, or the body's weight value there. */
+static Scalar weightAtIter(const MatmulMatch *mm, Evaluator *ev, const int64_t *iter) {
+  if (mm->weightInput < 0)
+    return evalBodyValue(ev, &mm->view, iter, mm->weightInBody);
+  int64_t idx[kMaxRank];
+  evalAffineMap(mm->view.maps[mm->weightInput], iter, idx);
+  return evalElement(ev, linalgInput(&mm->view, mm->weightInput), idx);
+}
+
+Scalar matmulWeightAt(const MatmulMatch *mm, Evaluator *ev, int64_t k, int64_t n) {
   int64_t iter[kMaxRank];
   iterationAt(mm, 0, k, n, iter);
-  evalAffineMap(mm->view.maps[mm->weightInput], iter, idx);
+  return weightAtIter(mm, ev, iter);
+}
+
+/* What a value of a linalg body depends on: block arguments and loops (read through linalg.index). */
+typedef struct BodyDeps {
+  bool arg[kMaxLinalgOperands], loop[kMaxRank];
+  bool readsIntegers; /* an integer argument, or a tensor.extract from an integer tensor */
+} BodyDeps;
+
+/* Adds to deps what v depends on within body; *budget bounds the walk (exhausted: everything). */
+static void bodyDeps(MlirValue v, MlirBlock body, BodyDeps *deps, int *budget) {
+  if (--*budget < 0) {
+    memset(deps->arg, 1, sizeof deps->arg), memset(deps->loop, 1, sizeof deps->loop);
+    return;
+  }
+  if (mlirValueIsABlockArgument(v)) {
+    const intptr_t a = mlirBlockArgumentGetArgNumber(v);
+    if (mlirBlockEqual(mlirBlockArgumentGetOwner(v), body) && a < kMaxLinalgOperands)
+      deps->arg[a] = true, deps->readsIntegers |= intWidth(mlirValueGetType(v)) > 0;
+    return;
+  }
+  MlirOperation op = producer(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
+    return;
+  if (opIs(op, "tensor.extract"))
+    deps->readsIntegers |= intWidth(elementTypeOf(mlirOperationGetOperand(op, 0))) > 0;
+  if (opIs(op, "linalg.index")) {
+    const int64_t d = mlirIntegerAttrGetValueInt(attr(op, "dim"));
+    if (d >= 0 && d < kMaxRank)
+      deps->loop[d] = true;
+    return;
+  }
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    bodyDeps(mlirOperationGetOperand(op, i), body, deps, budget);
+}
+
+static BodyDeps bodyDepsOf(MlirValue v, MlirBlock body) {
+  BodyDeps deps = {{false}, {false}, false};
+  int budget = 4096;
+  bodyDeps(v, body, &deps, &budget);
+  return deps;
+}
+
+/* Whether the weight depends on loop d: its operand's map uses d, or (weight in the body) the map of an input
+ * whose argument it reads does, or it reads linalg.index d (a tensor.extract from a tensor the body captures). */
+static bool weightUsesLoop(const MatmulMatch *mm, int d) {
+  const LinalgView *v = &mm->view;
+  if (mm->weightInput >= 0)
+    return mapUsesDim(v->maps[mm->weightInput], d);
+  const BodyDeps deps = bodyDepsOf(mm->weightInBody, v->body);
+  for (int i = 0; i < v->numInputs; ++i)
+    if (deps.arg[i] && mapUsesDim(v->maps[i], d))
+      return true;
+  return deps.loop[d];
+}
+
+/* The argument number of body argument v (through widening float casts), or -1. */
+static int bodyArgThroughWidening(MlirValue v, MlirBlock body) {
+  for (MlirOperation p = producer(v); !mlirOperationIsNull(p) && opIs(p, "arith.extf"); p = producer(v))
+    v = mlirOperationGetOperand(p, 0);
+  return mlirValueIsABlockArgument(v) && mlirBlockEqual(mlirBlockArgumentGetOwner(v), body)
+             ? (int)mlirBlockArgumentGetArgNumber(v)
+             : -1;
+}
+
+/* A contraction whose body yields acc + x * w: acc the init's argument, x a float input's argument (through
+ * widening casts), w any value computed without x and acc (from the other inputs, or from tensors the body reads
+ * with tensor.extract) -- the weight, evaluated where it is. */
+static bool matchWeightInBody(MatmulMatch *mm) {
+  const LinalgView *v = &mm->view;
+  const int acc = v->numInputs;
+  MlirOperation yield = mlirBlockGetTerminator(v->body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirOperation add = producer(mlirOperationGetOperand(yield, 0));
+  if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
+    return false;
+  for (int accSide = 0; accSide < 2; ++accSide) {
+    MlirOperation mul = producer(mlirOperationGetOperand(add, 1 - accSide));
+    if (bodyArgThroughWidening(mlirOperationGetOperand(add, accSide), v->body) != acc ||
+        mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
+      continue;
+    for (int xSide = 0; xSide < 2; ++xSide) {
+      const int x = bodyArgThroughWidening(mlirOperationGetOperand(mul, xSide), v->body);
+      if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
+        continue;
+      MlirValue w = mlirOperationGetOperand(mul, 1 - xSide);
+      const BodyDeps deps = bodyDepsOf(w, v->body);
+      if (deps.arg[x] || deps.arg[acc])
+        continue;
+      mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w;
+      return true;
+    }
+  }
+  return false;
 }
 
 /* Evaluates the x operand at (m, k) and returns the one leaf it reads, or NULL. */
@@ -110,6 +216,13 @@ static const LeafRead *readX(MatmulMatch *mm, Evaluator *ev, int64_t m, int64_t 
   return ev->error || ev->numReads != 1 ? NULL : &ev->reads[0];
 }
 
+static bool readAnyInteger(const Evaluator *ev) {
+  for (int r = 0; r < ev->numReads; ++r)
+    if (intWidth(elementTypeOf(ev->reads[r].tensor)) > 0)
+      return true;
+  return false;
+}
+
 /* Whether input i of the contraction is computed from integer data (a quantised weight). */
 static bool readsIntegerCodes(const LinalgView *view, int i) {
   Evaluator ev;
@@ -117,10 +230,7 @@ static bool readsIntegerCodes(const LinalgView *view, int i) {
   int64_t zero[kMaxRank] = {0}, idx[kMaxRank];
   evalAffineMap(view->maps[i], zero, idx);
   evalElement(&ev, linalgInput(view, i), idx);
-  for (int r = 0; r < ev.numReads; ++r)
-    if (intWidth(elementTypeOf(ev.reads[r].tensor)) > 0)
-      return true;
-  return false;
+  return readAnyInteger(&ev);
 }
 
 /* Whether the weight operand's values do not depend on loop d (a weight broadcast along a batch dim, as
@@ -134,7 +244,7 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
    * a weight can also differ by b through arithmetic on the position, zero point 8 + b say */
   const int64_t range = v->loopRange[d] < 0 ? 64 : v->loopRange[d];
   for (int point = 0; point < 2; ++point) { /* every loop at 0; then the static ones at their last value */
-    int64_t iter[kMaxRank] = {0}, idx[kMaxRank];
+    int64_t iter[kMaxRank] = {0};
     for (int l = 0; point == 1 && l < v->numLoops; ++l)
       iter[l] = v->loopRange[l] > 1 ? v->loopRange[l] - 1 : 0;
     Evaluator at[2];
@@ -143,8 +253,7 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
       for (int side = 0; side < 2; ++side) {
         iter[d] = side ? b : 0;
         evalInit(&at[side], dequantSeeThrough, positionTag, NULL);
-        evalAffineMap(v->maps[mm->weightInput], iter, idx);
-        value[side] = evalElement(&at[side], linalgInput(v, mm->weightInput), idx).f;
+        value[side] = weightAtIter(mm, &at[side], iter).f;
       }
       if (at[0].error || at[1].error || at[0].numReads != at[1].numReads || at[0].numReads == 0 ||
           value[0] != value[1])
@@ -164,7 +273,7 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
  * x and W. Whether x holds the rows in y's order, row-major, is matchX's to check. */
 static bool matchDims(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
-  MlirAffineMap xMap = v->maps[mm->xInput], wMap = v->maps[mm->weightInput], outMap = v->maps[2];
+  MlirAffineMap xMap = v->maps[mm->xInput], outMap = v->maps[v->numInputs];
   const int numOut = (int)mlirAffineMapGetNumResults(outMap);
   bool inResult[kMaxRank] = {false};
   mm->dimN = -1, mm->numRows = 0;
@@ -175,7 +284,7 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
       return false;
     }
     int d = (int)mlirAffineDimExprGetPosition(e);
-    bool inX = mapUsesDim(xMap, d), inW = mapUsesDim(wMap, d);
+    bool inX = mapUsesDim(xMap, d), inW = weightUsesLoop(mm, d);
     if (inX && inW && r != numOut - 1 && weightIgnoresLoop(mm, d))
       inW = false; /* a batch dim the weight is only broadcast along: rows, like x's own */
     inResult[d] = true;
@@ -202,7 +311,7 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   for (int d = 0; d < v->numLoops; ++d) {
     if (inResult[d])
       continue;
-    if (!mapUsesDim(xMap, d) || !mapUsesDim(wMap, d)) {
+    if (!mapUsesDim(xMap, d) || !weightUsesLoop(mm, d)) {
       setReason(why, v->op, "loop d%d is not shared by x and the weight", d);
       return false;
     }
@@ -345,34 +454,56 @@ static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
   return true;
 }
 
+/* Whether the body reads integer tensors itself (tensor.extract): a dequantisation fused into the contraction. */
+static bool bodyReadsIntegers(const LinalgView *view) {
+  MlirOperation yield = mlirBlockGetTerminator(view->body);
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(yield); i < n; ++i)
+    if (bodyDepsOf(mlirOperationGetOperand(yield, i), view->body).readsIntegers)
+      return true;
+  return false;
+}
+
+/* Whether the weight reads integer data: evaluated, or (where evaluation stops early) seen in the body. */
+static bool weightReadsIntegers(const MatmulMatch *mm) {
+  if (mm->weightInput < 0 && bodyDepsOf(mm->weightInBody, mm->view.body).readsIntegers)
+    return true;
+  Evaluator ev;
+  evalInit(&ev, dequantSeeThrough, leafIndexTag, NULL);
+  int64_t zero[kMaxRank] = {0};
+  weightAtIter(mm, &ev, zero);
+  return readAnyInteger(&ev);
+}
+
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   memset(mm, 0, sizeof *mm);
-  if (!linalgView(op, &mm->view) || mm->view.numInits != 1 || mm->view.numInputs < 2)
+  if (!linalgView(op, &mm->view) || mm->view.numInits != 1 || mm->view.numInputs < 1 ||
+      linalgIsElementwise(&mm->view))
     return false;
-  if (mm->view.numInputs != 2) {
-    bool codes = false;
-    for (int i = 0; i < mm->view.numInputs; ++i)
-      codes |= readsIntegerCodes(&mm->view, i);
-    if (codes)
-      setReason(why, op, "contraction with %d inputs (expected x and the weight)", mm->view.numInputs);
-    return false;
-  }
-  bool codes0 = readsIntegerCodes(&mm->view, 0), codes1 = readsIntegerCodes(&mm->view, 1);
-  if (!codes0 && !codes1)
+  bool codes[kMaxLinalgOperands] = {false}, anyCodes = false;
+  for (int i = 0; i < mm->view.numInputs; ++i)
+    anyCodes |= codes[i] = readsIntegerCodes(&mm->view, i);
+  if (!anyCodes && !bodyReadsIntegers(&mm->view))
     return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */
   /* From here on the op reads integer data: every way it fails to match gets a reason. */
-  if (!mlirLinalgIsAContractionOp(op)) {
-    setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction (linalg does not recognise "
-                       "its body as one)");
+  if (mm->view.numInputs == 2 && mlirLinalgIsAContractionOp(op)) {
+    if (codes[0] && codes[1]) {
+      setReason(why, op, "both operands are computed from integer tensors: x must be a 16-bit float tensor read "
+                         "through reshapes and casts only (an embedding lookup or a gather feeding x is not)");
+      return false;
+    }
+    mm->weightInput = codes[0] ? 0 : 1;
+    mm->xInput = 1 - mm->weightInput;
+  } else if (!matchWeightInBody(mm)) {
+    setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
+                       "acc + x * w, x an input read through widening casts only and w computed without x");
     return false;
+  } else {
+    if (!weightReadsIntegers(mm)) {
+      setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "
+                         "reshapes and casts only");
+      return false;
+    }
   }
-  if (codes0 && codes1) {
-    setReason(why, op, "both operands are computed from integer tensors: x must be a 16-bit float tensor read "
-                       "through reshapes and casts only (an embedding lookup or a gather feeding x is not)");
-    return false;
-  }
-  mm->weightInput = codes0 ? 0 : 1;
-  mm->xInput = 1 - mm->weightInput;
   mm->result = mlirOperationGetResult(op, 0);
   MlirType resultType = elementTypeOf(mm->result);
   if (!is16BitFloat(resultType) && !isF32(resultType)) {

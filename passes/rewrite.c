@@ -79,9 +79,9 @@ typedef struct PassState {
   W4a16FuseOptions options;
 } PassState;
 
-/* Candidates: contractions, and any other linalg op that reduces (two inputs or more, one init, an init map
- * that drops a loop), so that a reduction over dequantised data which is not a multiply-accumulate still
- * gets its explain remark. */
+/* Candidates: contractions, and any other linalg op that reduces (one init, an init map that drops a loop), so
+ * that a reduction over dequantised data which is not a multiply-accumulate still gets its explain remark, and a
+ * contraction whose body reads the weight itself (tensor.extract from a captured tensor: x its only input) is seen. */
 static bool isCandidate(MlirOperation op, void *unused) {
   (void)unused;
   if (!opInDialect(op, "linalg"))
@@ -89,7 +89,7 @@ static bool isCandidate(MlirOperation op, void *unused) {
   if (mlirLinalgIsAContractionOp(op))
     return true;
   LinalgView view;
-  return linalgView(op, &view) && view.numInputs >= 2 && view.numInits == 1 && !linalgIsElementwise(&view);
+  return linalgView(op, &view) && view.numInputs >= 1 && view.numInits == 1 && !linalgIsElementwise(&view);
 }
 
 static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {

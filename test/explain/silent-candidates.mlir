@@ -1,7 +1,7 @@
 // --w4a16-explain: contractions fed by dequantised data that got no remark at all (found by an adversarial
 // hunt): a matmul on a slice of a dequantised weight (the evaluator now sees through tensor.extract_slice on
 // the weight side, and the codes' layout rule names the mismatch), and a contraction with a third input (an
-// extra reduction loop; candidates with more than two inputs are now examined).
+// extra reduction loop that neither x nor the weight reads: the remark names that loop).
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
 
@@ -118,7 +118,7 @@ func.func @f(%x: tensor<?x512xf16>, %qw: tensor<64x128xi32>, %sc: tensor<4x128xf
   %e = tensor.empty(%m) : tensor<?x128xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>) -> tensor<?x128xf32>
   %two = arith.constant dense<1.0> : tensor<2xf32>
-  // CHECK: {{.*}}silent-candidates.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: contraction with 3 inputs (expected x and the weight)
+  // CHECK: {{.*}}silent-candidates.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: loop d3 is not shared by x and the weight
   %y = linalg.generic {indexing_maps = [affine_map<(m, n, k, r) -> (m, k)>, affine_map<(m, n, k, r) -> (k, n)>, affine_map<(m, n, k, r) -> (r)>, affine_map<(m, n, k, r) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
       ins(%x32, %w, %two : tensor<?x512xf32>, tensor<512x128xf32>, tensor<2xf32>) outs(%acc : tensor<?x128xf32>) {
   ^bb0(%xa: f32, %wb: f32, %u: f32, %c: f32):
