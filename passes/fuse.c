@@ -127,20 +127,22 @@ static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, Ml
  * are y's, in order: matchX); with one row loop, from M itself. */
 static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue like, MlirOperation after,
                                MlirLocation loc) {
-  const int rank = rankOf(like);
-  if (rank == 2)
+  const int rank = rankOf(like), nDims = matmulNDims(mm);
+  if (rank == 2 && nDims == 1)
     return fused;
   MlirOperation next = mlirOperationGetNextInBlock(after);
   int64_t to[kMaxRank];
   for (int d = 0; d < rank; ++d)
     to[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
-  if (rank == 1) {
-    const int ends[1] = {2};
-    return reshape(fused, to, 1, ends, NULL, next, loc);
+  if (rank == nDims) { /* a matvec: no row dim; (1, N) to (N), then to (H, D) where N is split */
+    const int all[1] = {2};
+    const int64_t flat[1] = {mm->N};
+    MlirValue vector = reshape(fused, flat, 1, all, NULL, next, loc);
+    return rank == 1 ? vector : reshape(vector, to, rank, (const int[1]){rank}, NULL, next, loc);
   }
   MlirValue sizes[kMaxRank];
   int numDynamic = 0, xRow = 0;
-  for (int d = 0; d < rank - 1; ++d) {
+  for (int d = 0; d < rank - nDims; ++d) {
     if (dimOf(like, d) == 1)
       continue;
     while (xRow < mm->xRowDims && dimOf(mm->x, xRow) == 1)
@@ -149,7 +151,7 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
       sizes[numDynamic++] = mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, xRow, next, loc);
     ++xRow;
   }
-  const int ends[2] = {rank - 1, rank};
+  const int ends[2] = {rank - nDims, rank};
   return reshape(fused, to, rank, ends, sizes, next, loc);
 }
 
@@ -172,7 +174,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   if (ep->hasBias)
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
-    operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - 1, last, loc);
+    operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - matmulNDims(mm), last, loc);
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
   if (hasZeroPoints) {
     const bool packed = dq->zpLayout == W4A16_ZP_PACKED_G_N8 || dq->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
@@ -210,7 +212,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     attrs[numAttrs++] = named(ctx, "signed_codes", mlirUnitAttrGet(ctx));
   /* (M, N), M the product of y's row dims; y's own shape may add unit dims, split M into several row dims
      or, in a matvec, lack M (reshaped back below) */
-  const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - 1), mm->N};
+  const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - matmulNDims(mm)), mm->N};
   MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
   mlirOperationStateAddOperands(&state, n, operands);

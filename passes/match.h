@@ -1,8 +1,9 @@
 /* The W4A16 chain, as three matchers that each describe one part of what it computes:
  *
  *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x any row-major view of an (M, K) f16
- *             tensor, y of shape (rows.., N): unit dims, M split over several row dims in x's order, or
- *             no row at all (a matvec, M = 1) allowed (match_matmul.c)
+ *             tensor, y of shape (rows.., N) or (rows.., H, D) with N = H * D: unit dims, M split over several
+ *             row dims in x's order, or no row at all (a matvec, M = 1) allowed; Wd an operand or computed in
+ *             the contraction's body (match_matmul.c)
  *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n), g = k / G or g_idx[k]    (match_dequant.c)
  *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
@@ -45,6 +46,10 @@ typedef struct MatmulMatch {
   int numRows, rowLoops[kMaxRank], rowPos[kMaxRank];
   int dimN, dimKOuter, dimKInner;       /* dimKOuter < 0: K is one loop */
   int64_t K, N, kInner;                 /* kInner: range of the inner K loop (K when one loop) */
+  /* N split over y's last two dims (a [.., H, D] view of the output folded into the contraction): dimNOuter >= 0,
+   * column n at (n / nInner, n % nInner); else -1 and nInner = N. */
+  int dimNOuter;
+  int64_t nInner;
   MlirValue x;                          /* f16 tensor whose row-major elements are x[m, k]; its */
   int xRowDims;                         /*   leading xRowDims dims hold the rows (in y's order), the rest k */
   MlirValue result;
@@ -85,6 +90,8 @@ typedef struct EpilogueMatch {
 /* Returns false with an empty reason when op is not a contraction fed by integer codes (nothing to
  * report), false with a reason when it is but cannot be fused. */
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
+/* y's trailing dims holding N: 1, or 2 when N is split. */
+int matmulNDims(const MatmulMatch *mm);
 /* Indices of y (and of every epilogue value, which has y's shape) holding element (sample row m, n). */
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx);
 /* Wd[k, n], evaluated with ev (from the weight operand, or in the contraction's body). */

@@ -83,7 +83,9 @@ static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, 
   memset(iter, 0, sizeof(int64_t) * kMaxRank);
   if (m > 0)
     iter[mm->rowLoops[m - 1]] = 1;
-  iter[mm->dimN] = n;
+  iter[mm->dimN] = n % mm->nInner;
+  if (mm->dimNOuter >= 0)
+    iter[mm->dimNOuter] = n / mm->nInner;
   if (mm->dimKOuter >= 0)
     iter[mm->dimKOuter] = k / mm->kInner;
   iter[mm->dimKInner] = mm->dimKOuter >= 0 ? k % mm->kInner : k;
@@ -94,8 +96,12 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
   memset(idx, 0, sizeof(int64_t) * (size_t)rank);
   if (m > 0)
     idx[mm->rowPos[m - 1]] = 1;
-  idx[rank - 1] = n;
+  idx[rank - 1] = n % mm->nInner;
+  if (mm->dimNOuter >= 0)
+    idx[rank - 2] = n / mm->nInner;
 }
+
+int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
 
 /* Wd at iteration point iter: an element of the weight operand, or the body's weight value there. */
 static Scalar weightAtIter(const MatmulMatch *mm, Evaluator *ev, const int64_t *iter) {
@@ -267,7 +273,7 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
   return true;
 }
 
-/* y's dims: N last; before it the row loops (shared by x and y, not the weight; M is their product: a
+/* y's dims: N last (or split over the last two: y[.., h, d] with n = h * |d| + d); before it the row loops (shared by x and y, not the weight; M is their product: a
  * [B, S, K] activation's y[b, s, n]; a weight broadcast along them counts as not indexed by them) and
  * unit dims, or nothing in a matvec. Loops outside y are K, shared by
  * x and W. Whether x holds the rows in y's order, row-major, is matchX's to check. */
@@ -276,7 +282,7 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   MlirAffineMap xMap = v->maps[mm->xInput], outMap = v->maps[v->numInputs];
   const int numOut = (int)mlirAffineMapGetNumResults(outMap);
   bool inResult[kMaxRank] = {false};
-  mm->dimN = -1, mm->numRows = 0;
+  mm->dimN = mm->dimNOuter = -1, mm->numRows = 0;
   for (int r = 0; r < numOut; ++r) {
     MlirAffineExpr e = mlirAffineMapGetResult(outMap, r);
     if (!mlirAffineExprIsADim(e)) {
@@ -288,12 +294,16 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     if (inX && inW && r != numOut - 1 && weightIgnoresLoop(mm, d))
       inW = false; /* a batch dim the weight is only broadcast along: rows, like x's own */
     inResult[d] = true;
+    if (r == numOut - 1 && mm->dimNOuter >= 0 && !(inW && !inX)) {
+      setReason(why, v->op, "result is transposed: (N, M) instead of (M, N)");
+      return false;
+    }
     if (inW && !inX) {
-      if (r != numOut - 1) {
+      if (r < numOut - 2 || (r == numOut - 2 && v->loopRange[d] < 0)) {
         setReason(why, v->op, "result is transposed: (N, M) instead of (M, N)");
         return false;
       }
-      mm->dimN = d;
+      *(r == numOut - 1 ? &mm->dimN : &mm->dimNOuter) = d;
     } else if (inX && !inW) {
       if (v->loopRange[d] == 1)
         continue; /* a unit dim (batch of one, static M = 1) */
@@ -321,7 +331,8 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     setReason(why, v->op, "contraction over %d loops (expected K, or K split into groups)", numK);
     return false;
   }
-  mm->N = v->loopRange[mm->dimN];
+  mm->nInner = v->loopRange[mm->dimN];
+  mm->N = mm->dimNOuter < 0 || mm->nInner < 0 ? mm->nInner : v->loopRange[mm->dimNOuter] * mm->nInner;
   mm->K = 1;
   for (int i = 0; i < numK; ++i)
     mm->K = v->loopRange[kLoops[i]] < 0 || mm->K < 0 ? -1 : mm->K * v->loopRange[kLoops[i]];
