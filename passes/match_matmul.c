@@ -121,7 +121,7 @@ Scalar matmulWeightAt(const MatmulMatch *mm, Evaluator *ev, int64_t k, int64_t n
 /* What a value of a linalg body depends on: block arguments and loops (read through linalg.index). */
 typedef struct BodyDeps {
   bool arg[kMaxLinalgOperands], loop[kMaxRank];
-  bool readsIntegers; /* an integer argument, or a tensor.extract from an integer tensor */
+  bool integerArgs, extractsIntegers; /* an integer argument; a tensor.extract from an integer tensor */
 } BodyDeps;
 
 /* Adds to deps what v depends on within body; *budget bounds the walk (exhausted: everything). */
@@ -133,14 +133,14 @@ static void bodyDeps(MlirValue v, MlirBlock body, BodyDeps *deps, int *budget) {
   if (mlirValueIsABlockArgument(v)) {
     const intptr_t a = mlirBlockArgumentGetArgNumber(v);
     if (mlirBlockEqual(mlirBlockArgumentGetOwner(v), body) && a < kMaxLinalgOperands)
-      deps->arg[a] = true, deps->readsIntegers |= intWidth(mlirValueGetType(v)) > 0;
+      deps->arg[a] = true, deps->integerArgs |= intWidth(mlirValueGetType(v)) > 0;
     return;
   }
   MlirOperation op = producer(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
     return;
   if (opIs(op, "tensor.extract"))
-    deps->readsIntegers |= intWidth(elementTypeOf(mlirOperationGetOperand(op, 0))) > 0;
+    deps->extractsIntegers |= intWidth(elementTypeOf(mlirOperationGetOperand(op, 0))) > 0;
   if (opIs(op, "linalg.index")) {
     const int64_t d = mlirIntegerAttrGetValueInt(attr(op, "dim"));
     if (d >= 0 && d < kMaxRank)
@@ -152,7 +152,7 @@ static void bodyDeps(MlirValue v, MlirBlock body, BodyDeps *deps, int *budget) {
 }
 
 static BodyDeps bodyDepsOf(MlirValue v, MlirBlock body) {
-  BodyDeps deps = {{false}, {false}, false};
+  BodyDeps deps = {{false}, {false}, false, false};
   int budget = 4096;
   bodyDeps(v, body, &deps, &budget);
   return deps;
@@ -466,18 +466,21 @@ static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
 }
 
 /* Whether the body reads integer tensors itself (tensor.extract): a dequantisation fused into the contraction. */
-static bool bodyReadsIntegers(const LinalgView *view) {
+static bool bodyExtractsIntegers(const LinalgView *view) {
   MlirOperation yield = mlirBlockGetTerminator(view->body);
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(yield); i < n; ++i)
-    if (bodyDepsOf(mlirOperationGetOperand(yield, i), view->body).readsIntegers)
+    if (bodyDepsOf(mlirOperationGetOperand(yield, i), view->body).extractsIntegers)
       return true;
   return false;
 }
 
 /* Whether the weight reads integer data: evaluated, or (where evaluation stops early) seen in the body. */
 static bool weightReadsIntegers(const MatmulMatch *mm) {
-  if (mm->weightInput < 0 && bodyDepsOf(mm->weightInBody, mm->view.body).readsIntegers)
-    return true;
+  if (mm->weightInput < 0) {
+    const BodyDeps deps = bodyDepsOf(mm->weightInBody, mm->view.body);
+    if (deps.integerArgs || deps.extractsIntegers)
+      return true;
+  }
   Evaluator ev;
   evalInit(&ev, dequantSeeThrough, leafIndexTag, NULL);
   int64_t zero[kMaxRank] = {0};
@@ -493,7 +496,9 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   bool codes[kMaxLinalgOperands] = {false}, anyCodes = false;
   for (int i = 0; i < mm->view.numInputs; ++i)
     anyCodes |= codes[i] = readsIntegerCodes(&mm->view, i);
-  if (!anyCodes && !bodyReadsIntegers(&mm->view))
+  /* A reduction of one integer input (a sum, an argmax) is no candidate; one whose body reads integer tensors
+   * itself may be a contraction that dequantises its weight there. */
+  if (!(anyCodes && mm->view.numInputs >= 2) && !bodyExtractsIntegers(&mm->view))
     return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */
   /* From here on the op reads integer data: every way it fails to match gets a reason. */
   if (mm->view.numInputs == 2 && mlirLinalgIsAContractionOp(op)) {

@@ -1,6 +1,7 @@
 // --w4a16-explain: contractions whose body computes the weight (test/fuse/weight-in-contraction-body.mlir) but not
 // as acc + x * w: x narrowed inside the body (the op takes x as a 16-bit tensor; an f32 x rounded per element is
-// not one), and a "weight" that reads x itself. Each gets a remark; neither fuses.
+// not one), and a "weight" that reads x itself. Each gets a remark; neither fuses. A one-input integer reduction
+// gets none.
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
 
@@ -52,5 +53,21 @@ func.func @weight_reads_x(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %s: tens
     linalg.yield %5 : f16
   } -> tensor<4x64xf16>
   return %y : tensor<4x64xf16>
+}
+
+// -----
+
+// A reduction of one integer input (a row sum of int8 data) is no candidate: no remark.
+func.func @integer_row_sum(%a: tensor<4x256xi8>) -> tensor<4xi32> {
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<4xi32>
+  %f = linalg.fill ins(%z : i32) outs(%e : tensor<4xi32>) -> tensor<4xi32>
+  %r = linalg.reduce ins(%a : tensor<4x256xi8>) outs(%f : tensor<4xi32>) dimensions = [1]
+    (%in: i8, %acc: i32) {
+      %w = arith.extsi %in : i8 to i32
+      %s = arith.addi %acc, %w : i32
+      linalg.yield %s : i32
+    }
+  return %r : tensor<4xi32>
 }
 // CHECK-NOT: remark:
