@@ -70,6 +70,13 @@ intptr_t userCount(MlirValue v) {
   return n;
 }
 
+intptr_t dataUserCount(MlirValue v) {
+  intptr_t n = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    n += !opIs(mlirOpOperandGetOwner(use), "tensor.dim");
+  return n;
+}
+
 intptr_t resultIndex(MlirValue v) { return mlirValueIsAOpResult(v) ? mlirOpResultGetResultNumber(v) : 0; }
 bool valueEq(MlirValue a, MlirValue b) { return mlirValueEqual(a, b); }
 bool opEq(MlirOperation a, MlirOperation b) { return mlirOperationEqual(a, b); }

@@ -19,6 +19,8 @@ MlirOperation producer(MlirValue v);
 /* The ancestor of op (or op itself) that lies in block, or a null op. */
 MlirOperation ancestorIn(MlirOperation op, MlirBlock block);
 intptr_t userCount(MlirValue v);
+/* Users other than tensor.dim (a shape query reads no element). */
+intptr_t dataUserCount(MlirValue v);
 /* Index of v among its defining op's results (0 for block arguments). */
 intptr_t resultIndex(MlirValue v);
 bool valueEq(MlirValue a, MlirValue b);

@@ -656,8 +656,9 @@ static bool matchSamples(DequantEval *p, Reason *why) {
   if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(p, why)))
     return false;
 
-  /* (a weight computed in the contraction's body has no other user) */
-  const intptr_t weightUsers = mm->weightInput >= 0 ? userCount(linalgInput(&mm->view, mm->weightInput)) : 1;
+  /* (a weight computed in the contraction's body has no other user; shape queries of the weight are rerouted when
+   * it is erased: eraseDeadOps) */
+  const intptr_t weightUsers = mm->weightInput >= 0 ? dataUserCount(linalgInput(&mm->view, mm->weightInput)) : 1;
   if (weightUsers != 1) {
     setReason(why, mm->view.op, "dequantised weight has %ld users", (long)weightUsers);
     return false;

@@ -25,6 +25,24 @@ static bool isDead(MlirOperation op) {
   return true;
 }
 
+/* A linalg op on tensors whose results only feed tensor.dim: those shape queries read its inits instead (a result
+ * has its init's shape), so that the op dies (frontends query the dims of a dequantised weight). */
+static void rerouteShapeQueries(MlirOperation op) {
+  LinalgView view;
+  const intptr_t numResults = mlirOperationGetNumResults(op);
+  if (!linalgView(op, &view) || view.numInits != numResults)
+    return;
+  for (intptr_t i = 0; i < numResults; ++i)
+    if (dataUserCount(mlirOperationGetResult(op, i)) != 0)
+      return;
+  for (intptr_t i = 0; i < numResults; ++i) {
+    MlirValue result = mlirOperationGetResult(op, i);
+    for (MlirOpOperand use = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(use);
+         use = mlirValueGetFirstUse(result))
+      mlirOperationSetOperand(mlirOpOperandGetOwner(use), mlirOpOperandGetOperandNumber(use), linalgInit(&view, (int)i));
+  }
+}
+
 typedef struct Producers {
   OpSet *set;
   MlirBlock outer; /* values captured from this block by a body */
@@ -46,6 +64,7 @@ void eraseDeadOps(OpSet *candidates) {
     changed = false;
     for (int i = 0; i < candidates->count; ++i) {
       MlirOperation op = candidates->ops[i];
+      rerouteShapeQueries(op);
       if (!isDead(op))
         continue;
       candidates->ops[i--] = candidates->ops[--candidates->count];
