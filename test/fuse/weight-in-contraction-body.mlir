@@ -24,6 +24,10 @@
 // RUN:   | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=AWQ
 // AWQ:     remark: w4a16: fused as dequant(packed_k_n8_awq, scales g_n, zero points packed_g_n8_awq
 // AWQ-NOT: remark:
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fuse-elementwise-ops %S/autoawq-torch-fallback-3d.mlir \
+// RUN:   | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=AWQ3D
+// AWQ3D:     remark: w4a16: fused as dequant(packed_k_n8_awq, scales g_n, zero points packed_g_n8_awq
+// AWQ3D-NOT: remark:
 
 // IREE's grouped contraction with the dequantisation in its body: x [M, K/128, 128], codes [N, K/128, 128],
 // scales [N, K/128], zero point 8.
