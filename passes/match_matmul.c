@@ -513,12 +513,10 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
                        "acc + x * w, x an input read through widening casts only and w computed without x");
     return false;
-  } else {
-    if (!weightReadsIntegers(mm)) {
-      setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "
-                         "reshapes and casts only");
-      return false;
-    }
+  } else if (!weightReadsIntegers(mm)) {
+    setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "
+                       "reshapes and casts only");
+    return false;
   }
   mm->result = mlirOperationGetResult(op, 0);
   MlirType resultType = elementTypeOf(mm->result);
