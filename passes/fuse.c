@@ -103,6 +103,21 @@ static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, Ml
   return asOperand(value, 0, 1, sizeOfDims(value, 0, rankOf(value)), before, loc); /* a matvec operand: one row */
 }
 
+/* arith.truncf of tensor `value` to element type `to`, inserted before `before`. */
+static MlirValue narrowed(MlirValue value, MlirType to, MlirOperation before, MlirLocation loc) {
+  const int rank = rankOf(value);
+  int64_t shape[kMaxRank];
+  for (int d = 0; d < rank; ++d)
+    shape[d] = dimOf(value, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(value, d);
+  MlirType type = mlirRankedTensorTypeGet(rank, shape, to, mlirAttributeGetNull());
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.truncf"), loc);
+  mlirOperationStateAddOperands(&state, 1, &value);
+  mlirOperationStateAddResults(&state, 1, &type);
+  MlirOperation op = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return mlirOperationGetResult(op, 0);
+}
+
 /* tensor.dim of `value` at dim, inserted before `before`. */
 static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
   MlirContext ctx = mlirLocationGetContext(loc);
@@ -164,6 +179,8 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirValue operands[7];
   int n = 0;
   operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
+  if (!mlirTypeEqual(elementTypeOf(mm->x), matmulIoType(mm))) /* an f32 x the contraction's body narrowed */
+    operands[0] = narrowed(operands[0], matmulIoType(mm), last, loc);
   const int64_t K = mm->K, N = mm->N, groups = K / dq->groupSize;
   int64_t rows, cols;
   w4a16_weight_shape(dq->weightLayout, K, N, &rows, &cols);
@@ -234,7 +251,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
 /* " [x bf16, scales f16]" when the op is not all f16 (the kernels it runs on depend on it), else "". */
 static void describeTypes(const MatmulMatch *mm, const DequantMatch *dq, char *out, size_t size) {
-  const MlirType x = elementTypeOf(mm->x), scales = elementTypeOf(dq->scales);
+  const MlirType x = matmulIoType(mm), scales = elementTypeOf(dq->scales);
   out[0] = 0;
   if (isF16(x) && isF16(scales))
     return;

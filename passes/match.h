@@ -52,6 +52,9 @@ typedef struct MatmulMatch {
   int64_t nInner;
   MlirValue x;                          /* f16 tensor whose row-major elements are x[m, k]; its */
   int xRowDims;                         /*   leading xRowDims dims hold the rows (in y's order), the rest k */
+  /* Set where the contraction's body narrows an f32 x (arith.truncf to f16 or bf16): x is then that f32 tensor and
+   * the fused op takes its truncf, which rounds each element as the body did. */
+  MlirType xNarrowTo;
   MlirValue result;
   OpSet producers; /* x-side casts/reshapes and the zero init, evaluated through */
 } MatmulMatch;
@@ -90,6 +93,8 @@ typedef struct EpilogueMatch {
 /* Returns false with an empty reason when op is not a contraction fed by integer codes (nothing to
  * report), false with a reason when it is but cannot be fused. */
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
+/* The element type of x as the fused op reads it (f16 or bf16). */
+MlirType matmulIoType(const MatmulMatch *mm);
 /* y's trailing dims holding N: 1, or 2 when N is split. */
 int matmulNDims(const MatmulMatch *mm);
 /* Indices of y (and of every epilogue value, which has y's shape) holding element (sample row m, n). */

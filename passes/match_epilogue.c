@@ -202,7 +202,7 @@ static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, R
  * mismatch is the more useful reason (a product with an f32 tensor is not "an f32 residual"). */
 static bool sidesHaveXType(const EpilogueEval *p, MlirOperation endOp, Reason *why) {
   MlirValue sides[2] = {p->biasLeaf, p->residualLeaf};
-  const MlirType io = elementTypeOf(p->mm->x);
+  const MlirType io = matmulIoType(p->mm);
   for (int i = 0; i < 2; ++i)
     if (!mlirValueIsNull(sides[i]) && !mlirTypeEqual(elementTypeOf(sides[i]), io)) {
       char type[48], want[48];
@@ -321,7 +321,7 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
         forward.ops[i] = forward.ops[j], forward.ops[j] = t;
       }
   for (int i = 0; i < forward.count; ++i) {
-    if (!mlirTypeEqual(elementTypeOf(mlirOperationGetResult(forward.ops[i], 0)), elementTypeOf(mm->x)))
+    if (!mlirTypeEqual(elementTypeOf(mlirOperationGetResult(forward.ops[i], 0)), matmulIoType(mm)))
       continue; /* the chain ends in x's type */
     Reason candidateWhy = {0};
     if (tryEnd(mm, forward.ops[i], &forward, ep, &candidateWhy))
@@ -330,16 +330,16 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
       ep->stop = candidateWhy;
   }
   ep->ops.count = 0;
-  if (!mlirTypeEqual(elementTypeOf(mm->result), elementTypeOf(mm->x))) {
+  if (!mlirTypeEqual(elementTypeOf(mm->result), matmulIoType(mm))) {
     char type[48], want[48];
     if (ep->stop.text[0]) /* ops after the matmul reach x's type, but not as an epilogue: say why */
       setReason(why, ep->stop.at, "matmul result is %s, and the ops that truncate it to %s are not a fused epilogue: "
                 "%s", typeName(elementTypeOf(mm->result), type, sizeof type),
-                typeName(elementTypeOf(mm->x), want, sizeof want), ep->stop.text);
+                typeName(matmulIoType(mm), want, sizeof want), ep->stop.text);
     else
       setReason(why, mm->view.op, "matmul result is %s and never truncated to %s (x's type)",
                 typeName(elementTypeOf(mm->result), type, sizeof type),
-                typeName(elementTypeOf(mm->x), want, sizeof want));
+                typeName(matmulIoType(mm), want, sizeof want));
     return false;
   }
   ep->end = mm->result;

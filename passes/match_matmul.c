@@ -171,13 +171,26 @@ static bool weightUsesLoop(const MatmulMatch *mm, int d) {
   return deps.loop[d];
 }
 
-/* The argument number of body argument v (through widening float casts), or -1. */
-static int bodyArgThroughWidening(MlirValue v, MlirBlock body) {
-  for (MlirOperation p = producer(v); !mlirOperationIsNull(p) && opIs(p, "arith.extf"); p = producer(v))
+/* The argument number of body argument v (through widening float casts), or -1. With narrowTo, also through
+ * one arith.truncf from f32 to a 16-bit float, whose type it returns there (else a null type). */
+static int bodyArgThroughCasts(MlirValue v, MlirBlock body, MlirType *narrowTo) {
+  if (narrowTo)
+    *narrowTo = (MlirType){NULL};
+  for (MlirOperation p = producer(v); !mlirOperationIsNull(p); p = producer(v)) {
+    if (opIs(p, "arith.truncf") && narrowTo && mlirTypeIsNull(*narrowTo) && is16BitFloat(mlirValueGetType(v)) &&
+        isF32(mlirValueGetType(mlirOperationGetOperand(p, 0))))
+      *narrowTo = mlirValueGetType(v);
+    else if (!opIs(p, "arith.extf"))
+      break;
     v = mlirOperationGetOperand(p, 0);
+  }
   return mlirValueIsABlockArgument(v) && mlirBlockEqual(mlirBlockArgumentGetOwner(v), body)
              ? (int)mlirBlockArgumentGetArgNumber(v)
              : -1;
+}
+
+MlirType matmulIoType(const MatmulMatch *mm) {
+  return mlirTypeIsNull(mm->xNarrowTo) ? elementTypeOf(mm->x) : mm->xNarrowTo;
 }
 
 /* A contraction whose body yields acc + x * w: acc the init's argument, x a float input's argument (through
@@ -194,18 +207,19 @@ static bool matchWeightInBody(MatmulMatch *mm) {
     return false;
   for (int accSide = 0; accSide < 2; ++accSide) {
     MlirOperation mul = producer(mlirOperationGetOperand(add, 1 - accSide));
-    if (bodyArgThroughWidening(mlirOperationGetOperand(add, accSide), v->body) != acc ||
+    if (bodyArgThroughCasts(mlirOperationGetOperand(add, accSide), v->body, NULL) != acc ||
         mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
       continue;
     for (int xSide = 0; xSide < 2; ++xSide) {
-      const int x = bodyArgThroughWidening(mlirOperationGetOperand(mul, xSide), v->body);
+      MlirType narrowTo;
+      const int x = bodyArgThroughCasts(mlirOperationGetOperand(mul, xSide), v->body, &narrowTo);
       if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
         continue;
       MlirValue w = mlirOperationGetOperand(mul, 1 - xSide);
       const BodyDeps deps = bodyDepsOf(w, v->body);
       if (deps.arg[x] || deps.arg[acc])
         continue;
-      mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w;
+      mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w, mm->xNarrowTo = narrowTo;
       return true;
     }
   }
@@ -418,7 +432,13 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       MlirType t = elementTypeOf(r->tensor);
-      if (!w4a16IsActivationType(t)) {
+      if (!mlirTypeIsNull(mm->xNarrowTo) && !isF32(t) && !mlirTypeEqual(t, mm->xNarrowTo)) {
+        char name[32], to[32];
+        setReason(why, mm->view.op, "x is %s, widened and narrowed to %s in the contraction's body",
+                  typeName(t, name, sizeof name), typeName(mm->xNarrowTo, to, sizeof to));
+        return false;
+      }
+      if (!w4a16IsActivationType(t) && !(isF32(t) && !mlirTypeIsNull(mm->xNarrowTo))) {
         char name[32], op[64];
         MlirOperation from = producer(r->tensor);
         if (!mlirOperationIsNull(from) && mlirOperationGetNumOperands(from) > 0) /* computed, not an argument */
@@ -511,7 +531,7 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     mm->xInput = 1 - mm->weightInput;
   } else if (!matchWeightInBody(mm)) {
     setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
-                       "acc + x * w, x an input read through widening casts only and w computed without x");
+                       "acc + x * w, x an input read through float casts only and w computed without x");
     return false;
   } else if (!weightReadsIntegers(mm)) {
     setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "

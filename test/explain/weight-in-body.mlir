@@ -1,7 +1,7 @@
 // --w4a16-explain: contractions whose body computes the weight (test/fuse/weight-in-contraction-body.mlir) but not
-// as acc + x * w: x narrowed inside the body (the op takes x as a 16-bit tensor; an f32 x rounded per element is
-// not one), and a "weight" that reads x itself. Each gets a remark; neither fuses. A one-input integer reduction
-// gets none.
+// as acc + x * w on a 16-bit x: a bf16 x widened and narrowed to f16 in the body (a conversion, not x; an f32 x
+// narrowed there fuses), and a "weight" that reads x itself. Each gets a remark; neither fuses. A one-input integer
+// reduction gets none.
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
 
@@ -9,14 +9,15 @@
 #mq = affine_map<(m, n, k) -> (k, n)>
 #ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
 #mo = affine_map<(m, n, k) -> (m, n)>
-func.func @x_narrowed_in_body(%x: tensor<4x256xf32>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+func.func @x_converted_in_body(%x: tensor<4x256xbf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %c8 = arith.constant 8.000000e+00 : f16
   %zero = arith.constant 0.000000e+00 : f16
   %e = tensor.empty() : tensor<4x64xf16>
   %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
-  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x an input read through widening casts only and w computed without x
-  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xf32>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
-  ^bb0(%a: f32, %c: i4, %sc: f16, %acc: f16):
+  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: x is bf16, widened and narrowed to f16 in the contraction's body
+  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xbf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%xb: bf16, %c: i4, %sc: f16, %acc: f16):
+    %a = arith.extf %xb : bf16 to f32
     %0 = arith.extui %c : i4 to i32
     %1 = arith.uitofp %0 : i32 to f16
     %2 = arith.subf %1, %c8 : f16

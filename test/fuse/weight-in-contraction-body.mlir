@@ -135,3 +135,38 @@ func.func @captured_packed_words_f32(%x: tensor<?x1024xf16>, %qw: tensor<128x512
   } -> tensor<?x512xf16>
   return %out : tensor<?x512xf16>
 }
+
+// -----
+
+// An f32 x narrowed to f16 inside the body: the fused op takes arith.truncf of x (each element rounded as the
+// body rounded it).
+
+#mx = affine_map<(m, n, k) -> (m, k)>
+#mq = affine_map<(m, n, k) -> (k, n)>
+#ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @x_narrowed_in_body(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<4x256xf32>
+// CHECK:         %[[XN:.+]] = arith.truncf %[[X]] : tensor<4x256xf32> to tensor<4x256xf16>
+// CHECK:         %[[R:.+]] = "w4a16.fused_matmul"(%[[XN]],
+// CHECK-SAME:      : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[R]] : tensor<4x64xf16>
+func.func @x_narrowed_in_body(%x: tensor<4x256xf32>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %c8 = arith.constant 8.000000e+00 : f16
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xf32>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%a: f32, %c: i4, %sc: f16, %acc: f16):
+    %0 = arith.extui %c : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %c8 : f16
+    %3 = arith.mulf %2, %sc : f16
+    %a16 = arith.truncf %a : f32 to f16
+    %4 = arith.mulf %a16, %3 : f16
+    %5 = arith.addf %acc, %4 : f16
+    linalg.yield %5 : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
