@@ -143,6 +143,27 @@ static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet
   return true;
 }
 
+/* The reason for an end that reads the matmul result at another element; where, at the last column, that read
+ * indexes a dynamic dim of y beyond the sample rows (0 and 1, match.h) -- y[n, m], say -- it says so: such IR
+ * reads out of bounds wherever that dim is smaller. */
+static void readOutsideRows(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  evalAt(p, end, 0, mm->N - 1, 0.37, 0, 0);
+  for (int r = 0; !p->ev.error && r < p->ev.numReads; ++r) {
+    const LeafRead *read = &p->ev.reads[r];
+    if (!valueEq(read->tensor, mm->result))
+      continue;
+    for (int d = 0; d < read->rank; ++d)
+      if (dimOf(read->tensor, d) < 0 && read->idx[d] > 1) {
+        setReason(why, endOp, "reads the matmul result at another element (transposed or shifted): index %lld "
+                              "along its dynamic dim %d, out of bounds wherever that dim is smaller",
+                  (long long)read->idx[d], d);
+        return;
+      }
+  }
+  setReason(why, endOp, "reads the matmul result at another element (transposed or shifted)");
+}
+
 /* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
 static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
   const MatmulMatch *mm = p->mm;
@@ -162,7 +183,7 @@ static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, R
       char type[48];
       if (valueEq(t, mm->result)) {
         if (!readsResultElement(mm, t, read->idx, m, n)) {
-          setReason(why, endOp, "reads the matmul result at another element (transposed or shifted)");
+          readOutsideRows(p, end, endOp, why);
           return false;
         }
         continue;
