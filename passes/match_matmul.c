@@ -172,13 +172,14 @@ static bool weightUsesLoop(const MatmulMatch *mm, int d) {
 }
 
 /* The argument number of body argument v (through widening float casts), or -1. With narrowTo, also through
- * one arith.truncf from f32 to a 16-bit float, whose type it returns there (else a null type). */
+ * one arith.truncf from f32 to a 16-bit float (default rounding), whose type it returns there (else a null type). */
 static int bodyArgThroughCasts(MlirValue v, MlirBlock body, MlirType *narrowTo) {
   if (narrowTo)
     *narrowTo = (MlirType){NULL};
   for (MlirOperation p = producer(v); !mlirOperationIsNull(p); p = producer(v)) {
     if (opIs(p, "arith.truncf") && narrowTo && mlirTypeIsNull(*narrowTo) && is16BitFloat(mlirValueGetType(v)) &&
-        isF32(mlirValueGetType(mlirOperationGetOperand(p, 0))))
+        isF32(mlirValueGetType(mlirOperationGetOperand(p, 0))) &&
+        mlirAttributeIsNull(attr(p, "roundingmode"))) /* the op's truncf rounds to nearest even */
       *narrowTo = mlirValueGetType(v);
     else if (!opIs(p, "arith.extf"))
       break;

@@ -58,6 +58,34 @@ func.func @weight_reads_x(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %s: tens
 
 // -----
 
+// x narrowed in the body with a rounding mode of its own (toward zero): the fused op's truncf would round to
+// nearest, so no x.
+#mx = affine_map<(m, n, k) -> (m, k)>
+#mq = affine_map<(m, n, k) -> (k, n)>
+#ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+func.func @x_narrowed_toward_zero(%x: tensor<4x256xf32>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %c8 = arith.constant 8.000000e+00 : f16
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x an input read through float casts only
+  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xf32>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%a: f32, %c: i4, %sc: f16, %acc: f16):
+    %0 = arith.extui %c : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %c8 : f16
+    %3 = arith.mulf %2, %sc : f16
+    %a16 = arith.truncf %a toward_zero : f32 to f16
+    %4 = arith.mulf %a16, %3 : f16
+    %5 = arith.addf %acc, %4 : f16
+    linalg.yield %5 : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
 // A reduction of one integer input (a row sum of int8 data) is no candidate: no remark.
 func.func @integer_row_sum(%a: tensor<4x256xi8>) -> tensor<4xi32> {
   %z = arith.constant 0 : i32
