@@ -111,16 +111,36 @@ static bool unusedBefore(MlirValue v, MlirOperation point) {
   return true;
 }
 
-/* A constant defined after `point` (frontends that emit each weight right before its use): it reads nothing, so it
- * can move up to `point`. */
-static bool movableConstant(MlirValue v, MlirOperation point) {
+/* Whether v, defined after `point` in its block, can be defined there instead: a constant (frontends that emit each
+ * weight right before its use), or a reshape or shape query of values that are available there or can move there too
+ * (a projection's own view of its weight, which the fuse pass leaves right before it). */
+static bool movableTo(MlirValue v, MlirOperation point, int depth) {
   MlirOperation def = producer(v);
-  return opIs(def, "arith.constant") && mlirOperationGetNumRegions(def) == 0 &&
-         mlirBlockEqual(mlirOperationGetBlock(def), mlirOperationGetBlock(point));
+  if (mlirOperationIsNull(def) || depth > 4 || mlirOperationGetNumRegions(def) > 0 ||
+      !mlirBlockEqual(mlirOperationGetBlock(def), mlirOperationGetBlock(point)))
+    return false;
+  if (opIs(def, "arith.constant"))
+    return true;
+  if (!opIs(def, "tensor.collapse_shape") && !opIs(def, "tensor.expand_shape") && !opIs(def, "tensor.dim"))
+    return false;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
+    if (!availableAt(mlirOperationGetOperand(def, i), point) && !movableTo(mlirOperationGetOperand(def, i), point, depth + 1))
+      return false;
+  return true;
+}
+
+/* Moves the ops defining v (movableTo) up to `point`, producers first. */
+static void moveTo(MlirValue v, MlirOperation point) {
+  if (availableAt(v, point))
+    return;
+  MlirOperation def = producer(v);
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
+    moveTo(mlirOperationGetOperand(def, i), point);
+  mlirOperationMoveBefore(def, point);
 }
 
 /* Where a merged op of members[0..n) can be inserted: before the first member when every operand is defined
- * by then (constants defined later are moved up), else before the last when no member's result is used until
+ * by then (constants and views defined later are moved up, movableTo), else before the last when no member's result is used until
  * then; null when neither holds. */
 static const Sibling *earliest(Sibling *const *members, int n) {
   const Sibling *e = members[0];
@@ -140,7 +160,7 @@ static MlirOperation insertionPoint(Sibling *const *members, int n) {
   bool early = true, late = true;
   for (int i = 0; i < n; ++i) {
     for (int j = kX + 1; j < kNumFusedOperands; ++j)
-      early &= availableAt(members[i]->operand[j], first) || movableConstant(members[i]->operand[j], first);
+      early &= availableAt(members[i]->operand[j], first) || movableTo(members[i]->operand[j], first, 0);
     late &= opEq(members[i]->op, last) || unusedBefore(resultOf(members[i]), last);
   }
   if (late && !early)
@@ -149,10 +169,7 @@ static MlirOperation insertionPoint(Sibling *const *members, int n) {
     return (MlirOperation){NULL};
   for (int i = 0; i < n; ++i)
     for (int j = kX + 1; j < kNumFusedOperands; ++j)
-      if (!availableAt(members[i]->operand[j], first)) { /* a movable constant: move it */
-        MlirOperation def = producer(members[i]->operand[j]);
-        mlirOperationMoveBefore(def, first);
-      }
+      moveTo(members[i]->operand[j], first);
   return first;
 }
 
@@ -367,7 +384,7 @@ static _Alignas(8) char mergePassId;
 static const OptionsPassSpec kMergeSiblingsPass = {
     &mergePassId, "W4a16MergeSiblings", "w4a16-merge-siblings",
     "Merge fused matmuls that read the same x into one w4a16.merged_matmul (QKV outputs; gate/up GLU)", NULL,
-    mergeRun};
+    mergeRun, NULL};
 
 MlirPass w4a16CreateMergeSiblingsPass(W4a16FuseOptions options) { return createOptionsPass(&kMergeSiblingsPass, options); }
 

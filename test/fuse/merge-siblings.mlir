@@ -234,6 +234,45 @@ func.func @inline_constants(%x: tensor<4x256xf16>) -> (tensor<4x32xf16>, tensor<
 
 // -----
 
+// Each projection's own view of its weight right before it, and the gate's result reshaped before the up's view
+// (what --w4a16-fuse leaves for a torch-mlir MLP after upstream's elementwise fusion, x-in-contraction-body.mlir):
+// the view (and the shape query its expand_shape takes) moves up with the merged op; the product is a GLU.
+// CHECK-LABEL: func.func @weight_view_after_first_use(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<?x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<64x2x128xi4>, %[[SG:[a-z0-9_]+]]: tensor<64x2xf16>, %[[WU:[a-z0-9_]+]]: tensor<64x2x128xi4>
+// CHECK:         %[[CG:.+]] = tensor.collapse_shape %[[WG]]
+// CHECK:         %[[CU:.+]] = tensor.collapse_shape %[[WU]]
+// CHECK:         %[[M:.+]] = "w4a16.merged_matmul"(%[[X]], %[[CG]], %[[CU]], %[[SG]],
+// CHECK-SAME:      combine = "glu"
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         tensor.expand_shape %[[M]]
+// REMARK: merge-siblings.mlir:[[# @LINE + 4]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+func.func @weight_view_after_first_use(%x: tensor<?x256xf16>, %wg: tensor<64x2x128xi4>, %sg: tensor<64x2xf16>, %wu: tensor<64x2x128xi4>, %su: tensor<64x2xf16>) -> tensor<?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %cg = tensor.collapse_shape %wg [[0], [1, 2]] : tensor<64x2x128xi4> into tensor<64x256xi4>
+  %gate = "w4a16.fused_matmul"(%x, %cg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<?x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>) -> tensor<?x64xf16>
+  %m = tensor.dim %gate, %c0 : tensor<?x64xf16>
+  %ge = tensor.expand_shape %gate [[0], [1, 2]] output_shape [%m, 2, 32] : tensor<?x64xf16> into tensor<?x2x32xf16>
+  %cu = tensor.collapse_shape %wu [[0], [1, 2]] : tensor<64x2x128xi4> into tensor<64x256xi4>
+  %up = "w4a16.fused_matmul"(%x, %cu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<?x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>) -> tensor<?x64xf16>
+  %ue = tensor.expand_shape %up [[0], [1, 2]] output_shape [%m, 2, 32] : tensor<?x64xf16> into tensor<?x2x32xf16>
+  %init = tensor.empty(%m) : tensor<?x2x32xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ge, %ue : tensor<?x2x32xf16>, tensor<?x2x32xf16>) outs(%init : tensor<?x2x32xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %r = arith.divf %one, %d : f16
+    %g = arith.mulf %a, %r : f16
+    %p = arith.mulf %g, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<?x2x32xf16>
+  %hc = tensor.collapse_shape %h [[0], [1, 2]] : tensor<?x2x32xf16> into tensor<?x64xf16>
+  return %hc : tensor<?x64xf16>
+}
+
+// -----
+
 // Bias on q only: k gets a zero bias, so that they still run as one launch.
 // CHECK-LABEL: func.func @bias_on_one(
 // CHECK-SAME:    %[[BQ:[a-z0-9_]+]]: tensor<64xf16>
