@@ -17,6 +17,8 @@
 
 /* --- rewriting ---------------------------------------------------------------------------------- */
 
+enum { kMaxXLeaves = 16 };
+
 static MlirAttribute namedString(MlirContext ctx, const char *s) {
   return mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(s));
 }
@@ -137,6 +139,189 @@ static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, Ml
   return mlirOperationGetResult(dimOp, 0);
 }
 
+/* Value v of the contraction's body in `copy`, a copy of that body: the same argument, or the same result of the
+ * op at the same position. */
+static MlirValue inCopy(MlirValue v, MlirBlock body, MlirBlock copy) {
+  if (mlirValueIsABlockArgument(v))
+    return mlirBlockGetArgument(copy, mlirBlockArgumentGetArgNumber(v));
+  MlirOperation o = mlirBlockGetFirstOperation(body), c = mlirBlockGetFirstOperation(copy);
+  for (MlirOperation def = producer(v); !opEq(o, def); o = mlirOperationGetNextInBlock(o))
+    c = mlirOperationGetNextInBlock(c);
+  return mlirOperationGetResult(c, resultIndex(v));
+}
+
+/* The tensors standing for values of the contraction's body: leaf i is values[i], held by tensors[i], which has the
+ * shape of the body's input inputs[i] (the input itself, or a part of x's expression computed over it). */
+typedef struct XLeaves {
+  MlirValue values[kMaxXLeaves], tensors[kMaxXLeaves];
+  int inputs[kMaxXLeaves];
+  int count;
+} XLeaves;
+
+/* Input `input`'s indexing map over the shape of input `over` (whose map is a projected permutation of loop dims
+ * that include every dim input reads, matchMatmul): result r is the position of input's r-th dim among over's. */
+static MlirAffineMap mapOver(const LinalgView *v, int input, int over) {
+  MlirAffineMap map = v->maps[input], overMap = v->maps[over];
+  MlirContext ctx = mlirAffineMapGetContext(map);
+  MlirAffineExpr results[kMaxRank];
+  const intptr_t n = mlirAffineMapGetNumResults(map), rank = mlirAffineMapGetNumResults(overMap);
+  for (intptr_t r = 0; r < n; ++r) {
+    const unsigned d = mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, r));
+    intptr_t at = 0;
+    while (mlirAffineDimExprGetPosition(mlirAffineMapGetResult(overMap, at)) != d)
+      ++at;
+    results[r] = mlirAffineDimExprGet(ctx, at);
+  }
+  return mlirAffineMapGet(ctx, rank, 0, n, results);
+}
+
+/* `value` of the contraction's body computed over the shape of input `over` by an elementwise linalg.generic of its
+ * own, before `before`: a copy of the body in which each leaf becomes an argument bound to its tensor (read over
+ * that shape, mapOver), cut down to the ops between the leaves and `value`. */
+static MlirValue elementwiseOf(const MatmulMatch *mm, MlirValue value, const XLeaves *leaves, int over,
+                               MlirOperation before, MlirLocation loc) {
+  const MlirValue *tensors = leaves->tensors;
+  const int n = leaves->count;
+  const LinalgView *v = &mm->view;
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirOperation owner = mlirOperationClone(v->op);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionTakeBody(region, mlirOperationGetRegion(owner, 0));
+  mlirOperationDestroy(owner);
+  MlirBlock body = mlirRegionGetFirstBlock(region);
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  mlirOperationSetOperand(yield, 0, inCopy(value, v->body, body));
+  for (int i = 0; i < n; ++i) {
+    MlirValue leaf = inCopy(leaves->values[i], v->body, body);
+    mlirValueReplaceAllUsesOfWith(leaf, mlirBlockAddArgument(body, mlirValueGetType(leaf), loc));
+  }
+  /* the rest of the body (the weight, the product, the sum, the leaves' own ops) is dead now: erase it */
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (MlirOperation o = mlirBlockGetFirstOperation(body), next; !opEq(o, yield); o = next) {
+      next = mlirOperationGetNextInBlock(o);
+      bool used = false;
+      for (intptr_t r = 0; r < mlirOperationGetNumResults(o); ++r)
+        used |= userCount(mlirOperationGetResult(o, r)) > 0;
+      if (!used)
+        mlirOperationDestroy(o), erased = true;
+    }
+  }
+  for (int i = v->numInputs; i >= 0; --i) /* the contraction's own arguments, all replaced by the leaves' */
+    mlirBlockEraseArgument(body, (unsigned)i);
+  MlirType element = mlirValueGetType(value);
+  mlirBlockAddArgument(body, element, loc);
+
+  /* dynamic sizes from the input itself (a shape query of a contraction result is no use of its elements, and the
+   * rewrite points it at the init) */
+  MlirValue like = linalgInput(v, over), sizes[kMaxRank], operands[kMaxXLeaves + 1];
+  const int rank = rankOf(like);
+  int64_t shape[kMaxRank];
+  int numDynamic = 0;
+  for (int d = 0; d < rank; ++d) {
+    shape[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
+    if (dimOf(like, d) < 0) /* an expand_shape names its dynamic sizes: no shape query of the view (its only
+                               other user would be the chain the view is part of) */
+      sizes[numDynamic] = opIs(producer(like), "tensor.expand_shape")
+                              ? mlirOperationGetOperand(producer(like), 1 + numDynamic)
+                              : dimValue(like, d, before, loc);
+    numDynamic += dimOf(like, d) < 0;
+  }
+  MlirType type = mlirRankedTensorTypeGet(rank, shape, element, mlirAttributeGetNull());
+  MlirOperationState empty = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.empty"), loc);
+  mlirOperationStateAddOperands(&empty, numDynamic, sizes);
+  mlirOperationStateAddResults(&empty, 1, &type);
+  MlirOperation init = mlirOperationCreate(&empty);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, init);
+  for (int i = 0; i < n; ++i)
+    operands[i] = tensors[i];
+  operands[n] = mlirOperationGetResult(init, 0);
+
+  MlirAttribute maps[kMaxXLeaves + 1], iterators[kMaxRank];
+  for (int i = 0; i <= n; ++i)
+    maps[i] = mlirAffineMapAttrGet(i < n && leaves->inputs[i] != over ? mapOver(v, leaves->inputs[i], over)
+                                                                      : mlirAffineMapMultiDimIdentityGet(ctx, rank));
+  for (int d = 0; d < rank; ++d)
+    iterators[d] = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
+  const int32_t segments[2] = {n, 1};
+  MlirNamedAttribute attrs[3] = {named(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n + 1, maps)),
+                                 named(ctx, "iterator_types", mlirArrayAttrGet(ctx, rank, iterators)),
+                                 named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments))};
+  MlirOperationState generic = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), loc);
+  mlirOperationStateAddOperands(&generic, n + 1, operands);
+  mlirOperationStateAddResults(&generic, 1, &type);
+  mlirOperationStateAddAttributes(&generic, 3, attrs);
+  mlirOperationStateAddOwnedRegions(&generic, 1, &region);
+  MlirOperation op = mlirOperationCreate(&generic);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return mlirOperationGetResult(op, 0);
+}
+
+/* The inputs (argument numbers, as bits) that body value v reads. */
+static unsigned inputsRead(MlirValue v, const LinalgView *view) {
+  if (mlirValueIsABlockArgument(v))
+    return mlirBlockEqual(mlirBlockArgumentGetOwner(v), view->body) ? 1u << mlirBlockArgumentGetArgNumber(v) : 0u;
+  MlirOperation op = producer(v);
+  unsigned read = 0;
+  if (mlirBlockEqual(mlirOperationGetBlock(op), view->body))
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+      read |= inputsRead(mlirOperationGetOperand(op, i), view);
+  return read;
+}
+
+/* The largest parts of x's expression below v that read one input each, computed by generics of their own
+ * (an input read as it is needs none). */
+static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, MlirOperation before, MlirLocation loc) {
+  const unsigned read = inputsRead(v, &mm->view);
+  if (read == 0)
+    return true; /* a constant: stays in the combining generic */
+  MlirOperation def = producer(v);
+  if (!mlirOperationIsNull(def) && opIs(def, "arith.extf")) /* parts end at their 16-bit value; widening it combines */
+    return splitByInput(mm, mlirOperationGetOperand(def, 0), leaves, before, loc);
+  if ((read & (read - 1)) == 0) {
+    for (int i = 0; i < leaves->count; ++i)
+      if (valueEq(leaves->values[i], v))
+        return true;
+    if (leaves->count == kMaxXLeaves)
+      return false;
+    int input = 0;
+    while (!(read & (1u << input)))
+      ++input;
+    MlirValue arg = mlirBlockGetArgument(mm->view.body, input), tensor = linalgInput(&mm->view, input);
+    if (!valueEq(v, arg)) {
+      const XLeaves one = {{arg}, {tensor}, {input}, 1};
+      tensor = elementwiseOf(mm, v, &one, input, before, loc);
+    }
+    leaves->values[leaves->count] = v, leaves->tensors[leaves->count] = tensor, leaves->inputs[leaves->count] = input;
+    ++leaves->count;
+    return true;
+  }
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
+    if (!splitByInput(mm, mlirOperationGetOperand(def, i), leaves, before, loc))
+      return false;
+  return true;
+}
+
+/* x computed in the contraction's body (mm->xExpr) as a tensor of its own, before `before`. The expression is
+ * split as it was before upstream's fusion moved it into the body: each largest part that reads one input (silu on
+ * the gate's f32 accumulator and its truncf, say) by an elementwise generic of its own, so that the chain producing
+ * that input finds its epilogue again; then one generic combining those parts (the product with up). Every generic
+ * holds a copy of the body's own ops: x[m, k] is the value the body computed, once per (m, k) instead of per n. */
+static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, MlirLocation loc) {
+  XLeaves leaves = {.count = 0};
+  if (!splitByInput(mm, mm->xExpr, &leaves, before, loc)) { /* too many parts: one generic over the inputs */
+    leaves.count = 0;
+    for (int i = 0; i < mm->view.numInputs; ++i)
+      if (inputsRead(mm->xExpr, &mm->view) & (1u << i)) {
+        leaves.values[leaves.count] = mlirBlockGetArgument(mm->view.body, i);
+        leaves.tensors[leaves.count] = linalgInput(&mm->view, i), leaves.inputs[leaves.count++] = i;
+      }
+  }
+  if (leaves.count == 1 && valueEq(leaves.values[0], mm->xExpr) && leaves.inputs[0] == mm->xInput)
+    return leaves.tensors[0];
+  return elementwiseOf(mm, mm->xExpr, &leaves, mm->xInput, before, loc);
+}
+
 /* The fused (M, N) result reshaped to y's shape (unit dims, row dims, or (N) for a matvec), after `after`.
  * A dynamic row dim of y takes its size from x's dim that holds the same row loop (x's non-unit row dims
  * are y's, in order: matchX); with one row loop, from M itself. */
@@ -178,8 +363,9 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   MlirValue operands[7];
   int n = 0;
-  operands[n++] = asMatrix(mm->x, mm->xRowDims, last, loc);
-  if (!mlirTypeEqual(elementTypeOf(mm->x), matmulIoType(mm))) /* an f32 x the contraction's body narrowed */
+  const MlirValue x = mlirValueIsNull(mm->xExpr) ? mm->x : materializedX(mm, last, loc);
+  operands[n++] = asMatrix(x, mm->xRowDims, last, loc);
+  if (!mlirTypeEqual(elementTypeOf(x), matmulIoType(mm))) /* an f32 x the contraction's body narrowed */
     operands[0] = narrowed(operands[0], matmulIoType(mm), last, loc);
   const int64_t K = mm->K, N = mm->N, groups = K / dq->groupSize;
   int64_t rows, cols;
@@ -321,9 +507,18 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
 
 static _Alignas(8) char fusePassId;
 
+/* Contractions whose body computes their x go first: computing x before them again gives the chains that produce
+ * x's inputs their epilogues back (the gate's silu and truncf, which upstream's fusion moved into the down
+ * projection's body), which those chains' own matches need. */
+static bool computesXInBody(MlirOperation op) {
+  MatmulMatch mm;
+  Reason why = {0};
+  return matchMatmul(op, &mm, &why) && !mlirValueIsNull(mm.xExpr);
+}
+
 static const OptionsPassSpec kFusePass = {
     &fusePassId, "W4a16Fuse", "w4a16-fuse", "Fuse dequant-matmul-epilogue chains into w4a16.fused_matmul",
-    fuseChainAt, NULL};
+    fuseChainAt, NULL, computesXInBody};
 
 MlirPass w4a16CreateFusePass(W4a16FuseOptions options) { return createOptionsPass(&kFusePass, options); }
 

@@ -131,7 +131,7 @@ static _Alignas(8) char fuseInt8PrepPassId;
 
 static const OptionsPassSpec kFuseInt8PrepPass = {
     &fuseInt8PrepPassId, "W4a16FuseInt8Prep", "w4a16-fuse-int8-prep",
-    "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep", fuseAt, NULL};
+    "Fuse the LLM.int8 correction-operand preparation into w4a16.int8_prep", fuseAt, NULL, NULL};
 
 MlirPass w4a16CreateFuseInt8PrepPass(W4a16FuseOptions options) {
   return createOptionsPass(&kFuseInt8PrepPass, options);

@@ -55,6 +55,12 @@ typedef struct MatmulMatch {
   /* Set where the contraction's body narrows an f32 x (arith.truncf to f16 or bf16): x is then that f32 tensor and
    * the fused op takes its truncf, which rounds each element as the body did. */
   MlirType xNarrowTo;
+  /* Set where x is an expression the contraction's body computes from inputs of its own (silu(gate) * up, which
+   * upstream's elementwise fusion moves into the down projection's body): arith and math ops on float inputs read
+   * by plain loop dims, all of which input xInput reads too (a bias broadcast beside it, say). x is then xInput's
+   * tensor (its shape and rows) and the fused op takes the expression computed over that shape by elementwise ops
+   * of its own (fuse.c, materializedX). */
+  MlirValue xExpr;
   MlirValue result;
   OpSet producers; /* x-side casts/reshapes and the zero init, evaluated through */
 } MatmulMatch;

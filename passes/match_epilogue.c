@@ -117,16 +117,18 @@ static void chainOf(MlirOperation end, const OpSet *forward, OpSet *chain) {
     }
 }
 
-static bool usersInside(MlirValue v, const OpSet *chain) {
+/* Whether every user of v is in the chain; with shapeQueries, tensor.dim users may be anywhere (a shape query reads
+ * no element; the rewrite points those of the matmul result at its init, rewrite.c). */
+static bool usersInside(MlirValue v, const OpSet *chain, bool shapeQueries) {
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-    if (!opSetHas(chain, mlirOpOperandGetOwner(u)))
+    if (!opSetHas(chain, mlirOpOperandGetOwner(u)) && !(shapeQueries && opIs(mlirOpOperandGetOwner(u), "tensor.dim")))
       return false;
   return true;
 }
 
 static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet *chain, Reason *why) {
-  if (!usersInside(mm->result, chain)) {
-    setReason(why, mm->view.op, "matmul result has %ld users", (long)userCount(mm->result));
+  if (!usersInside(mm->result, chain, true)) {
+    setReason(why, mm->view.op, "matmul result has %ld users", (long)dataUserCount(mm->result));
     return false;
   }
   for (int i = 0; i < chain->count; ++i) {
@@ -134,7 +136,7 @@ static bool noValueEscapes(const MatmulMatch *mm, MlirOperation end, const OpSet
     if (opEq(op, end))
       continue;
     MlirValue v = mlirOperationGetResult(op, 0);
-    if (!usersInside(v, chain)) {
+    if (!usersInside(v, chain, false)) {
       char name[64];
       setReason(why, op, "result of %s inside the chain has %ld users", opName(op, name, sizeof name), (long)userCount(v));
       return false;

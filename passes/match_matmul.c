@@ -191,12 +191,77 @@ static int bodyArgThroughCasts(MlirValue v, MlirBlock body, MlirType *narrowTo) 
 }
 
 MlirType matmulIoType(const MatmulMatch *mm) {
+  if (!mlirValueIsNull(mm->xExpr))
+    return mlirValueGetType(mm->xExpr);
   return mlirTypeIsNull(mm->xNarrowTo) ? elementTypeOf(mm->x) : mm->xNarrowTo;
 }
 
+/* Whether body value v is computed by arith and math ops alone (no regions, no tensor.extract, no linalg.index):
+ * an elementwise function of the body's arguments. *budget bounds the walk. */
+static bool elementwiseInBody(MlirValue v, MlirBlock body, int *budget) {
+  if (mlirValueIsABlockArgument(v))
+    return true;
+  MlirOperation op = producer(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
+    return true; /* captured from above */
+  if (--*budget < 0 || !(opInDialect(op, "arith") || opInDialect(op, "math")) || mlirOperationGetNumRegions(op) > 0)
+    return false;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (!elementwiseInBody(mlirOperationGetOperand(op, i), body, budget))
+      return false;
+  return true;
+}
+
+/* The position of loop dim d among map's results when all of them are plain dims, else -1. */
+static int dimPosition(MlirAffineMap map, int d) {
+  for (intptr_t r = 0, n = mlirAffineMapGetNumResults(map); r < n; ++r) {
+    MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+    if (mlirAffineExprIsADim(e) && (int)mlirAffineDimExprGetPosition(e) == d)
+      return (int)r;
+  }
+  return -1;
+}
+
+/* Whether every input i of `read` indexes its tensor by plain loop dims that input `ref` also reads (a bias along
+ * K read beside x, say), at sizes that agree: each can then be read over ref's shape. */
+static bool readableOver(const LinalgView *v, const bool *read, int ref) {
+  MlirAffineMap refMap = v->maps[ref];
+  if (!mlirAffineMapIsProjectedPermutation(refMap))
+    return false;
+  for (int i = 0; i < v->numInputs; ++i)
+    for (intptr_t r = 0, n = read[i] ? mlirAffineMapGetNumResults(v->maps[i]) : 0; r < n; ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(v->maps[i], r);
+      const int at = mlirAffineExprIsADim(e) ? dimPosition(refMap, (int)mlirAffineDimExprGetPosition(e)) : -1;
+      const int64_t size = dimOf(linalgInput(v, i), (int)r), refSize = at < 0 ? -1 : dimOf(linalgInput(v, ref), at);
+      if (at < 0 || (size >= 0 && refSize >= 0 && size != refSize))
+        return false;
+    }
+  return true;
+}
+
+/* The input whose shape x's expression is computed over, when x side v is an expression of x's own
+ * (MatmulMatch.xExpr): a 16-bit float computed elementwise from float inputs alone (not the accumulator), one of
+ * which reads every loop dim the others read (x beside a bias broadcast over its rows). Else -1. */
+static int xExpressionInput(const LinalgView *v, MlirValue x) {
+  int budget = 64;
+  if (!is16BitFloat(mlirValueGetType(x)) || !elementwiseInBody(x, v->body, &budget))
+    return -1;
+  const BodyDeps deps = bodyDepsOf(x, v->body);
+  if (deps.arg[v->numInputs] || deps.integerArgs)
+    return -1;
+  for (int i = 0; i < v->numInputs; ++i)
+    if (deps.arg[i] && !isFloat(elementTypeOf(linalgInput(v, i))))
+      return -1;
+  int ref = -1;
+  for (int i = 0; i < v->numInputs; ++i)
+    if (deps.arg[i] && (ref < 0 || mlirAffineMapGetNumResults(v->maps[i]) > mlirAffineMapGetNumResults(v->maps[ref])))
+      ref = i;
+  return ref >= 0 && readableOver(v, deps.arg, ref) ? ref : -1;
+}
+
 /* A contraction whose body yields acc + x * w: acc the init's argument, x a float input's argument (through
- * widening casts), w any value computed without x and acc (from the other inputs, or from tensors the body reads
- * with tensor.extract) -- the weight, evaluated where it is. */
+ * widening casts) or an expression of x's own (xExpressionInput), w any value computed without x's inputs and acc
+ * (from the other inputs, or from tensors the body reads with tensor.extract) -- the weight, evaluated where it is. */
 static bool matchWeightInBody(MatmulMatch *mm) {
   const LinalgView *v = &mm->view;
   const int acc = v->numInputs;
@@ -212,15 +277,25 @@ static bool matchWeightInBody(MatmulMatch *mm) {
         mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
       continue;
     for (int xSide = 0; xSide < 2; ++xSide) {
+      MlirValue xValue = mlirOperationGetOperand(mul, xSide), w = mlirOperationGetOperand(mul, 1 - xSide);
       MlirType narrowTo;
-      const int x = bodyArgThroughCasts(mlirOperationGetOperand(mul, xSide), v->body, &narrowTo);
+      int x = bodyArgThroughCasts(xValue, v->body, &narrowTo);
+      if (x >= 0 && !mlirTypeIsNull(narrowTo) && !isF32(elementTypeOf(linalgInput(v, x))))
+        x = -1; /* a 16-bit x converted to another type (bf16 to f16, say): an expression of x's own */
+      MlirValue narrow = xValue; /* an expression's 16-bit value, before the body widens it for the product */
+      while (!mlirOperationIsNull(producer(narrow)) && opIs(producer(narrow), "arith.extf"))
+        narrow = mlirOperationGetOperand(producer(narrow), 0);
+      const bool expression = x < 0 && (x = xExpressionInput(v, narrow)) >= 0;
       if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
         continue;
-      MlirValue w = mlirOperationGetOperand(mul, 1 - xSide);
-      const BodyDeps deps = bodyDepsOf(w, v->body);
-      if (deps.arg[x] || deps.arg[acc])
+      const BodyDeps xDeps = bodyDepsOf(xValue, v->body), wDeps = bodyDepsOf(w, v->body);
+      bool shared = wDeps.arg[acc];
+      for (int i = 0; i < v->numInputs; ++i)
+        shared |= xDeps.arg[i] && wDeps.arg[i];
+      if (shared)
         continue;
       mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w, mm->xNarrowTo = narrowTo;
+      mm->xExpr = expression ? narrow : (MlirValue){NULL};
       return true;
     }
   }
@@ -432,7 +507,7 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         setReason(why, mm->view.op, "x is not a tensor read directly (through reshapes or casts only)");
         return false;
       }
-      MlirType t = elementTypeOf(r->tensor);
+      MlirType t = mlirValueIsNull(mm->xExpr) ? elementTypeOf(r->tensor) : mlirValueGetType(mm->xExpr);
       if (!mlirTypeIsNull(mm->xNarrowTo) && !isF32(t) && !mlirTypeEqual(t, mm->xNarrowTo)) {
         char name[32], to[32];
         setReason(why, mm->view.op, "x is %s, widened and narrowed to %s in the contraction's body",
@@ -462,7 +537,15 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
   return true;
 }
 
+/* An x computed in the body reads its inputs where they are: the expression is computed over their shape. */
+static bool seeThroughNothing(Evaluator *ev, MlirOperation op) {
+  (void)ev, (void)op;
+  return false;
+}
+
 static bool matchX(MatmulMatch *mm, Reason *why) {
+  if (!mlirValueIsNull(mm->xExpr))
+    return tryX(mm, seeThroughNothing, why);
   Reason throughReshapes = {0};
   if (tryX(mm, seeThroughX, &throughReshapes))
     return true;
@@ -532,7 +615,8 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     mm->xInput = 1 - mm->weightInput;
   } else if (!matchWeightInBody(mm)) {
     setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
-                       "acc + x * w, x an input read through float casts only and w computed without x");
+                       "acc + x * w, x a float input (through casts) or computed elementwise from inputs read at one "
+                       "indexing map, and w computed without x");
     return false;
   } else if (!weightReadsIntegers(mm)) {
     setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "

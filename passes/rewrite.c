@@ -119,8 +119,14 @@ static void passRun(MlirOperation root, MlirExternalPass pass, void *userData) {
     return;
   }
   OpList c = collectOps(root, isCandidate, NULL, MlirWalkPreOrder);
+  bool *done = calloc((size_t)c.count + 1, sizeof *done);
+  for (int i = 0; state->spec->rewriteFirst && i < c.count; ++i)
+    if ((done[i] = state->spec->rewriteFirst(c.ops[i])))
+      state->spec->rewriteAt(c.ops[i], &state->options);
   for (int i = 0; i < c.count; ++i)
-    state->spec->rewriteAt(c.ops[i], &state->options);
+    if (!done[i])
+      state->spec->rewriteAt(c.ops[i], &state->options);
+  free(done);
   free(c.ops);
 }
 

@@ -23,6 +23,8 @@ typedef struct OptionsPassSpec {
   void (*rewriteAt)(MlirOperation contraction, const W4a16FuseOptions *options);
   /* Or called once on the pass's root (w4a16-merge-siblings). */
   void (*runOnRoot)(MlirOperation root, const W4a16FuseOptions *options);
+  /* With rewriteAt, optional: the contractions for which it holds are rewritten first (in walk order), then the rest. */
+  bool (*rewriteFirst)(MlirOperation contraction);
 } OptionsPassSpec;
 
 /* collectOps' filter for every w4a16.fused_matmul (the whole-root passes' starting set). */

@@ -496,7 +496,7 @@ static const OptionsPassSpec kSplitChunkedGluPass = {
     &splitPassId, "W4a16SplitChunkedGlu", "w4a16-split-chunked-glu",
     "Split a fused gate_up projection whose result is chunked into the halves of act(gate) * up into two fused ops "
     "on column windows of its weight, for w4a16-merge-siblings to make one glu",
-    NULL, splitRun};
+    NULL, splitRun, NULL};
 
 MlirPass w4a16CreateSplitChunkedGluPass(W4a16FuseOptions options) {
   return createOptionsPass(&kSplitChunkedGluPass, options);

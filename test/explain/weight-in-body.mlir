@@ -1,36 +1,10 @@
 // --w4a16-explain: contractions whose body computes the weight (test/fuse/weight-in-contraction-body.mlir) but not
-// as acc + x * w on a 16-bit x: a bf16 x widened and narrowed to f16 in the body (a conversion, not x; an f32 x
-// narrowed there fuses), and a "weight" that reads x itself. Each gets a remark; neither fuses. A one-input integer
-// reduction gets none.
+// as acc + x * w with an x of its own: a "weight" that reads x itself, an "x" scaled per output column (u[n] is
+// no part of x: no (M, K) tensor to compute it as), an x expression that reads the loop index. Each gets a remark;
+// none fuses. A one-input integer reduction gets none. (An x that is an elementwise expression of inputs over x's
+// loops fuses: test/fuse/x-in-contraction-body.mlir.)
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
-
-#mx = affine_map<(m, n, k) -> (m, k)>
-#mq = affine_map<(m, n, k) -> (k, n)>
-#ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
-#mo = affine_map<(m, n, k) -> (m, n)>
-func.func @x_converted_in_body(%x: tensor<4x256xbf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  %c8 = arith.constant 8.000000e+00 : f16
-  %zero = arith.constant 0.000000e+00 : f16
-  %e = tensor.empty() : tensor<4x64xf16>
-  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
-  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: x is bf16, widened and narrowed to f16 in the contraction's body
-  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xbf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
-  ^bb0(%xb: bf16, %c: i4, %sc: f16, %acc: f16):
-    %a = arith.extf %xb : bf16 to f32
-    %0 = arith.extui %c : i4 to i32
-    %1 = arith.uitofp %0 : i32 to f16
-    %2 = arith.subf %1, %c8 : f16
-    %3 = arith.mulf %2, %sc : f16
-    %a16 = arith.truncf %a : f32 to f16
-    %4 = arith.mulf %a16, %3 : f16
-    %5 = arith.addf %acc, %4 : f16
-    linalg.yield %5 : f16
-  } -> tensor<4x64xf16>
-  return %y : tensor<4x64xf16>
-}
-
-// -----
 
 #mx = affine_map<(m, n, k) -> (m, k)>
 #mq = affine_map<(m, n, k) -> (k, n)>
@@ -58,26 +32,54 @@ func.func @weight_reads_x(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %s: tens
 
 // -----
 
-// x narrowed in the body with a rounding mode of its own (toward zero): the fused op's truncf would round to
-// nearest, so no x.
 #mx = affine_map<(m, n, k) -> (m, k)>
+#mv = affine_map<(m, n, k) -> (n)>
 #mq = affine_map<(m, n, k) -> (k, n)>
 #ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
 #mo = affine_map<(m, n, k) -> (m, n)>
-func.func @x_narrowed_toward_zero(%x: tensor<4x256xf32>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+func.func @x_scaled_per_n(%x: tensor<4x256xf16>, %v: tensor<64xf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %c8 = arith.constant 8.000000e+00 : f16
   %zero = arith.constant 0.000000e+00 : f16
   %e = tensor.empty() : tensor<4x64xf16>
   %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
-  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x an input read through float casts only
-  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xf32>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
-  ^bb0(%a: f32, %c: i4, %sc: f16, %acc: f16):
+  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x a float input (through casts) or computed elementwise from inputs read at one indexing map, and w computed without x
+  %y = linalg.generic {indexing_maps = [#mx, #mv, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %v, %q, %s : tensor<4x256xf16>, tensor<64xf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %vn: f16, %c: i4, %sc: f16, %acc: f16):
     %0 = arith.extui %c : i4 to i32
     %1 = arith.uitofp %0 : i32 to f16
     %2 = arith.subf %1, %c8 : f16
     %3 = arith.mulf %2, %sc : f16
-    %a16 = arith.truncf %a toward_zero : f32 to f16
-    %4 = arith.mulf %a16, %3 : f16
+    %xs = arith.mulf %a, %vn : f16
+    %4 = arith.mulf %xs, %3 : f16
+    %5 = arith.addf %acc, %4 : f16
+    linalg.yield %5 : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
+#mx = affine_map<(m, n, k) -> (m, k)>
+#mq = affine_map<(m, n, k) -> (k, n)>
+#ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+func.func @x_times_loop_index(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %c8 = arith.constant 8.000000e+00 : f16
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction
+  %y = linalg.generic {indexing_maps = [#mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %q, %s : tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %c: i4, %sc: f16, %acc: f16):
+    %0 = arith.extui %c : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %c8 : f16
+    %3 = arith.mulf %2, %sc : f16
+    %k = linalg.index 2 : index
+    %ki = arith.index_cast %k : index to i32
+    %kf = arith.sitofp %ki : i32 to f16
+    %xs = arith.mulf %a, %kf : f16
+    %4 = arith.mulf %xs, %3 : f16
     %5 = arith.addf %acc, %4 : f16
     linalg.yield %5 : f16
   } -> tensor<4x64xf16>

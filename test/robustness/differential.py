@@ -234,19 +234,23 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", type=int, default=100)
     ap.add_argument("--max-elems", type=int, default=1 << 22)
+    ap.add_argument("--files", nargs="+", help="check every chunk of these files, unmutated, instead of --variants "
+                                               "random chunks of the suite")
     opts = ap.parse_args()
     global RUNTIME
     RUNTIME = ctypes.CDLL(opts.runtime_lib, mode=ctypes.RTLD_GLOBAL)  # the fused builds' runtime calls resolve here
     RUNTIME.w4a16_rt_last_error.restype = ctypes.c_char_p
     os.makedirs(opts.tmp, exist_ok=True)
     rng = random.Random(opts.seed)
-    chunks = mutate.file_chunks([f for f in mutate.suite_files(opts.suite, ("fuse", "explain"))
-                                 if not os.path.basename(f).startswith("invalid")])
+    chunks = mutate.file_chunks(opts.files or [f for f in mutate.suite_files(opts.suite, ("fuse", "explain"))
+                                               if not os.path.basename(f).startswith("invalid")])
+    if opts.files:
+        opts.variants = len(chunks)
     counts = {"ok": 0, "skip": 0}
     skips, failures = {}, []
     for i in range(opts.variants):
-        path, _, chunk = rng.choice(chunks)
-        variant = chunk if i % 2 == 0 else mutate.mutate(chunk, rng)[0]
+        path, _, chunk = chunks[i] if opts.files else rng.choice(chunks)
+        variant = chunk if opts.files or i % 2 == 0 else mutate.mutate(chunk, rng)[0]
         base = os.path.join(opts.tmp, "variant%03d" % i)
         verdict = check_variant(variant, base, opts.tool_dir, rng, opts.max_elems)
         if verdict == "ok" or verdict.startswith("skip"):
