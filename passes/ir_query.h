@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { kMaxRank = 6, kMaxLinalgOperands = 8 };
+enum { kMaxRank = 8, kMaxLinalgOperands = 8 };
 
 /* --- ops and values --------------------------------------------------------------------------- */
 bool opIs(MlirOperation op, const char *name);

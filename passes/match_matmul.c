@@ -380,10 +380,12 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
       return false;
     }
     int d = (int)mlirAffineDimExprGetPosition(e);
+    inResult[d] = true;
+    if (v->loopRange[d] == 1 && r < numOut - 1)
+      continue; /* a unit dim of y: a batch of one, a static M = 1, whatever reads it */
     bool inX = mapUsesDim(xMap, d), inW = weightUsesLoop(mm, d);
     if (inX && inW && r != numOut - 1 && weightIgnoresLoop(mm, d))
       inW = false; /* a batch dim the weight is only broadcast along: rows, like x's own */
-    inResult[d] = true;
     if (r == numOut - 1 && mm->dimNOuter >= 0 && !(inW && !inX)) {
       setReason(why, v->op, "result is transposed: (N, M) instead of (M, N)");
       return false;
@@ -395,8 +397,6 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
       }
       *(r == numOut - 1 ? &mm->dimN : &mm->dimNOuter) = d;
     } else if (inX && !inW) {
-      if (v->loopRange[d] == 1)
-        continue; /* a unit dim (batch of one, static M = 1) */
       mm->rowLoops[mm->numRows] = d, mm->rowPos[mm->numRows++] = r;
     } else {
       setReason(why, v->op, inX && inW ? "batched matmul is not supported" : "not a plain (M, K) x (K, N) contraction");
@@ -409,8 +409,8 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
   }
   int kLoops[kMaxRank], numK = 0;
   for (int d = 0; d < v->numLoops; ++d) {
-    if (inResult[d])
-      continue;
+    if (inResult[d] || v->loopRange[d] == 1)
+      continue; /* a unit reduction (x's unit dim reduced, as --linalg-fold-unit-extent-dims can leave it) sums one term */
     if (!mapUsesDim(xMap, d) || !weightUsesLoop(mm, d)) {
       setReason(why, v->op, "loop d%d is not shared by x and the weight", d);
       return false;

@@ -28,6 +28,31 @@
 // RUN:   | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=AWQ3D
 // AWQ3D:     remark: w4a16: fused as dequant(packed_k_n8_awq, scales g_n, zero points packed_g_n8_awq
 // AWQ3D-NOT: remark:
+// With the unit-dim folding and clean-up IREE runs around that fusion (--linalg-fold-unit-extent-dims, --canonicalize,
+// --cse): a static M = 1 becomes a unit reduction loop over x's unit dim, or both unit dims are dropped; a unit batch
+// can leave a contraction over 7 loops, 4 of them unit; CSE reads the rows of every (M, .) tensor from x.
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fold-unit-extent-dims --linalg-fuse-elementwise-ops \
+// RUN:   --canonicalize --cse --split-input-file %S/gptq-g-idx.mlir \
+// RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNITGIDX
+// UNITGIDX-COUNT-3: remark: w4a16: fused as dequant
+// UNITGIDX-NOT:     remark:
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fold-unit-extent-dims --linalg-fuse-elementwise-ops \
+// RUN:   --canonicalize --cse --split-input-file %S/iree-contraction.mlir \
+// RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNITIREE
+// UNITIREE-COUNT-5: remark: w4a16: fused as dequant
+// UNITIREE-NOT:     remark:
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fold-unit-extent-dims --linalg-fuse-elementwise-ops \
+// RUN:   --canonicalize --cse --split-input-file %S/exporter-shapes.mlir \
+// RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNITSHAPES
+// UNITSHAPES-COUNT-4: remark: w4a16: fused as dequant
+// UNITSHAPES-NOT:     remark:
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fold-unit-extent-dims --linalg-fuse-elementwise-ops \
+// RUN:   --canonicalize --cse %S/../../examples/phi3_mlp.mlir \
+// RUN:   | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNITPHI3
+// UNITPHI3-COUNT-2: remark: w4a16: fused as dequant
+// UNITPHI3-NEXT:    remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu
+// UNITPHI3-NEXT:    remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+// UNITPHI3-NOT:     remark:
 
 // IREE's grouped contraction with the dequantisation in its body: x [M, K/128, 128], codes [N, K/128, 128],
 // scales [N, K/128], zero point 8.
