@@ -129,13 +129,17 @@ static bool sameChains(const Half *a, const Half *b) {
   return true;
 }
 
-/* v is dim `d` of the slice's source: a tensor.dim of it at d, or of the same view of the result in a chain. */
+/* v is dim `d` of the slice's source: a tensor.dim of it at d, or of the same view of the result in a chain; or,
+ * for a slice of the (M, N) result itself, dim 0 of the op's x, which has its M rows (CSE leaves one tensor.dim of x
+ * for every (M, .) tensor of a block). */
 static bool isSourceDim(MlirValue v, int d, MlirValue result, const Uses *u, int depth) {
   MlirOperation def = producer(v);
   int64_t index;
   if (!opIs(def, "tensor.dim") || !constantIndex(mlirOperationGetOperand(def, 1), &index) || index != d)
     return false;
   const MlirValue of = mlirOperationGetOperand(def, 0);
+  if (depth == 0 && d == 0 && valueEq(of, mlirOperationGetOperand(producer(result), 0)))
+    return true;
   return valueEq(of, viewAt(result, &u->half[0], depth)) || valueEq(of, viewAt(result, &u->half[1], depth));
 }
 

@@ -57,6 +57,40 @@ func.func @gptq(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x102
 
 // -----
 
+// The rows read from x (what --cse leaves: one tensor.dim of x for every (M, .) tensor of the block, as in
+// examples/phi3_mlp.mlir through --canonicalize --cse): x's dim 0 is the result's; the same split and glu.
+// CHECK-LABEL: func.func @rows_from_x(
+// CHECK:         %[[H:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-NEXT:    return %[[H]]
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 4]]:9: remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu
+func.func @rows_from_x(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>) {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
+  %gate = tensor.extract_slice %gu[0, 0] [%m, 512] [1, 1] : tensor<?x1024xf16> to tensor<?x512xf16>
+  %up = tensor.extract_slice %gu[0, 512] [%m, 512] [1, 1] : tensor<?x1024xf16> to tensor<?x512xf16>
+  %init = tensor.empty(%m) : tensor<?x512xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<?x512xf16>) outs(%init : tensor<?x512xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %a, %sig : f16
+    linalg.yield %v : f16
+  } -> tensor<?x512xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%up, %act : tensor<?x512xf16>, tensor<?x512xf16>) outs(%init : tensor<?x512xf16>) {
+  ^bb0(%in0: f16, %in1: f16, %o: f16):
+    %p = arith.mulf %in0, %in1 : f16
+    linalg.yield %p : f16
+  } -> tensor<?x512xf16>
+  return %h : tensor<?x512xf16>
+}
+
+// -----
+
 // AWQ packed along N: (K, N/8) words in AWQ's nibble order and (K/G, N/8) packed zero points: each half is whole
 // words [0, I/8) and [I/8, I/4) (the nibble order holds within a word); the scales are columns.
 // CHECK-LABEL: func.func @awq(
