@@ -327,7 +327,7 @@ static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, Mlir
  * are y's, in order: matchX); with one row loop, from M itself. */
 static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue like, MlirOperation after,
                                MlirLocation loc) {
-  const int rank = rankOf(like), nDims = matmulNDims(mm);
+  const int rank = rankOf(like), nDims = matmulNDimsOf(mm, like);
   if (rank == 2 && nDims == 1)
     return fused;
   MlirOperation next = mlirOperationGetNextInBlock(after);
@@ -377,7 +377,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   if (ep->hasBias)
     operands[n++] = collapseTo(ep->bias, rankOf(ep->bias), last, loc);
   if (ep->hasResidual)
-    operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - matmulNDims(mm), last, loc);
+    operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - matmulNDimsOf(mm, ep->residual), last, loc);
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
   if (hasZeroPoints) {
     const bool packed = dq->zpLayout == W4A16_ZP_PACKED_G_N8 || dq->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
@@ -415,7 +415,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     attrs[numAttrs++] = named(ctx, "signed_codes", mlirUnitAttrGet(ctx));
   /* (M, N), M the product of y's row dims; y's own shape may add unit dims, split M into several row dims
      or, in a matvec, lack M (reshaped back below) */
-  const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - matmulNDims(mm)), mm->N};
+  const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - matmulNDimsOf(mm, ep->end)), mm->N};
   MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
   MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
   mlirOperationStateAddOperands(&state, n, operands);

@@ -48,9 +48,11 @@ static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   return floatScalar(0);
 }
 
+static void resultIndexIn(const MatmulMatch *mm, MlirValue v, int64_t m, int64_t n, int64_t *idx);
+
 static double evalAt(EpilogueEval *p, MlirValue end, int64_t m, int64_t n, double y, double bias, double residual) {
   int64_t idx[kMaxRank];
-  matmulResultIndex(p->mm, m, n, idx);
+  resultIndexIn(p->mm, end, m, n, idx);
   p->y = y, p->bias = bias, p->residual = residual;
   evalReset(&p->ev);
   return evalElement(&p->ev, end, idx).f;
@@ -89,20 +91,40 @@ static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
   return true;
 }
 
-static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) {
-  if (rankOf(v) != rankOf(mm->result))
-    return false;
-  for (int i = 0; i < rankOf(v); ++i)
+/* How v's shape holds y's elements: 0 as y's own shape; 1 as y's shape with its last dim (N) split into two static
+ * ones (an expand_shape to [.., H, D], as upstream's reshape propagation leaves an epilogue on a reshaped y); -1
+ * neither. */
+static int resultLayout(const MatmulMatch *mm, MlirValue v) {
+  const int rank = rankOf(mm->result);
+  if (rankOf(v) != rank && !(rankOf(v) == rank + 1 && matmulNDims(mm) == 1))
+    return -1;
+  for (int i = 0; i < rank - 1; ++i)
     if (dimOf(v, i) != dimOf(mm->result, i))
-      return false;
-  return true;
+      return -1;
+  if (rankOf(v) == rank)
+    return dimOf(v, rank - 1) == dimOf(mm->result, rank - 1) ? 0 : -1;
+  return dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 && dimOf(v, rank - 1) * dimOf(v, rank) == mm->N ? 1 : -1;
+}
+
+static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) { return resultLayout(mm, v) >= 0; }
+
+/* The indices of element (sample row m, n) of y in v (resultLayout >= 0). */
+static void resultIndexIn(const MatmulMatch *mm, MlirValue v, int64_t m, int64_t n, int64_t *idx) {
+  matmulResultIndex(mm, m, n, idx);
+  if (resultLayout(mm, v) == 1) {
+    const int last = rankOf(mm->result) - 1;
+    const int64_t inner = dimOf(v, last + 1);
+    idx[last] = n / inner, idx[last + 1] = n % inner;
+  }
 }
 
 /* Whether a read of `t` at idx is element (m, n) of a tensor shaped like y. */
 static bool readsResultElement(const MatmulMatch *mm, MlirValue t, const int64_t *idx, int64_t m, int64_t n) {
   int64_t want[kMaxRank];
-  matmulResultIndex(mm, m, n, want);
-  return sameShapeAsResult(mm, t) && memcmp(idx, want, sizeof(int64_t) * (size_t)rankOf(t)) == 0;
+  if (!sameShapeAsResult(mm, t))
+    return false;
+  resultIndexIn(mm, t, m, n, want);
+  return memcmp(idx, want, sizeof(int64_t) * (size_t)rankOf(t)) == 0;
 }
 
 /* Chain ops of candidate end: end and everything in `forward` it depends on. */
@@ -314,7 +336,8 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   return true;
 }
 
-/* Elementwise ops reachable from y through values of y's shape, in the matmul's block. */
+/* Elementwise ops reachable from y through values of y's shape (or y's shape with N split, past an expand_shape
+ * that splits it), in the matmul's block. */
 static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
   MlirBlock block = mlirOperationGetBlock(mm->view.op);
   MlirValue frontier[kMaxChainOps + 1];
@@ -323,8 +346,10 @@ static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
   for (int i = 0; i < numFrontier; ++i)
     for (MlirOpOperand u = mlirValueGetFirstUse(frontier[i]); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
       MlirOperation user = mlirOpOperandGetOwner(u);
+      const bool splitsN = opIs(user, "tensor.expand_shape") && resultLayout(mm, frontier[i]) == 0 &&
+                           resultLayout(mm, mlirOperationGetResult(user, 0)) == 1;
       if (opSetHas(forward, user) || forward->count >= kMaxChainOps || !mlirBlockEqual(mlirOperationGetBlock(user), block) ||
-          !isElementwiseProducer(user) || mlirOperationGetNumResults(user) != 1 ||
+          !(isElementwiseProducer(user) || splitsN) || mlirOperationGetNumResults(user) != 1 ||
           !sameShapeAsResult(mm, mlirOperationGetResult(user, 0)))
         continue;
       opSetAdd(forward, user);

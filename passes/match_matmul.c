@@ -103,6 +103,8 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
 
 int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
 
+int matmulNDimsOf(const MatmulMatch *mm, MlirValue v) { return matmulNDims(mm) + rankOf(v) - rankOf(mm->result); }
+
 /* Wd at iteration point iter: an element of the weight operand, or the body's weight value there. */
 static Scalar weightAtIter(const MatmulMatch *mm, Evaluator *ev, const int64_t *iter) {
   if (mm->weightInput < 0)
