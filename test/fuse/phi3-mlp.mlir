@@ -7,6 +7,12 @@
 // RUN: w4a16-opt --w4a16-explain %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: w4a16-opt --w4a16-pipeline %s -o /dev/null
 // RUN: w4a16-opt --w4a16-fuse --w4a16-verify %s | FileCheck %s --check-prefix=NOSPLIT
+// After --canonicalize (which reads the chunks' row dims back from x's own dims) the same split and merge:
+// RUN: mlir-opt --canonicalize --cse %s | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=CANON
+// CANON-COUNT-2: remark: w4a16: fused as dequant
+// CANON-NEXT:    remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu
+// CANON-NEXT:    remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+// CANON-NOT:     remark:
 //
 // Source: huggingface/transformers, src/transformers/models/phi3/modeling_phi3.py (stored commit
 // 43c2b4816a6507cb08a18b402c6b053453651daf), Phi3MLP (hidden_act "silu", both projections bias=False):
