@@ -617,8 +617,8 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     mm->xInput = 1 - mm->weightInput;
   } else if (!matchWeightInBody(mm)) {
     setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
-                       "acc + x * w, x a float input (through casts) or computed elementwise from inputs read at one "
-                       "indexing map, and w computed without x");
+                       "acc + x * w, x a float input (through casts) or computed elementwise from float inputs over x's "
+                       "loops, and w computed without x");
     return false;
   } else if (!weightReadsIntegers(mm)) {
     setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "

@@ -42,7 +42,7 @@ func.func @x_scaled_per_n(%x: tensor<4x256xf16>, %v: tensor<64xf16>, %q: tensor<
   %zero = arith.constant 0.000000e+00 : f16
   %e = tensor.empty() : tensor<4x64xf16>
   %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
-  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x a float input (through casts) or computed elementwise from inputs read at one indexing map, and w computed without x
+  // CHECK: {{.*}}weight-in-body.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: reads integer codes but is not a multiply-accumulate contraction: its body does not yield acc + x * w, x a float input (through casts) or computed elementwise from float inputs over x's loops, and w computed without x
   %y = linalg.generic {indexing_maps = [#mx, #mv, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %v, %q, %s : tensor<4x256xf16>, tensor<64xf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
   ^bb0(%a: f16, %vn: f16, %c: i4, %sc: f16, %acc: f16):
     %0 = arith.extui %c : i4 to i32
