@@ -11,6 +11,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static bool mapUsesDim(MlirAffineMap map, int dim) {
@@ -243,29 +244,42 @@ static bool readableOver(const LinalgView *v, const bool *read, int ref) {
 
 /* The input whose shape x's expression is computed over, when x side v is an expression of x's own
  * (MatmulMatch.xExpr): a 16-bit float computed elementwise from float inputs alone (not the accumulator), one of
- * which reads every loop dim the others read (x beside a bias broadcast over its rows). Else -1. */
-static int xExpressionInput(const LinalgView *v, MlirValue x) {
+ * which reads every loop dim the others read (x beside a bias broadcast over its rows). Else -1, with the rule it
+ * breaks in why (empty when v reads no input at all, or the weight's: no x to speak of). */
+static int xExpressionInput(const LinalgView *v, MlirValue x, char *why, size_t size) {
   int budget = 64;
-  if (!is16BitFloat(mlirValueGetType(x)) || !elementwiseInBody(x, v->body, &budget))
-    return -1;
   const BodyDeps deps = bodyDepsOf(x, v->body);
-  if (deps.arg[v->numInputs] || deps.integerArgs)
-    return -1;
-  for (int i = 0; i < v->numInputs; ++i)
-    if (deps.arg[i] && !isFloat(elementTypeOf(linalgInput(v, i))))
-      return -1;
+  why[0] = 0;
+  if (deps.integerArgs || deps.extractsIntegers)
+    return -1; /* the weight's side */
   int ref = -1;
   for (int i = 0; i < v->numInputs; ++i)
     if (deps.arg[i] && (ref < 0 || mlirAffineMapGetNumResults(v->maps[i]) > mlirAffineMapGetNumResults(v->maps[ref])))
       ref = i;
-  return ref >= 0 && readableOver(v, deps.arg, ref) ? ref : -1;
+  if (ref < 0)
+    return -1;
+  char type[32];
+  if (!is16BitFloat(mlirValueGetType(x)))
+    snprintf(why, size, "x computed in its body is %s, not rounded to f16 or bf16 before the product",
+             typeName(mlirValueGetType(x), type, sizeof type));
+  else if (deps.arg[v->numInputs])
+    snprintf(why, size, "x computed in its body reads the accumulator");
+  else if (!elementwiseInBody(x, v->body, &budget))
+    snprintf(why, size, "x computed in its body reads a loop index, a tensor.extract or an op other than arith and "
+                        "math");
+  else if (!readableOver(v, deps.arg, ref))
+    snprintf(why, size, "x computed in its body reads inputs at loops other than x's (no (M, K) tensor holds it)");
+  else
+    return ref;
+  return -1;
 }
 
 /* A contraction whose body yields acc + x * w: acc the init's argument, x a float input's argument (through
  * widening casts) or an expression of x's own (xExpressionInput), w any value computed without x's inputs and acc
  * (from the other inputs, or from tensors the body reads with tensor.extract) -- the weight, evaluated where it is. */
-static bool matchWeightInBody(MatmulMatch *mm) {
+static bool matchWeightInBody(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
+  char rule[160] = ""; /* the first rule an x computed in the body broke: the reason if nothing matches */
   const int acc = v->numInputs;
   MlirOperation yield = mlirBlockGetTerminator(v->body);
   if (mlirOperationGetNumOperands(yield) != 1)
@@ -287,7 +301,10 @@ static bool matchWeightInBody(MatmulMatch *mm) {
       MlirValue narrow = xValue; /* an expression's 16-bit value, before the body widens it for the product */
       while (!mlirOperationIsNull(producer(narrow)) && opIs(producer(narrow), "arith.extf"))
         narrow = mlirOperationGetOperand(producer(narrow), 0);
-      const bool expression = x < 0 && (x = xExpressionInput(v, narrow)) >= 0;
+      char thisRule[sizeof rule] = "";
+      const bool expression = x < 0 && (x = xExpressionInput(v, narrow, thisRule, sizeof thisRule)) >= 0;
+      if (thisRule[0] && !rule[0])
+        memcpy(rule, thisRule, sizeof rule);
       if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
         continue;
       const BodyDeps xDeps = bodyDepsOf(xValue, v->body), wDeps = bodyDepsOf(w, v->body);
@@ -301,6 +318,8 @@ static bool matchWeightInBody(MatmulMatch *mm) {
       return true;
     }
   }
+  if (rule[0])
+    setReason(why, v->op, "reads integer codes but is not a multiply-accumulate contraction: %s", rule);
   return false;
 }
 
@@ -615,10 +634,11 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     }
     mm->weightInput = codes[0] ? 0 : 1;
     mm->xInput = 1 - mm->weightInput;
-  } else if (!matchWeightInBody(mm)) {
-    setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
-                       "acc + x * w, x a float input (through casts) or computed elementwise from float inputs over x's "
-                       "loops, and w computed without x");
+  } else if (!matchWeightInBody(mm, why)) {
+    if (!why->text[0])
+      setReason(why, op, "reads integer codes but is not a multiply-accumulate contraction: its body does not yield "
+                         "acc + x * w, x a float input (through casts) or computed elementwise from float inputs over "
+                         "x's loops, and w computed without x");
     return false;
   } else if (!weightReadsIntegers(mm)) {
     setReason(why, op, "reads integer codes outside its weight: x must be a 16-bit float tensor read through "
