@@ -270,14 +270,15 @@ static unsigned inputsRead(MlirValue v, const LinalgView *view) {
 }
 
 /* The largest parts of x's expression below v that read one input each, computed by generics of their own
- * (an input read as it is needs none). */
-static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, MlirOperation before, MlirLocation loc) {
+ * (an input read as it is needs none) where `build` is set; false if there are more than kMaxXLeaves. */
+static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, bool build, MlirOperation before,
+                         MlirLocation loc) {
   const unsigned read = inputsRead(v, &mm->view);
   if (read == 0)
     return true; /* a constant: stays in the combining generic */
   MlirOperation def = producer(v);
   if (!mlirOperationIsNull(def) && opIs(def, "arith.extf")) /* parts end at their 16-bit value; widening it combines */
-    return splitByInput(mm, mlirOperationGetOperand(def, 0), leaves, before, loc);
+    return splitByInput(mm, mlirOperationGetOperand(def, 0), leaves, build, before, loc);
   if ((read & (read - 1)) == 0) {
     for (int i = 0; i < leaves->count; ++i)
       if (valueEq(leaves->values[i], v))
@@ -288,7 +289,7 @@ static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, Ml
     while (!(read & (1u << input)))
       ++input;
     MlirValue arg = mlirBlockGetArgument(mm->view.body, input), tensor = linalgInput(&mm->view, input);
-    if (!valueEq(v, arg)) {
+    if (build && !valueEq(v, arg)) {
       const XLeaves one = {{arg}, {tensor}, {input}, 1};
       tensor = elementwiseOf(mm, v, &one, input, before, loc);
     }
@@ -297,7 +298,7 @@ static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, Ml
     return true;
   }
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
-    if (!splitByInput(mm, mlirOperationGetOperand(def, i), leaves, before, loc))
+    if (!splitByInput(mm, mlirOperationGetOperand(def, i), leaves, build, before, loc))
       return false;
   return true;
 }
@@ -309,7 +310,10 @@ static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, Ml
  * holds a copy of the body's own ops: x[m, k] is the value the body computed, once per (m, k) instead of per n. */
 static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, MlirLocation loc) {
   XLeaves leaves = {.count = 0};
-  if (!splitByInput(mm, mm->xExpr, &leaves, before, loc)) { /* too many parts: one generic over the inputs */
+  if (splitByInput(mm, mm->xExpr, &leaves, false, before, loc)) { /* counted first: nothing built in vain */
+    leaves.count = 0;
+    splitByInput(mm, mm->xExpr, &leaves, true, before, loc);
+  } else { /* too many parts: one generic over the inputs */
     leaves.count = 0;
     for (int i = 0; i < mm->view.numInputs; ++i)
       if (inputsRead(mm->xExpr, &mm->view) & (1u << i)) {
