@@ -52,7 +52,7 @@
 // end to end at LLaMA-7B size on the examples' data instead (ctest e2e-llama_mlp-upstream-fused, test/e2e).
 // RUN: %python %S/../robustness/differential.py --tool-dir %w4a16_tools_dir --runtime-lib %w4a16_rt_shared_lib \
 // RUN:   --suite %S/.. --tmp %t --seed 7 --files %s | FileCheck %s --check-prefix=SAME
-// SAME: differential: variants: 5, fused and compared: 4, skipped: 1, mismatches: 0
+// SAME: differential: variants: 6, fused and compared: 5, skipped: 1, mismatches: 0
 
 // CHECK-LABEL: func.func @swiglu_down_in_body(
 // CHECK-SAME:    %[[GATE:[a-zA-Z0-9_]+]]: tensor<?x512xf16>, %[[UP:[a-zA-Z0-9_]+]]: tensor<?x512xf16>,
@@ -340,3 +340,88 @@ func.func @llama_mlp_f32_accumulation(%arg0: tensor<?x256xf16>, %arg1: tensor<32
   return %10 : tensor<?x256xf16>
 }
 
+// -----
+
+// An x expression of more than 16 parts that read one input each (17 multiples of a beside a + u): no generic per
+// part, one generic computing the whole expression from the inputs, and nothing else left behind.
+// CHECK-LABEL: func.func @x_of_many_parts(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<4x256xf16>, %[[U:[a-zA-Z0-9_]+]]: tensor<4x256xf16>
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<4x256xf16>
+// CHECK-NEXT:    %[[X:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[A]], %[[U]] : tensor<4x256xf16>, tensor<4x256xf16>) outs(%[[E]] : tensor<4x256xf16>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         "w4a16.fused_matmul"(%[[X]],
+// CHECK-NOT:     linalg.generic
+#mx = affine_map<(m, n, k) -> (m, k)>
+#mq = affine_map<(m, n, k) -> (k, n)>
+#ms = affine_map<(m, n, k) -> (k floordiv 128, n)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+func.func @x_of_many_parts(%xa: tensor<4x256xf16>, %xu: tensor<4x256xf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %c8 = arith.constant 8.000000e+00 : f16
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %y = linalg.generic {indexing_maps = [#mx, #mx, #mq, #ms, #mo], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xa, %xu, %q, %s : tensor<4x256xf16>, tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) outs(%f : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %u: f16, %c: i4, %sc: f16, %acc: f16):
+    %0 = arith.extui %c : i4 to i32
+    %1 = arith.uitofp %0 : i32 to f16
+    %2 = arith.subf %1, %c8 : f16
+    %3 = arith.mulf %2, %sc : f16
+    %t0 = arith.addf %a, %u : f16
+    %k1 = arith.constant 2.0 : f16
+    %p1 = arith.mulf %a, %k1 : f16
+    %t1 = arith.addf %t0, %p1 : f16
+    %k2 = arith.constant 3.0 : f16
+    %p2 = arith.mulf %a, %k2 : f16
+    %t2 = arith.subf %t1, %p2 : f16
+    %k3 = arith.constant 4.0 : f16
+    %p3 = arith.mulf %a, %k3 : f16
+    %t3 = arith.addf %t2, %p3 : f16
+    %k4 = arith.constant 5.0 : f16
+    %p4 = arith.mulf %a, %k4 : f16
+    %t4 = arith.subf %t3, %p4 : f16
+    %k5 = arith.constant 6.0 : f16
+    %p5 = arith.mulf %a, %k5 : f16
+    %t5 = arith.addf %t4, %p5 : f16
+    %k6 = arith.constant 7.0 : f16
+    %p6 = arith.mulf %a, %k6 : f16
+    %t6 = arith.subf %t5, %p6 : f16
+    %k7 = arith.constant 8.0 : f16
+    %p7 = arith.mulf %a, %k7 : f16
+    %t7 = arith.addf %t6, %p7 : f16
+    %k8 = arith.constant 9.0 : f16
+    %p8 = arith.mulf %a, %k8 : f16
+    %t8 = arith.subf %t7, %p8 : f16
+    %k9 = arith.constant 10.0 : f16
+    %p9 = arith.mulf %a, %k9 : f16
+    %t9 = arith.addf %t8, %p9 : f16
+    %k10 = arith.constant 11.0 : f16
+    %p10 = arith.mulf %a, %k10 : f16
+    %t10 = arith.subf %t9, %p10 : f16
+    %k11 = arith.constant 12.0 : f16
+    %p11 = arith.mulf %a, %k11 : f16
+    %t11 = arith.addf %t10, %p11 : f16
+    %k12 = arith.constant 13.0 : f16
+    %p12 = arith.mulf %a, %k12 : f16
+    %t12 = arith.subf %t11, %p12 : f16
+    %k13 = arith.constant 14.0 : f16
+    %p13 = arith.mulf %a, %k13 : f16
+    %t13 = arith.addf %t12, %p13 : f16
+    %k14 = arith.constant 15.0 : f16
+    %p14 = arith.mulf %a, %k14 : f16
+    %t14 = arith.subf %t13, %p14 : f16
+    %k15 = arith.constant 16.0 : f16
+    %p15 = arith.mulf %a, %k15 : f16
+    %t15 = arith.addf %t14, %p15 : f16
+    %k16 = arith.constant 17.0 : f16
+    %p16 = arith.mulf %a, %k16 : f16
+    %t16 = arith.subf %t15, %p16 : f16
+    %k17 = arith.constant 18.0 : f16
+    %p17 = arith.mulf %a, %k17 : f16
+    %t17 = arith.addf %t16, %p17 : f16
+    %4 = arith.mulf %t17, %3 : f16
+    %5 = arith.addf %acc, %4 : f16
+    linalg.yield %5 : f16
+  } -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
