@@ -565,13 +565,50 @@ static bool checkRounding(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, R
   return false;
 }
 
+/* Whether body value v depends on a column list: an integer argument of a 1-D input, or an element the body
+ * extracts from a 1-D integer tensor it captures. */
+static bool readsIndexArgument(MlirValue v, const LinalgView *view, int depth) {
+  if (mlirValueIsABlockArgument(v)) {
+    const intptr_t a = mlirBlockArgumentGetArgNumber(v);
+    return mlirBlockEqual(mlirBlockArgumentGetOwner(v), view->body) && a < view->numInputs &&
+           isIndexList(linalgInput(view, (int)a));
+  }
+  MlirOperation op = producer(v);
+  if (depth > 8 || !mlirBlockEqual(mlirOperationGetBlock(op), view->body))
+    return false;
+  if (opIs(op, "tensor.extract") && isIndexList(mlirOperationGetOperand(op, 0)))
+    return true; /* the column list captured by the body */
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (readsIndexArgument(mlirOperationGetOperand(op, i), view, depth + 1))
+      return true;
+  return false;
+}
+
+/* A reduction whose body gathers with tensor.extract at indices read from a column list: the whole correction
+ * (both gathers, CB's dequantisation and the matmul) in one contraction, as upstream's elementwise fusion leaves it. */
+static bool gathersInBody(MlirOperation op) {
+  LinalgView view;
+  if (!linalgView(op, &view) || view.numInits != 1 || linalgIsElementwise(&view))
+    return false;
+  for (MlirOperation o = mlirBlockGetFirstOperation(view.body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (opIs(o, "tensor.extract"))
+      for (intptr_t i = 1, n = mlirOperationGetNumOperands(o); i < n; ++i)
+        if (readsIndexArgument(mlirOperationGetOperand(o, i), &view, 0))
+          return true;
+  return false;
+}
+
 /* --- entry point ------------------------------------------------------------------------------------ */
 
 bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
   memset(pm, 0, sizeof *pm);
   pm->matmul = op;
-  if (!matchContraction(op, pm))
+  if (!matchContraction(op, pm)) {
+    if (gathersInBody(op))
+      setReason(why, op, "the correction's column gathers are computed inside its contraction's body (as upstream's "
+                         "elementwise fusion leaves them): only a matmul of gathered tensors subA and subB fuses");
     return false;
+  }
   PrepData data = {.discovery = true};
   Evaluator ev;
   evalInit(&ev, prepSeeThrough, prepLeaf, &data);
