@@ -220,12 +220,11 @@ static MlirValue elementwiseOf(const MatmulMatch *mm, MlirValue value, const XLe
   int numDynamic = 0;
   for (int d = 0; d < rank; ++d) {
     shape[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
-    if (dimOf(like, d) < 0) /* an expand_shape names its dynamic sizes: no shape query of the view (its only
-                               other user would be the chain the view is part of) */
-      sizes[numDynamic] = opIs(producer(like), "tensor.expand_shape")
-                              ? mlirOperationGetOperand(producer(like), 1 + numDynamic)
-                              : dimValue(like, d, before, loc);
-    numDynamic += dimOf(like, d) < 0;
+    if (dimOf(like, d) < 0) { /* a size the views name: no shape query of a view (its only other user would be the
+                                 chain the view is part of) */
+      const MlirValue named = viewNamedSize(like, d);
+      sizes[numDynamic++] = mlirValueIsNull(named) ? dimValue(like, d, before, loc) : named;
+    }
   }
   MlirType type = mlirRankedTensorTypeGet(rank, shape, element, mlirAttributeGetNull());
   MlirOperationState empty = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.empty"), loc);
@@ -259,13 +258,10 @@ static MlirValue elementwiseOf(const MatmulMatch *mm, MlirValue value, const XLe
 
 /* The inputs (argument numbers, as bits) that body value v reads. */
 static unsigned inputsRead(MlirValue v, const LinalgView *view) {
-  if (mlirValueIsABlockArgument(v))
-    return mlirBlockEqual(mlirBlockArgumentGetOwner(v), view->body) ? 1u << mlirBlockArgumentGetArgNumber(v) : 0u;
-  MlirOperation op = producer(v);
+  const BodyDeps deps = bodyDepsOf(v, view->body);
   unsigned read = 0;
-  if (mlirBlockEqual(mlirOperationGetBlock(op), view->body))
-    for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
-      read |= inputsRead(mlirOperationGetOperand(op, i), view);
+  for (int i = 0; i < view->numInputs; ++i)
+    read |= (unsigned)deps.arg[i] << i;
   return read;
 }
 

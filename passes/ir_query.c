@@ -365,3 +365,60 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
     memcpy(sourceIdx, groupedOut, sizeof(int64_t) * (size_t)rankOf(src));
   return true;
 }
+
+/* --- linalg bodies and views ------------------------------------------------------------------- */
+
+/* Adds to deps what v depends on within body; *budget bounds the walk (exhausted: everything). */
+static void bodyDeps(MlirValue v, MlirBlock body, BodyDeps *deps, int *budget) {
+  if (--*budget < 0) {
+    memset(deps->arg, 1, sizeof deps->arg), memset(deps->loop, 1, sizeof deps->loop);
+    return;
+  }
+  if (mlirValueIsABlockArgument(v)) {
+    const intptr_t a = mlirBlockArgumentGetArgNumber(v);
+    if (mlirBlockEqual(mlirBlockArgumentGetOwner(v), body) && a < kMaxLinalgOperands)
+      deps->arg[a] = true, deps->integerArgs |= intWidth(mlirValueGetType(v)) > 0;
+    return;
+  }
+  MlirOperation op = producer(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
+    return;
+  if (opIs(op, "tensor.extract"))
+    deps->extractsIntegers |= intWidth(elementTypeOf(mlirOperationGetOperand(op, 0))) > 0;
+  if (opIs(op, "linalg.index")) {
+    const int64_t d = mlirIntegerAttrGetValueInt(attr(op, "dim"));
+    if (d >= 0 && d < kMaxRank)
+      deps->loop[d] = true;
+    return;
+  }
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    bodyDeps(mlirOperationGetOperand(op, i), body, deps, budget);
+}
+
+BodyDeps bodyDepsOf(MlirValue v, MlirBlock body) {
+  BodyDeps deps = {{false}, {false}, false, false};
+  int budget = 4096;
+  bodyDeps(v, body, &deps, &budget);
+  return deps;
+}
+
+MlirValue viewNamedSize(MlirValue t, int d) {
+  for (int depth = 0; depth < 8; ++depth) {
+    MlirOperation def = producer(t);
+    if (mlirOperationIsNull(def) || d < 0 || d >= rankOf(t) || dimOf(t, d) >= 0)
+      return (MlirValue){NULL};
+    if (opIs(def, "tensor.expand_shape")) {
+      int dynamicBefore = 0;
+      for (int i = 0; i < d; ++i)
+        dynamicBefore += dimOf(t, i) < 0;
+      return mlirOperationGetOperand(def, 1 + dynamicBefore);
+    }
+    if (!opIs(def, "tensor.collapse_shape"))
+      return (MlirValue){NULL};
+    MlirAttribute group = mlirArrayAttrGetElement(attr(def, "reassociation"), d);
+    if (mlirArrayAttrGetNumElements(group) != 1)
+      return (MlirValue){NULL};
+    t = mlirOperationGetOperand(def, 0), d = (int)mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0));
+  }
+  return (MlirValue){NULL};
+}

@@ -85,7 +85,18 @@ bool linalgIsElementwise(const LinalgView *view);
 /* The body yields (a float/int cast of) one input block argument: a broadcast, transpose or copy. */
 bool linalgIsView(const LinalgView *view);
 
+/* What a value of a linalg body depends on: block arguments and loops (read through linalg.index). */
+typedef struct BodyDeps {
+  bool arg[kMaxLinalgOperands], loop[kMaxRank];
+  bool integerArgs, extractsIntegers; /* an integer argument; a tensor.extract from an integer tensor */
+} BodyDeps;
+/* What v depends on within body (a walk bounded at 4096 values: past that, on everything). */
+BodyDeps bodyDepsOf(MlirValue v, MlirBlock body);
+
 /* tensor.expand_shape / tensor.collapse_shape: maps an index of the result to one of the source. */
 bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int64_t *sourceIdx);
+/* The value a chain of views names as dynamic dim d of t: an expand_shape's output size, through collapse_shapes
+ * that keep d as a group of its own; a null value if none does. */
+MlirValue viewNamedSize(MlirValue t, int d);
 
 #endif

@@ -121,46 +121,6 @@ Scalar matmulWeightAt(const MatmulMatch *mm, Evaluator *ev, int64_t k, int64_t n
   return weightAtIter(mm, ev, iter);
 }
 
-/* What a value of a linalg body depends on: block arguments and loops (read through linalg.index). */
-typedef struct BodyDeps {
-  bool arg[kMaxLinalgOperands], loop[kMaxRank];
-  bool integerArgs, extractsIntegers; /* an integer argument; a tensor.extract from an integer tensor */
-} BodyDeps;
-
-/* Adds to deps what v depends on within body; *budget bounds the walk (exhausted: everything). */
-static void bodyDeps(MlirValue v, MlirBlock body, BodyDeps *deps, int *budget) {
-  if (--*budget < 0) {
-    memset(deps->arg, 1, sizeof deps->arg), memset(deps->loop, 1, sizeof deps->loop);
-    return;
-  }
-  if (mlirValueIsABlockArgument(v)) {
-    const intptr_t a = mlirBlockArgumentGetArgNumber(v);
-    if (mlirBlockEqual(mlirBlockArgumentGetOwner(v), body) && a < kMaxLinalgOperands)
-      deps->arg[a] = true, deps->integerArgs |= intWidth(mlirValueGetType(v)) > 0;
-    return;
-  }
-  MlirOperation op = producer(v);
-  if (!mlirBlockEqual(mlirOperationGetBlock(op), body))
-    return;
-  if (opIs(op, "tensor.extract"))
-    deps->extractsIntegers |= intWidth(elementTypeOf(mlirOperationGetOperand(op, 0))) > 0;
-  if (opIs(op, "linalg.index")) {
-    const int64_t d = mlirIntegerAttrGetValueInt(attr(op, "dim"));
-    if (d >= 0 && d < kMaxRank)
-      deps->loop[d] = true;
-    return;
-  }
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
-    bodyDeps(mlirOperationGetOperand(op, i), body, deps, budget);
-}
-
-static BodyDeps bodyDepsOf(MlirValue v, MlirBlock body) {
-  BodyDeps deps = {{false}, {false}, false, false};
-  int budget = 4096;
-  bodyDeps(v, body, &deps, &budget);
-  return deps;
-}
-
 /* Whether the weight depends on loop d: its operand's map uses d, or (weight in the body) the map of an input
  * whose argument it reads does, or it reads linalg.index d (a tensor.extract from a tensor the body captures). */
 static bool weightUsesLoop(const MatmulMatch *mm, int d) {

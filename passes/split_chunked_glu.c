@@ -129,33 +129,12 @@ static bool sameChains(const Half *a, const Half *b) {
   return true;
 }
 
-/* The value a chain of views names as dynamic dim d of t: an expand_shape's output size, through collapse_shapes
- * that keep d as a group of its own; null if none. */
-static MlirValue namedSize(MlirValue t, int d, int depth) {
-  MlirOperation def = producer(t);
-  if (mlirOperationIsNull(def) || depth > 8 || dimOf(t, d) >= 0)
-    return (MlirValue){NULL};
-  if (opIs(def, "tensor.expand_shape")) {
-    int dynamicBefore = 0;
-    for (int i = 0; i < d; ++i)
-      dynamicBefore += dimOf(t, i) < 0;
-    return mlirOperationGetOperand(def, 1 + dynamicBefore);
-  }
-  if (!opIs(def, "tensor.collapse_shape"))
-    return (MlirValue){NULL};
-  MlirAttribute group = mlirArrayAttrGetElement(attr(def, "reassociation"), d);
-  if (mlirArrayAttrGetNumElements(group) != 1)
-    return (MlirValue){NULL};
-  return namedSize(mlirOperationGetOperand(def, 0), (int)mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0)),
-                   depth + 1);
-}
-
 /* v is dim `d` of the slice's source: a tensor.dim of it at d, or of the same view of the result in a chain; the
- * same computation as the size the views name for it (namedSize: --canonicalize reads a row dim of the result back
+ * same computation as the size the views name for it (viewNamedSize: --canonicalize reads a row dim of the result back
  * from x's own dims, the fuse pass's expand_shape of the result names them too); or, for a slice of the (M, N)
  * result itself, dim 0 of the op's x, which has its M rows (CSE leaves one tensor.dim of x for every (M, .) tensor). */
 static bool isSourceDim(MlirValue v, int d, MlirValue source, MlirValue result, const Uses *u, int depth) {
-  const MlirValue named = namedSize(source, d, 0);
+  const MlirValue named = viewNamedSize(source, d);
   if (!mlirValueIsNull(named) && sameValue(v, named, 0))
     return true;
   MlirOperation def = producer(v);
