@@ -521,10 +521,13 @@ static bool isGenericFill(const LinalgView *view) {
                                       : !mlirBlockEqual(mlirOperationGetBlock(p), view->body);
 }
 
+bool isReshape(MlirOperation op) {
+  return opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape") || isUnitDimSlice(op);
+}
+
 bool isViewProducer(MlirOperation op) {
   LinalgView view;
-  if (opIs(op, "linalg.fill") || isSplatConstant(op) || opIs(op, "tensor.expand_shape") ||
-      opIs(op, "tensor.collapse_shape"))
+  if (opIs(op, "linalg.fill") || isSplatConstant(op) || isReshape(op))
     return true;
   if (isArithOnTensors(op) && (opIs(op, "arith.extf") || opIs(op, "arith.truncf")))
     return true;
@@ -538,27 +541,62 @@ bool isElementwiseProducer(MlirOperation op) {
   return !opIs(op, "linalg.fill") && linalgView(op, &view) && linalgIsElementwise(&view);
 }
 
-/* Element idx of `tensor.insert_slice %source into %dest[offsets] [sizes] [strides]` (all static): the source's
- * element where idx falls on the slice, else the destination's (torch.cat lowers to a chain of these). */
+static bool staticOffsetsAndStrides(MlirAttribute offsets, MlirAttribute strides) {
+  if (mlirAttributeIsNull(offsets) || mlirAttributeIsNull(strides) || !mlirAttributeIsADenseI64Array(offsets) ||
+      !mlirAttributeIsADenseI64Array(strides))
+    return false;
+  for (intptr_t d = 0, n = mlirDenseArrayGetNumElements(offsets); d < n; ++d)
+    if (mlirShapedTypeIsDynamicStrideOrOffset(mlirDenseI64ArrayGetElement(offsets, d)) ||
+        mlirShapedTypeIsDynamicStrideOrOffset(mlirDenseI64ArrayGetElement(strides, d)))
+      return false;
+  return true;
+}
+
+/* Element idx of `tensor.insert_slice %source into %dest[offsets] [sizes] [strides]` (static offsets and strides;
+ * the source may lack unit dims of the slice): the source's element where idx falls on the slice, else the
+ * destination's (torch.cat lowers to a chain of these). */
 static bool evalInsertSlice(Evaluator *ev, MlirOperation op, const int64_t *idx, Scalar *out) {
   const MlirValue source = mlirOperationGetOperand(op, 0), dest = mlirOperationGetOperand(op, 1);
   MlirAttribute offsets = attr(op, "static_offsets"), sizes = attr(op, "static_sizes"),
                 strides = attr(op, "static_strides");
+  bool dropped[kMaxRank];
   const int rank = rankOf(dest);
-  if (mlirOperationGetNumOperands(op) != 2 || rankOf(source) != rank || rank > kMaxRank ||
-      mlirAttributeIsNull(offsets) || mlirAttributeIsNull(sizes) || mlirAttributeIsNull(strides) ||
-      !mlirAttributeIsADenseI64Array(offsets) || !mlirAttributeIsADenseI64Array(sizes) ||
-      !mlirAttributeIsADenseI64Array(strides))
+  if (sliceRankMask(op, dropped) != rank || !staticOffsetsAndStrides(offsets, strides))
     return false;
+  /* a dynamic size leaves open where the slice ends, unless it covers the whole destination */
+  const bool whole = isUnitDimSlice(op);
   int64_t src[kMaxRank];
+  int s = 0;
   bool inside = true;
   for (int d = 0; d < rank && inside; ++d) {
     const int64_t from = idx[d] - mlirDenseI64ArrayGetElement(offsets, d);
     const int64_t step = mlirDenseI64ArrayGetElement(strides, d);
-    src[d] = step > 0 ? from / step : -1;
-    inside = step > 0 && from >= 0 && from % step == 0 && src[d] < mlirDenseI64ArrayGetElement(sizes, d);
+    const int64_t size = mlirDenseI64ArrayGetElement(sizes, d);
+    const int64_t at = step > 0 ? from / step : -1;
+    if (mlirShapedTypeIsDynamicSize(size) && !whole)
+      return false;
+    inside = step > 0 && from >= 0 && from % step == 0 && (whole || at < size);
+    if (!dropped[d])
+      src[s++] = at;
   }
   *out = evalElement(ev, inside ? source : dest, inside ? src : idx);
+  return true;
+}
+
+/* Element idx of `tensor.extract_slice %source[offsets] [sizes] [strides]` (static offsets and strides; the result
+ * may lack unit dims of the slice). */
+static bool evalExtractSlice(Evaluator *ev, MlirOperation op, const int64_t *idx, Scalar *out) {
+  MlirAttribute offsets = attr(op, "static_offsets"), strides = attr(op, "static_strides");
+  bool dropped[kMaxRank];
+  const MlirValue source = mlirOperationGetOperand(op, 0);
+  const int rank = rankOf(source);
+  if (sliceRankMask(op, dropped) != rank || !staticOffsetsAndStrides(offsets, strides))
+    return false;
+  int64_t src[kMaxRank];
+  for (int d = 0, r = 0; d < rank; ++d)
+    src[d] = mlirDenseI64ArrayGetElement(offsets, d) +
+             (dropped[d] ? 0 : idx[r++]) * mlirDenseI64ArrayGetElement(strides, d);
+  *out = evalElement(ev, source, src);
   return true;
 }
 
@@ -573,21 +611,9 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
     *out = evalElement(ev, mlirOperationGetOperand(op, 0), idx);
     return true;
   }
-  if (opIs(op, "tensor.extract_slice")) { /* static offsets and strides, no rank reduction */
-    MlirValue source = mlirOperationGetOperand(op, 0);
-    MlirAttribute offsets = attr(op, "static_offsets"), strides = attr(op, "static_strides");
-    const int rank = rankOf(source);
-    if (mlirOperationGetNumOperands(op) != 1 || rank != rankOf(mlirOperationGetResult(op, 0)) || rank > kMaxRank ||
-        mlirAttributeIsNull(offsets) || mlirAttributeIsNull(strides) || !mlirAttributeIsADenseI64Array(offsets) ||
-        !mlirAttributeIsADenseI64Array(strides))
-      return false;
-    int64_t src[kMaxRank];
-    for (int d = 0; d < rank; ++d)
-      src[d] = mlirDenseI64ArrayGetElement(offsets, d) + idx[d] * mlirDenseI64ArrayGetElement(strides, d);
-    *out = evalElement(ev, source, src);
-    return true;
-  }
-  if (opIs(op, "tensor.insert_slice")) /* static offsets, sizes and strides, no rank change */
+  if (opIs(op, "tensor.extract_slice"))
+    return evalExtractSlice(ev, op, idx, out);
+  if (opIs(op, "tensor.insert_slice"))
     return evalInsertSlice(ev, op, idx, out);
   if (opIs(op, "tensor.concat")) {
     const MlirAttribute dimAttr = attr(op, "dim");

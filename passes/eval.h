@@ -91,6 +91,8 @@ double roundToType(double x, MlirType t);
 Scalar intScalar(uint64_t bits, int width);
 int64_t scalarSigned(Scalar s);
 
+/* tensor.expand_shape, tensor.collapse_shape, or a slice that only drops or adds unit dims (isUnitDimSlice). */
+bool isReshape(MlirOperation op);
 /* Producers every matcher may evaluate through: fills (also as generics), splat constants, reshapes, and linalg ops that
  * only broadcast, transpose, copy or cast one input. */
 bool isViewProducer(MlirOperation op);

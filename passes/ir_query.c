@@ -366,6 +366,99 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
   return true;
 }
 
+/* --- slices ---------------------------------------------------------------------------------- */
+
+static bool staticArray(MlirOperation op, const char *name, MlirAttribute *out) {
+  *out = attr(op, name);
+  return !mlirAttributeIsNull(*out) && mlirAttributeIsADenseI64Array(*out);
+}
+
+int sliceRankMask(MlirOperation slice, bool *dropped) {
+  const bool extract = opIs(slice, "tensor.extract_slice");
+  if (!extract && !opIs(slice, "tensor.insert_slice"))
+    return -1;
+  MlirAttribute sizes;
+  if (!staticArray(slice, "static_sizes", &sizes))
+    return -1;
+  /* the side without the unit dims: extract's result, insert's source */
+  MlirValue small = extract ? mlirOperationGetResult(slice, 0) : mlirOperationGetOperand(slice, 0);
+  const int rank = (int)mlirDenseArrayGetNumElements(sizes), smallRank = rankOf(small);
+  if (rank > kMaxRank || smallRank < 0 || smallRank > rank)
+    return -1;
+  /* greedy, as MLIR's computeRankReductionMask: a size that does not match the next small dim is a dropped 1 */
+  int s = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = mlirDenseI64ArrayGetElement(sizes, d);
+    const bool dynamic = mlirShapedTypeIsDynamicSize(size);
+    const bool match = s < smallRank && (dynamic ? dimOf(small, s) < 0 : dimOf(small, s) == size);
+    dropped[d] = !match;
+    if (match)
+      ++s;
+    else if (size != 1)
+      return -1;
+  }
+  return s == smallRank ? rank : -1;
+}
+
+/* The size operand or static size of dim d of a slice; sizeOperand: its dynamic size, if any. */
+static int64_t sliceSize(MlirOperation slice, MlirAttribute sizes, int d, MlirValue *sizeOperand) {
+  int dynamicBefore = 0;
+  for (int i = 0; i < d; ++i)
+    dynamicBefore += mlirShapedTypeIsDynamicSize(mlirDenseI64ArrayGetElement(sizes, i));
+  const int64_t size = mlirDenseI64ArrayGetElement(sizes, d);
+  /* operands: extract (source, offsets, sizes, strides), insert (source, dest, offsets, sizes, strides); the
+   * offsets and strides are static here */
+  const int first = opIs(slice, "tensor.extract_slice") ? 1 : 2;
+  *sizeOperand = mlirShapedTypeIsDynamicSize(size) ? mlirOperationGetOperand(slice, first + dynamicBefore)
+                                                    : (MlirValue){NULL};
+  return size;
+}
+
+/* size is dim d of t: a tensor.dim of it, or the size its tensor.empty or a view above it was given (through
+ * linalg ops, whose results are shaped as their inits). */
+static bool isDimOf(MlirValue size, MlirValue t, int d) {
+  MlirOperation def = producer(size), owner = producer(t);
+  LinalgView view;
+  for (int depth = 0; depth < 8 && !mlirOperationIsNull(owner) && linalgView(owner, &view); ++depth)
+    t = linalgInit(&view, (int)resultIndex(t)), owner = producer(t);
+  if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t)) {
+    MlirOperation index = producer(mlirOperationGetOperand(def, 1));
+    MlirAttribute value = mlirOperationIsNull(index) || !opIs(index, "arith.constant") ? (MlirAttribute){NULL}
+                                                                                       : attr(index, "value");
+    return !mlirAttributeIsNull(value) && mlirAttributeIsAInteger(value) && mlirIntegerAttrGetValueInt(value) == d;
+  }
+  if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty")) {
+    int dynamicBefore = 0;
+    for (int i = 0; i < d; ++i)
+      dynamicBefore += dimOf(t, i) < 0;
+    return dimOf(t, d) < 0 && valueEq(mlirOperationGetOperand(owner, dynamicBefore), size);
+  }
+  MlirValue named = viewNamedSize(t, d);
+  return !mlirValueIsNull(named) && valueEq(named, size);
+}
+
+bool isUnitDimSlice(MlirOperation slice) {
+  bool dropped[kMaxRank];
+  const int rank = sliceRankMask(slice, dropped);
+  MlirAttribute offsets, sizes, strides;
+  if (rank < 0 || !staticArray(slice, "static_offsets", &offsets) || !staticArray(slice, "static_sizes", &sizes) ||
+      !staticArray(slice, "static_strides", &strides))
+    return false;
+  /* the whole of the side with the unit dims: extract's source, insert's destination */
+  MlirValue whole = mlirOperationGetOperand(slice, opIs(slice, "tensor.extract_slice") ? 0 : 1);
+  if (rankOf(whole) != rank)
+    return false;
+  for (int d = 0; d < rank; ++d) {
+    MlirValue sizeOperand;
+    const int64_t size = sliceSize(slice, sizes, d, &sizeOperand);
+    if (mlirDenseI64ArrayGetElement(offsets, d) != 0 || mlirDenseI64ArrayGetElement(strides, d) != 1)
+      return false;
+    if (mlirValueIsNull(sizeOperand) ? size != dimOf(whole, d) : !isDimOf(sizeOperand, whole, d))
+      return false;
+  }
+  return true;
+}
+
 /* --- linalg bodies and views ------------------------------------------------------------------- */
 
 /* Adds to deps what v depends on within body; *budget bounds the walk (exhausted: everything). */

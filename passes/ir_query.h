@@ -99,4 +99,13 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
  * that keep d as a group of its own; a null value if none does. */
 MlirValue viewNamedSize(MlirValue t, int d);
 
+/* --- slices ----------------------------------------------------------------------------------- */
+/* A tensor.extract_slice's result or a tensor.insert_slice's source may lack unit dims of the slice (rank-reducing
+ * slices): dropped[d] for each dim d of the slice's sizes that the smaller side lacks (MLIR's greedy rule). Returns
+ * the slice's rank, or -1 when the sizes are not readable or the ranks do not fit. */
+int sliceRankMask(MlirOperation slice, bool *dropped);
+/* A slice that is a reshape in all but name (linalg-fold-unit-extent-dims with use-rank-reducing-slices): offsets 0,
+ * strides 1, covering the whole source (extract) or destination (insert), only unit dims dropped or added. */
+bool isUnitDimSlice(MlirOperation slice);
+
 #endif

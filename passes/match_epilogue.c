@@ -28,7 +28,7 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   if (opSetHas(p->chain, op))
     return true;
   /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
-  return isViewProducer(op) && !opIs(op, "tensor.expand_shape") && !opIs(op, "tensor.collapse_shape");
+  return isViewProducer(op) && !isReshape(op);
 }
 
 static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {

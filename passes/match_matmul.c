@@ -51,7 +51,7 @@ static bool isWideningCast(MlirOperation op) {
 /* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
 static bool seeThroughX(Evaluator *ev, MlirOperation op) {
   (void)ev;
-  return opIs(op, "tensor.expand_shape") || opIs(op, "tensor.collapse_shape") || isWideningCast(op);
+  return isReshape(op) || isWideningCast(op);
 }
 static bool seeThroughCasts(Evaluator *ev, MlirOperation op) {
   (void)ev;
