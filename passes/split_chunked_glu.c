@@ -35,6 +35,7 @@ enum { kMaxViews = 8, kMaxDimUsers = 16 };
 typedef struct Half {
   MlirOperation slice, views[kMaxViews];
   int numViews;
+  int columnDims; /* how many trailing dims of the slice's source hold the columns (1 for a half) */
 } Half;
 
 typedef struct Uses {
@@ -56,38 +57,66 @@ static bool constantIndex(MlirValue v, int64_t *out) {
   return true;
 }
 
-/* A tensor.expand_shape or collapse_shape whose last dim is its own reassociation group: the columns stay the
- * last dim, unchanged. */
-static bool keepsColumns(MlirOperation op) {
-  if (!opIs(op, "tensor.expand_shape") && !opIs(op, "tensor.collapse_shape"))
-    return false;
+/* The columns of a view of the (M, N) result are its trailing dims (N itself, or N split as [N/8, 8] by a reshape
+ * that the next one merges back). Through reshape op, the number of trailing dims holding the columns when `columns`
+ * of its source's do; -1 when it mixes row and column dims in one group. */
+static int columnDimsThrough(MlirOperation op, int columns) {
+  const bool expand = opIs(op, "tensor.expand_shape");
+  if (!expand && !opIs(op, "tensor.collapse_shape"))
+    return -1;
   MlirAttribute groups = attr(op, "reassociation");
-  if (mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups) || mlirArrayAttrGetNumElements(groups) == 0)
-    return false;
-  MlirAttribute last = mlirArrayAttrGetElement(groups, mlirArrayAttrGetNumElements(groups) - 1);
-  const MlirValue in = mlirOperationGetOperand(op, 0), out = mlirOperationGetResult(op, 0);
-  return mlirArrayAttrGetNumElements(last) == 1 && dimOf(in, rankOf(in) - 1) == dimOf(out, rankOf(out) - 1);
+  if (mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups))
+    return -1;
+  const intptr_t numGroups = mlirArrayAttrGetNumElements(groups);
+  const int firstColumn = rankOf(mlirOperationGetOperand(op, 0)) - columns; /* of the source */
+  int out = 0;
+  for (intptr_t g = 0; g < numGroups; ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    const intptr_t size = mlirArrayAttrGetNumElements(group);
+    if (size == 0)
+      return -1;
+    if (expand) { /* group g: the result dims of source dim g */
+      out += g >= firstColumn ? (int)size : 0;
+      continue;
+    }
+    /* group g: the source dims of result dim g */
+    const int first = (int)mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0));
+    if (first < firstColumn && first + size > firstColumn)
+      return -1;
+    out += first >= firstColumn;
+  }
+  return out;
 }
 
-/* Records every user of v (reached through `views`, `depth` of them). */
-static void collectUses(MlirValue v, MlirOperation *views, int depth, Uses *u) {
+/* The dim of view v (its columns its trailing `columns` dims) that a half of the columns halves: the outermost column
+ * dim that is not 1, when it is even; -1 otherwise (a half is then no box of v). */
+static int halvedColumnDim(MlirValue v, int columns) {
+  for (int d = rankOf(v) - columns; d < rankOf(v); ++d)
+    if (dimOf(v, d) != 1)
+      return dimOf(v, d) > 0 && dimOf(v, d) % 2 == 0 ? d : -1;
+  return -1;
+}
+
+/* Records every user of v (reached through `views`, `depth` of them; its columns are its trailing `columns` dims). */
+static void collectUses(MlirValue v, int columns, MlirOperation *views, int depth, Uses *u) {
   for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
     MlirOperation user = mlirOpOperandGetOwner(use);
     const bool first = mlirOpOperandGetOperandNumber(use) == 0;
+    const int viewColumns = first ? columnDimsThrough(user, columns) : -1;
     int64_t dim;
     if (first && opIs(user, "tensor.extract_slice")) {
       if (u->numSlices < 2) {
         Half *h = &u->half[u->numSlices];
-        *h = (Half){user, {{NULL}}, depth};
+        *h = (Half){user, {{NULL}}, depth, columns};
         memcpy(h->views, views, sizeof *views * (size_t)depth);
       }
       ++u->numSlices;
     } else if (first && opIs(user, "tensor.dim") && constantIndex(mlirOperationGetOperand(user, 1), &dim) &&
-               dim >= 0 && dim < rankOf(v) - 1 && u->numDims < kMaxDimUsers) {
+               dim >= 0 && dim < rankOf(v) - columns && u->numDims < kMaxDimUsers) {
       u->dims[u->numDims++] = user;
-    } else if (first && depth < kMaxViews && u->numViews < 2 * kMaxViews && keepsColumns(user)) {
+    } else if (depth < kMaxViews && u->numViews < 2 * kMaxViews && viewColumns > 0) {
       views[depth] = u->views[u->numViews++] = user;
-      collectUses(mlirOperationGetResult(user, 0), views, depth + 1, u);
+      collectUses(mlirOperationGetResult(user, 0), viewColumns, views, depth + 1, u);
     } else if (mlirOperationIsNull(u->other)) {
       u->other = user;
     }
@@ -331,6 +360,14 @@ static const char *usesRule(Chunked *c, char *why, size_t size) {
   for (int i = 0; i < u->numDims; ++i)
     if (!inChain(mlirOperationGetOperand(u->dims[i], 0), result, u, &half, &depth))
       return "its result is reshaped on a way that leads to no half";
+  for (int h = 0; h < 2; ++h)
+    if (u->half[h].columnDims != 1)
+      return "a slice is taken of a view whose columns span several dims";
+  for (int v = 0, columns = 1; v < u->half[0].numViews; ++v) {
+    columns = columnDimsThrough(u->half[0].views[v], columns);
+    if (halvedColumnDim(mlirOperationGetResult(u->half[0].views[v], 0), columns) < 0)
+      return "a reshape on the way splits the columns so that a half of them is no box of its result";
+  }
   int64_t at[2];
   for (int h = 0; h < 2; ++h)
     if ((at[h] = columnOffset(&u->half[h], result, u, c->I)) < 0) {
@@ -398,23 +435,24 @@ static const char *windowRule(Chunked *c, char *why, size_t size) {
 
 /* --- the rewrite ------------------------------------------------------------------------------------------------- */
 
-/* op's clone reading `value` at operand 0, its result's last dim I (an expand_shape's output shape too), before op. */
-static MlirValue cloneWithColumns(MlirOperation op, MlirValue value, int64_t I) {
+/* op's clone reading `value` (a half of the columns) at operand 0, before op: its result's halvedColumnDim halved (the
+ * last dim, N -> I, unless the reshape splits the columns), in its result type and an expand_shape's output shape. */
+static MlirValue cloneWithHalfColumns(MlirOperation op, MlirValue value, int columns) {
   MlirOperation copy = mlirOperationClone(op);
   mlirOperationSetOperand(copy, 0, value);
   const MlirValue out = mlirOperationGetResult(copy, 0);
-  const int rank = rankOf(out);
+  const int rank = rankOf(out), outer = halvedColumnDim(mlirOperationGetResult(op, 0), columns);
   int64_t shape[kMaxRank];
   for (int d = 0; d < rank; ++d)
     shape[d] = mlirShapedTypeGetDimSize(mlirValueGetType(out), d);
-  shape[rank - 1] = I;
+  shape[outer] /= 2;
   mlirValueSetType(out, mlirRankedTensorTypeGet(rank, shape, elementTypeOf(out), mlirAttributeGetNull()));
   MlirAttribute outputShape = attr(copy, "static_output_shape");
   if (!mlirAttributeIsNull(outputShape)) {
     int64_t sizes[kMaxRank];
     for (int d = 0; d < rank; ++d)
       sizes[d] = mlirDenseI64ArrayGetElement(outputShape, d);
-    sizes[rank - 1] = I;
+    sizes[outer] /= 2;
     mlirOperationSetAttributeByName(copy, mlirStringRefCreateFromCString("static_output_shape"),
                                     mlirDenseI64ArrayGet(mlirOperationGetContext(op), rank, sizes));
   }
@@ -436,8 +474,10 @@ static void split(Chunked *c) {
     mlirValueSetType(chain[h][0], mlirRankedTensorTypeGet(2, shape, elementTypeOf(result), mlirAttributeGetNull()));
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c->op), c->op, half);
     const Half *seen = &c->uses.half[h];
-    for (int v = 0; v < seen->numViews; ++v)
-      chain[h][v + 1] = cloneWithColumns(seen->views[v], chain[h][v], c->I);
+    for (int v = 0, columns = 1; v < seen->numViews; ++v) {
+      columns = columnDimsThrough(seen->views[v], columns);
+      chain[h][v + 1] = cloneWithHalfColumns(seen->views[v], chain[h][v], columns);
+    }
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(seen->slice, 0), chain[h][seen->numViews]);
   }
   for (int i = 0; i < c->uses.numDims; ++i) { /* a row dim of the result: the half's, read where it was read */
@@ -465,7 +505,7 @@ static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
   }
   c->K = dimOf(operandOf(c, kX), 1), c->N = dimOf(result, 1), c->I = c->N / 2;
   MlirOperation views[kMaxViews];
-  collectUses(result, views, 0, &c->uses);
+  collectUses(result, 1, views, 0, &c->uses);
   if (c->uses.numSlices >= 2) { /* a chunked result: split, or say why not (one slice is no chunk) */
     char text[256];
     const char *why = opRule(c, text, sizeof text);

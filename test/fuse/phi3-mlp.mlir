@@ -9,6 +9,10 @@
 // RUN: w4a16-opt --w4a16-fuse --w4a16-verify %s | FileCheck %s --check-prefix=NOSPLIT
 // After --canonicalize (which reads the chunks' row dims back from x's own dims) the same split and merge:
 // RUN: mlir-opt --canonicalize --cse %s | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=CANON
+// Through unit-dim folding and elementwise fusion, the gate_up result reaches the chunks as [B, S, 128, 8] merged
+// back to [B, S, 1024] (the columns split on the way): the same split and merge.
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fold-unit-extent-dims --linalg-fuse-elementwise-ops --canonicalize \
+// RUN:   --cse %s | w4a16-opt --w4a16-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=CANON
 // CANON-COUNT-2: remark: w4a16: fused as dequant
 // CANON-NEXT:    remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu
 // CANON-NEXT:    remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)

@@ -218,6 +218,86 @@ func.func @rank3_views(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, %s: te
 
 // -----
 
+// The columns split and merged back on the way: the fuse pass expands the (B*S, 2I) result to the [B, S, 128, 8] its
+// contraction wrote (after --linalg-fold-unit-extent-dims and elementwise fusion, Phi-3's gate_up does), and the
+// model collapses [128, 8] back before chunking. Each half gets the same views with the outer column dim halved.
+// CHECK-LABEL: func.func @columns_split_and_merged(
+// CHECK:         %[[H:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-SAME:      -> tensor<?x512xf16>
+// CHECK-NEXT:    %[[E:.+]] = tensor.expand_shape %[[H]] {{\[\[}}0, 1], [2, 3]] output_shape [%{{.+}}, %{{.+}}, 64, 8] : tensor<?x512xf16> into tensor<?x?x64x8xf16>
+// CHECK-NEXT:    %[[C:.+]] = tensor.collapse_shape %[[E]] {{\[\[}}0], [1], [2, 3]] : tensor<?x?x64x8xf16> into tensor<?x?x512xf16>
+// CHECK-NEXT:    return %[[C]]
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu: gate columns [0, 512), up [512, 1024), silu(gate) * up
+func.func @columns_split_and_merged(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> tensor<?x?x512xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x3, %c0 : tensor<?x?x256xf16>
+  %l = tensor.dim %x3, %c1 : tensor<?x?x256xf16>
+  %x = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+  %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
+  %gu4 = tensor.expand_shape %gu [[0, 1], [2, 3]] output_shape [%b, %l, 128, 8] : tensor<?x1024xf16> into tensor<?x?x128x8xf16>
+  %gu3 = tensor.collapse_shape %gu4 [[0], [1], [2, 3]] : tensor<?x?x128x8xf16> into tensor<?x?x1024xf16>
+  %gate = tensor.extract_slice %gu3[0, 0, 0] [%b, %l, 512] [1, 1, 1] : tensor<?x?x1024xf16> to tensor<?x?x512xf16>
+  %up = tensor.extract_slice %gu3[0, 0, 512] [%b, %l, 512] [1, 1, 1] : tensor<?x?x1024xf16> to tensor<?x?x512xf16>
+  %init = tensor.empty(%b, %l) : tensor<?x?x512xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%gate : tensor<?x?x512xf16>) outs(%init : tensor<?x?x512xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %a, %sig : f16
+    linalg.yield %v : f16
+  } -> tensor<?x?x512xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%act, %up : tensor<?x?x512xf16>, tensor<?x?x512xf16>) outs(%init : tensor<?x?x512xf16>) {
+  ^bb0(%in0: f16, %in1: f16, %o: f16):
+    %p = arith.mulf %in0, %in1 : f16
+    linalg.yield %p : f16
+  } -> tensor<?x?x512xf16>
+  return %h : tensor<?x?x512xf16>
+}
+
+// -----
+
+// Look-alike: N = 768 split as [3, 256] on the way: a half (384 columns) is no box of [3, 256], so no split.
+// CHECK-LABEL: func.func @columns_split_oddly(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-NOT:     w4a16.merged_matmul
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: gate_up projection not split into glu halves: a reshape on the way splits the columns so that a half of them is no box of its result
+func.func @columns_split_oddly(%x3: tensor<?x?x256xf16>, %w: tensor<32x768xi32>, %s: tensor<2x768xf16>) -> tensor<?x?x384xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x3, %c0 : tensor<?x?x256xf16>
+  %l = tensor.dim %x3, %c1 : tensor<?x?x256xf16>
+  %x = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+  %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x768xi32>, tensor<2x768xf16>) -> tensor<?x768xf16>
+  %gu4 = tensor.expand_shape %gu [[0, 1], [2, 3]] output_shape [%b, %l, 3, 256] : tensor<?x768xf16> into tensor<?x?x3x256xf16>
+  %gu3 = tensor.collapse_shape %gu4 [[0], [1], [2, 3]] : tensor<?x?x3x256xf16> into tensor<?x?x768xf16>
+  %gate = tensor.extract_slice %gu3[0, 0, 0] [%b, %l, 384] [1, 1, 1] : tensor<?x?x768xf16> to tensor<?x?x384xf16>
+  %up = tensor.extract_slice %gu3[0, 0, 384] [%b, %l, 384] [1, 1, 1] : tensor<?x?x768xf16> to tensor<?x?x384xf16>
+  %init = tensor.empty(%b, %l) : tensor<?x?x384xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%gate : tensor<?x?x384xf16>) outs(%init : tensor<?x?x384xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %a, %sig : f16
+    linalg.yield %v : f16
+  } -> tensor<?x?x384xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%act, %up : tensor<?x?x384xf16>, tensor<?x?x384xf16>) outs(%init : tensor<?x?x384xf16>) {
+  ^bb0(%in0: f16, %in1: f16, %o: f16):
+    %p = arith.mulf %in0, %in1 : f16
+    linalg.yield %p : f16
+  } -> tensor<?x?x384xf16>
+  return %h : tensor<?x?x384xf16>
+}
+
+// -----
+
 // The halves the other way round (`up, gate = gate_up.chunk(2, dim=-1)`): silu applies to columns [I, 2I), so the
 // second window is the gate, the merged op's first member.
 // CHECK-LABEL: func.func @up_first(
