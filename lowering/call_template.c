@@ -1,5 +1,6 @@
 /* Template-based lowering shared by w4a16-lower-to-runtime and w4a16-lower-int8-prep; see call_template.h. */
 #include "call_template.h"
+#include "ir_build.h"
 #include "ir_query.h"
 
 #include "w4a16/dialect.h"
@@ -156,27 +157,7 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
   moveSymbols(parsed, module);
   mlirModuleDestroy(parsed);
 
-  intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);
-  MlirValue operands[16];
-  MlirType results[8];
-  if (numOperands > 16 || numResults > 8)
-    return false;
-  for (intptr_t i = 0; i < numOperands; ++i)
-    operands[i] = mlirOperationGetOperand(op, i);
-  for (intptr_t i = 0; i < numResults; ++i)
-    results[i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), mlirOperationGetLocation(op));
-  mlirOperationStateAddOperands(&state, numOperands, operands);
-  mlirOperationStateAddResults(&state, numResults, results);
-  MlirNamedAttribute callee = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
-                                                    mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
-  mlirOperationStateAddAttributes(&state, 1, &callee);
-  MlirOperation call = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
-  for (intptr_t i = 0; i < numResults; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
-  mlirOperationDestroy(op);
-  return true;
+  return replaceWithCall(op, name);
 }
 
 /* --- the pass --------------------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include "dynamic_reshapes.h"
 
 #include "call_template.h"
+#include "ir_build.h"
 #include "ir_query.h"
 #include "stateless_pass.h"
 
@@ -124,24 +125,7 @@ static bool rewrite(MlirOperation module, MlirOperation op, int n) {
     return false;
   moveSymbols(parsed, module);
   mlirModuleDestroy(parsed);
-  MlirValue result = mlirOperationGetResult(op, 0);
-  MlirType type = mlirValueGetType(result);
-  MlirOperationState call = mlirOperationStateGet(mlirStringRefCreateFromCString("func.call"), loc);
-  const intptr_t numOperands = mlirOperationGetNumOperands(op);
-  MlirValue operands[kMaxCopyRank + 1];
-  for (intptr_t i = 0; i < numOperands && i <= kMaxCopyRank; ++i)
-    operands[i] = mlirOperationGetOperand(op, i);
-  mlirOperationStateAddOperands(&call, numOperands, operands);
-  mlirOperationStateAddResults(&call, 1, &type);
-  MlirNamedAttribute callee =
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("callee")),
-                            mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name)));
-  mlirOperationStateAddAttributes(&call, 1, &callee);
-  MlirOperation callOp = mlirOperationCreate(&call);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, callOp);
-  mlirValueReplaceAllUsesOfWith(result, mlirOperationGetResult(callOp, 0));
-  mlirOperationDestroy(op);
-  return true;
+  return replaceWithCall(op, name);
 }
 
 static bool isDynamicSplit(MlirOperation op, void *unused) {

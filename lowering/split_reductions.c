@@ -41,12 +41,6 @@ static int64_t lanesFor(int64_t extent) {
   return lanes >= kMinLanes ? lanes : 0;
 }
 
-static MlirAttribute iteratorType(MlirContext ctx, const char *kind) {
-  char text[64];
-  snprintf(text, sizeof text, "#linalg.iterator_type<%s>", kind);
-  return mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
-}
-
 /* The reductions split: an associative, commutative combiner and its identity, which the partials start
  * from. Max and min give the same bits in any order; a sum is reassociated (within f32 rounding). */
 typedef struct Combiner {
@@ -134,21 +128,6 @@ static MlirAffineMap withResults(MlirAffineMap map, intptr_t numDims, intptr_t n
   for (intptr_t i = 0; i < numExtra; ++i)
     results[n + i] = extra[i];
   return mlirAffineMapGet(mlirAffineMapGetContext(map), numDims, 0, n + numExtra, results);
-}
-
-static MlirOperation createGeneric(MlirLocation loc, intptr_t numInputs, const MlirValue *operands, MlirType result,
-                                   intptr_t numMaps, const MlirAffineMap *maps, intptr_t numLoops,
-                                   const MlirAttribute *iterators, MlirRegion body) {
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirAttribute mapAttrs[kMaxLinalgOperands + 1];
-  for (intptr_t i = 0; i < numMaps; ++i)
-    mapAttrs[i] = mlirAffineMapAttrGet(maps[i]);
-  const int32_t segments[2] = {(int32_t)numInputs, 1};
-  MlirNamedAttribute attributes[3] = {
-      namedAttr(ctx, "indexing_maps", mlirArrayAttrGet(ctx, numMaps, mapAttrs)),
-      namedAttr(ctx, "iterator_types", mlirArrayAttrGet(ctx, numLoops, iterators)),
-      namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments))};
-  return buildOp("linalg.generic", loc, numInputs + 1, operands, 1, &result, 3, attributes, &body);
 }
 
 /* One result, no region. */
@@ -303,7 +282,7 @@ static void split(MlirOperation op) {
   mlirRegionTakeBody(body, mlirOperationGetRegion(bodyOwner, 0));
   mlirOperationDestroy(bodyOwner);
   MlirOperation partial =
-      createGeneric(loc, numInputs, operands, partialType, numInputs + 1, maps, n + 1, iterators, body);
+      buildGeneric(loc, numInputs, operands, partialType, maps, n + 1, iterators, body);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, partial);
 
   /* Combine: loops (p..., t), out[p] += partial[p, t]. */
@@ -312,7 +291,7 @@ static void split(MlirOperation op) {
                                   withResults(s.view.maps[numInputs], n, 0, NULL)};
   MlirValue combineOperands[2] = {mlirOperationGetResult(partial, 0), init};
   iterators[n - 1] = reduction;
-  MlirOperation combine = createGeneric(loc, 1, combineOperands, resultType, 2, combineMaps, n, iterators,
+  MlirOperation combine = buildGeneric(loc, 1, combineOperands, resultType, combineMaps, n, iterators,
                                         combineBody(s.combiner, loc, element));
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, combine);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(combine, 0));

@@ -2,6 +2,7 @@
  * w4a16.fused_matmul (see match.h for what each part must compute), erasing producers left dead.
  * With explain on, every matmul fed by a dequantised weight gets a located remark: what it was
  * fused as, or the first reason it was not. IR that does not match is not touched. */
+#include "ir_build.h"
 #include "rewrite.h"
 #include "w4a16/dialect.h"
 
@@ -23,10 +24,6 @@ static MlirAttribute namedString(MlirContext ctx, const char *s) {
   return mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(s));
 }
 
-static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute value) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), value);
-}
-
 /* tensor.collapse_shape of `value` to shape `to` (rank toRank), or tensor.expand_shape when `to` has the
  * higher rank: dims [ends[g-1], ends[g]) of the higher-rank side form dim g of the lower-rank one. The
  * expanded dynamic dims take their sizes from dynamicSizes, in order. */
@@ -44,22 +41,15 @@ static MlirValue reshape(MlirValue value, const int64_t *to, int toRank, const i
     groups[g] = mlirArrayAttrGet(ctx, ends[g] - lo, dims);
   }
   MlirType type = mlirRankedTensorTypeGet(toRank, to, elementTypeOf(value), mlirAttributeGetNull());
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString(expand ? "tensor.expand_shape" : "tensor.collapse_shape"), loc);
-  mlirOperationStateAddOperands(&state, 1, &value);
-  MlirNamedAttribute attrs[2] = {named(ctx, "reassociation", mlirArrayAttrGet(ctx, numGroups, groups))};
-  if (expand) {
-    int numDynamic = 0;
-    for (int d = 0; d < toRank; ++d)
-      numDynamic += mlirShapedTypeIsDynamicSize(to[d]);
-    mlirOperationStateAddOperands(&state, numDynamic, dynamicSizes);
-    attrs[1] = named(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, toRank, to));
-  }
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, expand ? 2 : 1, attrs);
-  MlirOperation op = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
-  return mlirOperationGetResult(op, 0);
+  MlirValue operands[1 + kMaxRank] = {value};
+  MlirNamedAttribute attrs[2] = {namedAttr(ctx, "reassociation", mlirArrayAttrGet(ctx, numGroups, groups)),
+                                 namedAttr(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, toRank, to))};
+  int numDynamic = 0;
+  for (int d = 0; expand && d < toRank; ++d)
+    if (mlirShapedTypeIsDynamicSize(to[d]))
+      operands[1 + numDynamic] = dynamicSizes[numDynamic], ++numDynamic;
+  return insertBefore(before, buildOp(expand ? "tensor.expand_shape" : "tensor.collapse_shape", loc, 1 + numDynamic,
+                                      operands, 1, &type, expand ? 2 : 1, attrs, NULL));
 }
 
 /* Size of dims [lo, hi) of value taken together (dynamic if any of them is). */
@@ -112,31 +102,16 @@ static MlirValue narrowed(MlirValue value, MlirType to, MlirOperation before, Ml
   for (int d = 0; d < rank; ++d)
     shape[d] = dimOf(value, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(value, d);
   MlirType type = mlirRankedTensorTypeGet(rank, shape, to, mlirAttributeGetNull());
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.truncf"), loc);
-  mlirOperationStateAddOperands(&state, 1, &value);
-  mlirOperationStateAddResults(&state, 1, &type);
-  MlirOperation op = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
-  return mlirOperationGetResult(op, 0);
+  return insertBefore(before, buildOp("arith.truncf", loc, 1, &value, 1, &type, 0, NULL, NULL));
 }
 
 /* tensor.dim of `value` at dim, inserted before `before`. */
 static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
   MlirContext ctx = mlirLocationGetContext(loc);
   MlirType index = mlirIndexTypeGet(ctx);
-  MlirOperationState c = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"), loc);
-  MlirNamedAttribute position = named(ctx, "value", mlirIntegerAttrGet(index, dim));
-  mlirOperationStateAddAttributes(&c, 1, &position);
-  mlirOperationStateAddResults(&c, 1, &index);
-  MlirOperation constant = mlirOperationCreate(&c);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, constant);
-  MlirOperationState d = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.dim"), loc);
-  MlirValue operands[2] = {value, mlirOperationGetResult(constant, 0)};
-  mlirOperationStateAddOperands(&d, 2, operands);
-  mlirOperationStateAddResults(&d, 1, &index);
-  MlirOperation dimOp = mlirOperationCreate(&d);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, dimOp);
-  return mlirOperationGetResult(dimOp, 0);
+  MlirNamedAttribute position = namedAttr(ctx, "value", mlirIntegerAttrGet(index, dim));
+  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &position, NULL))};
+  return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 
 /* Value v of the contraction's body in `copy`, a copy of that body: the same argument, or the same result of the
@@ -227,33 +202,18 @@ static MlirValue elementwiseOf(const MatmulMatch *mm, MlirValue value, const XLe
     }
   }
   MlirType type = mlirRankedTensorTypeGet(rank, shape, element, mlirAttributeGetNull());
-  MlirOperationState empty = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.empty"), loc);
-  mlirOperationStateAddOperands(&empty, numDynamic, sizes);
-  mlirOperationStateAddResults(&empty, 1, &type);
-  MlirOperation init = mlirOperationCreate(&empty);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, init);
   for (int i = 0; i < n; ++i)
     operands[i] = tensors[i];
-  operands[n] = mlirOperationGetResult(init, 0);
+  operands[n] = insertBefore(before, buildOp("tensor.empty", loc, numDynamic, sizes, 1, &type, 0, NULL, NULL));
 
-  MlirAttribute maps[kMaxXLeaves + 1], iterators[kMaxRank];
+  MlirAffineMap maps[kMaxXLeaves + 1];
+  MlirAttribute iterators[kMaxRank];
   for (int i = 0; i <= n; ++i)
-    maps[i] = mlirAffineMapAttrGet(i < n && leaves->inputs[i] != over ? mapOver(v, leaves->inputs[i], over)
-                                                                      : mlirAffineMapMultiDimIdentityGet(ctx, rank));
+    maps[i] = i < n && leaves->inputs[i] != over ? mapOver(v, leaves->inputs[i], over)
+                                                 : mlirAffineMapMultiDimIdentityGet(ctx, rank);
   for (int d = 0; d < rank; ++d)
-    iterators[d] = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString("#linalg.iterator_type<parallel>"));
-  const int32_t segments[2] = {n, 1};
-  MlirNamedAttribute attrs[3] = {named(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n + 1, maps)),
-                                 named(ctx, "iterator_types", mlirArrayAttrGet(ctx, rank, iterators)),
-                                 named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments))};
-  MlirOperationState generic = mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.generic"), loc);
-  mlirOperationStateAddOperands(&generic, n + 1, operands);
-  mlirOperationStateAddResults(&generic, 1, &type);
-  mlirOperationStateAddAttributes(&generic, 3, attrs);
-  mlirOperationStateAddOwnedRegions(&generic, 1, &region);
-  MlirOperation op = mlirOperationCreate(&generic);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
-  return mlirOperationGetResult(op, 0);
+    iterators[d] = iteratorType(ctx, "parallel");
+  return insertBefore(before, buildGeneric(loc, n, operands, type, maps, rank, iterators, region));
 }
 
 /* The inputs (argument numbers, as bits) that body value v reads. */
@@ -391,38 +351,34 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   int32_t segments[7] = {1, 1, 1, ep->hasBias, ep->hasResidual, hasZeroPoints, actOrder};
   MlirNamedAttribute attrs[8] = {
-      named(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
-      named(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
-      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 7, segments)),
-      named(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
-      named(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
+      namedAttr(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
+      namedAttr(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
+      namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 7, segments)),
+      namedAttr(ctx, "scales_layout", namedString(ctx, w4a16_scales_layout_name(dq->scalesLayout))),
+      namedAttr(ctx, "weight_layout", namedString(ctx, w4a16_weight_layout_name(dq->weightLayout))),
   };
   int numAttrs = 5;
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
   if (hasZeroPoints) {
-    attrs[numAttrs++] = named(ctx, "zero_point_layout", namedString(ctx, w4a16_zero_point_layout_name(dq->zpLayout)));
+    attrs[numAttrs++] = namedAttr(ctx, "zero_point_layout", namedString(ctx, w4a16_zero_point_layout_name(dq->zpLayout)));
     if (dq->zpOffset)
-      attrs[numAttrs++] = named(ctx, "zero_point_offset", mlirIntegerAttrGet(i64, dq->zpOffset));
+      attrs[numAttrs++] = namedAttr(ctx, "zero_point_offset", mlirIntegerAttrGet(i64, dq->zpOffset));
     if (dq->zpWraps)
-      attrs[numAttrs++] = named(ctx, "zero_point_offset_wraps", mlirUnitAttrGet(ctx));
+      attrs[numAttrs++] = namedAttr(ctx, "zero_point_offset_wraps", mlirUnitAttrGet(ctx));
     if (dq->offsets)
-      attrs[numAttrs++] = named(ctx, "zero_points_are_offsets", mlirUnitAttrGet(ctx));
+      attrs[numAttrs++] = namedAttr(ctx, "zero_points_are_offsets", mlirUnitAttrGet(ctx));
   }
   if ((!hasZeroPoints || dq->offsets) && dq->zeroPoint != W4A16_ZERO_POINT) {
-    attrs[numAttrs++] = named(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
+    attrs[numAttrs++] = namedAttr(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
   }
   if (dq->signedCodes)
-    attrs[numAttrs++] = named(ctx, "signed_codes", mlirUnitAttrGet(ctx));
+    attrs[numAttrs++] = namedAttr(ctx, "signed_codes", mlirUnitAttrGet(ctx));
   /* (M, N), M the product of y's row dims; y's own shape may add unit dims, split M into several row dims
      or, in a matvec, lack M (reshaped back below) */
   const int64_t shape[2] = {sizeOfDims(ep->end, 0, rankOf(ep->end) - matmulNDimsOf(mm, ep->end)), mm->N};
   MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_FUSED_MATMUL_OP), loc);
-  mlirOperationStateAddOperands(&state, n, operands);
-  mlirOperationStateAddResults(&state, 1, &resultType);
-  mlirOperationStateAddAttributes(&state, numAttrs, attrs);
-  MlirOperation fused = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(last), last, fused);
+  MlirOperation fused = buildOp(W4A16_FUSED_MATMUL_OP, loc, n, operands, 1, &resultType, numAttrs, attrs, NULL);
+  insertBefore(last, fused);
   mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mm, mlirOperationGetResult(fused, 0), ep->end, fused, loc));
 
   OpSet dead = ep->ops;

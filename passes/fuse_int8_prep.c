@@ -3,6 +3,7 @@
  * w4a16.int8_prep op with the two results; the correction matmul and everything else stay. Ops of the
  * preparation left without users are erased. With explain on, every matmul fed by a gather through a
  * column list gets a located remark: "fused as ..." or the first reason it was not. */
+#include "ir_build.h"
 #include "match_int8_prep.h"
 #include "rewrite.h"
 #include "w4a16/dialect.h"
@@ -79,11 +80,7 @@ static MlirOperation buildPrepOp(Int8PrepMatch *pm) {
   MlirValue operands[4] = {pm->a, pm->cb, pm->scb, pm->cols};
   MlirType results[2] = {mlirValueGetType(pm->subA),
                          pm->bTransposed ? transposedType(pm->subB) : mlirValueGetType(pm->subB)};
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_INT8_PREP_OP), mlirOperationGetLocation(mm));
-  mlirOperationStateAddOperands(&state, 4, operands);
-  mlirOperationStateAddResults(&state, 2, results);
-  MlirOperation prep = mlirOperationCreate(&state);
+  MlirOperation prep = buildOp(W4A16_INT8_PREP_OP, mlirOperationGetLocation(mm), 4, operands, 2, results, 0, NULL, NULL);
   mlirBlockInsertOwnedOperationBefore(block, insertionPoint(block, operands, 4), prep);
 
   replaceUsesAfter(pm->subA, mlirOperationGetResult(prep, 0), prep);

@@ -13,6 +13,7 @@
  * sibling without bias among biased ones gets a zero bias). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
 #include "glu_product.h"
 #include "match.h"
+#include "ir_build.h"
 #include "rewrite.h"
 #include "w4a16/contract.h"
 #include "w4a16/dialect.h"
@@ -181,14 +182,8 @@ static MlirValue zeroBias(const Sibling *s, MlirOperation before) {
   const int64_t n = dimOf(resultOf(s), 1);
   MlirType type = mlirRankedTensorTypeGet(1, &n, elementTypeOf(s->operand[kX]), mlirAttributeGetNull());
   MlirAttribute zero = mlirDenseElementsAttrSplatGet(type, mlirFloatAttrDoubleGet(ctx, elementTypeOf(s->operand[kX]), 0));
-  MlirNamedAttribute value = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")), zero);
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
-                                                   mlirOperationGetLocation(s->op));
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 1, &value);
-  MlirOperation constant = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, constant);
-  return mlirOperationGetResult(constant, 0);
+  MlirNamedAttribute value = namedAttr(ctx, "value", zero);
+  return insertBefore(before, buildOp("arith.constant", mlirOperationGetLocation(s->op), 0, NULL, 1, &type, 1, &value, NULL));
 }
 
 static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int activation, MlirOperation before) {
@@ -226,20 +221,15 @@ static MlirOperation buildMerged(Sibling *const *members, int n, bool glu, int a
   int32_t resultSegments[4] = {1, 0, 0, 0};
   for (int i = 1; i < numResults; ++i)
     resultSegments[i] = 1;
-#define NAMED(NAME, VALUE) mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(NAME)), VALUE)
-  attrs[numAttrs++] = NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 17, segments));
-  attrs[numAttrs++] = NAMED("resultSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, resultSegments));
-  attrs[numAttrs++] = NAMED("activation", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(
-                                                                  w4a16_activation_name(activation))));
-  attrs[numAttrs++] = NAMED("combine", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(glu ? "glu" : "outputs")));
-#undef NAMED
-  MlirOperationState state =
-      mlirOperationStateGet(mlirStringRefCreateFromCString(W4A16_MERGED_MATMUL_OP), mlirOperationGetLocation(lead->op));
-  mlirOperationStateAddOperands(&state, count, operands);
-  mlirOperationStateAddResults(&state, numResults, results);
-  mlirOperationStateAddAttributes(&state, numAttrs, attrs);
-  MlirOperation merged = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, merged);
+  attrs[numAttrs++] = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 17, segments));
+  attrs[numAttrs++] = namedAttr(ctx, "resultSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, resultSegments));
+  attrs[numAttrs++] = namedAttr(ctx, "activation", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(
+                                                                         w4a16_activation_name(activation))));
+  attrs[numAttrs++] =
+      namedAttr(ctx, "combine", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(glu ? "glu" : "outputs")));
+  MlirOperation merged = buildOp(W4A16_MERGED_MATMUL_OP, mlirOperationGetLocation(lead->op), count, operands,
+                                 numResults, results, numAttrs, attrs, NULL);
+  insertBefore(before, merged);
   return merged;
 }
 

@@ -14,6 +14,7 @@
  * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
 #include "glu_product.h"
 #include "match.h"
+#include "ir_build.h"
 #include "rewrite.h"
 #include "w4a16/contract.h"
 #include "w4a16/dialect.h"
@@ -271,20 +272,12 @@ static MlirValue sliceOf(MlirValue v, const Window *w, MlirOperation before) {
   offsets[w->axis] = w->offset, sizes[w->axis] = w->size;
   const int32_t segments[4] = {1, 0, 0, 0};
   MlirType type = mlirRankedTensorTypeGet(rank, sizes, elementTypeOf(v), mlirAttributeGetNull());
-#define NAMED(NAME, VALUE) mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(NAME)), VALUE)
-  MlirNamedAttribute attrs[] = {NAMED("static_offsets", mlirDenseI64ArrayGet(ctx, rank, offsets)),
-                                NAMED("static_sizes", mlirDenseI64ArrayGet(ctx, rank, sizes)),
-                                NAMED("static_strides", mlirDenseI64ArrayGet(ctx, rank, strides)),
-                                NAMED("operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, segments))};
-#undef NAMED
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("tensor.extract_slice"),
-                                                   mlirOperationGetLocation(before));
-  mlirOperationStateAddOperands(&state, 1, &v);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 4, attrs);
-  MlirOperation slice = mlirOperationCreate(&state);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, slice);
-  return mlirOperationGetResult(slice, 0);
+  MlirNamedAttribute attrs[] = {namedAttr(ctx, "static_offsets", mlirDenseI64ArrayGet(ctx, rank, offsets)),
+                                namedAttr(ctx, "static_sizes", mlirDenseI64ArrayGet(ctx, rank, sizes)),
+                                namedAttr(ctx, "static_strides", mlirDenseI64ArrayGet(ctx, rank, strides)),
+                                namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, segments))};
+  return insertBefore(before, buildOp("tensor.extract_slice", mlirOperationGetLocation(before), 1, &v, 1, &type, 4,
+                                      attrs, NULL));
 }
 
 /* --- the fused op ----------------------------------------------------------------------------------------- */
