@@ -14,6 +14,7 @@
 
 const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
+         "func.func(convert-elementwise-to-linalg)," /* arith / math on whole tensors: one-shot-bufferize takes none */
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
          "w4a16-strided-copies-to-loops," /* no memrefCopy calls: compiled code does not link runner-utils */
          "convert-linalg-to-loops,"
@@ -39,6 +40,7 @@ static void printError(MlirStringRef message, void *userData) {
  * (reductions a sequential scf.for inside), tiled 1 x 256 so that a 2-D (M, N) loop runs a 256-thread block
  * per row tile, mapped onto blocks and threads. */
 static const char kGpuBufferize[] =
+    "func.func(convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
     "convert-bufferization-to-memref,"
