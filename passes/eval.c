@@ -338,19 +338,19 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
   return usedAsIndex && constantIntElement(tensor, idx, out);
 }
 
-/* Whether comparison `cmp` in f's body, if its operands depend on the iteration point alone, gives the
- * same result at every value of each loop (the others held at f's point; dynamic loops over 0..63).
- * Data-dependent comparisons (`code >= 8`, say) are the formula's business and pass. Each comparison is
- * scanned once per evaluator. */
-static bool positionInvariant(BodyFrame *f, MlirOperation cmp) {
+/* Whether condition `result` (an i1 that decides a value: a select's condition, or a boolean turned into a number)
+ * in f's body, if it depends on the iteration point alone, is the same at every value of each loop (the others
+ * held at f's point; dynamic loops over 0..63). Data-dependent conditions (`code >= 8`, say) are the formula's
+ * business and pass; so do comparisons of positions that no value depends on in the end (the `k < 0` fix-up of an
+ * expanded floordivsi, false at every k). Each condition is scanned once per evaluator. */
+static bool positionInvariant(BodyFrame *f, MlirValue result) {
   Evaluator *ev = f->ev;
   for (int i = 0; i < ev->numCheckedConditions; ++i)
-    if (opEq(ev->checkedConditions[i], cmp))
+    if (valueEq(ev->checkedConditions[i], result))
       return true;
   if (ev->numCheckedConditions == (int)(sizeof ev->checkedConditions / sizeof ev->checkedConditions[0]))
     return false; /* more position tests than a dequantisation or an epilogue has: do not guess */
-  ev->checkedConditions[ev->numCheckedConditions++] = cmp;
-  const MlirValue result = mlirOperationGetResult(cmp, 0);
+  ev->checkedConditions[ev->numCheckedConditions++] = result;
   const int readsBefore = ev->numReads;
   const long budget = ev->budget;
   ev->budget = kEvalBudget * 64L;
@@ -375,10 +375,49 @@ static bool positionInvariant(BodyFrame *f, MlirOperation cmp) {
   return invariant || ev->error;
 }
 
+/* The i1 operand through which op's value depends on a condition (a select's condition; the operand of a cast from
+ * i1), or a null value. Boolean ops (andi, ori, xori on i1) only combine conditions: the one they make is checked
+ * where it decides a value. */
+static MlirValue decidingCondition(MlirOperation op) {
+  const bool select = opIs(op, "arith.select");
+  if (!select && !opIs(op, "arith.extui") && !opIs(op, "arith.extsi") && !opIs(op, "arith.uitofp") &&
+      !opIs(op, "arith.sitofp") && !opIs(op, "arith.index_cast") && !opIs(op, "arith.index_castui"))
+    return (MlirValue){NULL};
+  const MlirValue condition = mlirOperationGetOperand(op, 0);
+  return intWidth(mlirValueGetType(condition)) == 1 ? condition : (MlirValue){NULL};
+}
+
+/* Condition c at f's point (0 or 1) when it depends on positions alone; -1 when it reads data. */
+static int positionsOnlyCondition(BodyFrame *f, MlirValue c) {
+  const int readsBefore = f->ev->numReads;
+  const int value = (int)(evalInBody(f, c).bits & 1);
+  const bool positionsOnly = f->ev->numReads == readsBefore;
+  f->ev->numReads = readsBefore; /* the probe's reads are not the chain's */
+  return positionsOnly ? value : -1;
+}
+
+/* Whether condition c (an i1 of f's body) changes with the iteration point: a comparison of positions that is not
+ * the same over each loop's range, or a boolean combination of such. A conjunct that is false (a disjunct that is
+ * true) at every point decides the combination alone: an expanded floordivsi's `k % 8 != 0 && k < 0` never holds. */
+static bool conditionVaries(BodyFrame *f, MlirValue c, int depth) {
+  MlirOperation def = mlirValueIsABlockArgument(c) ? (MlirOperation){NULL} : producer(c);
+  const bool conjunction = !mlirOperationIsNull(def) && opIs(def, "arith.andi");
+  if (depth < 8 && (conjunction || (!mlirOperationIsNull(def) && opIs(def, "arith.ori")))) {
+    const MlirValue a = mlirOperationGetOperand(def, 0), b = mlirOperationGetOperand(def, 1);
+    const bool variesA = conditionVaries(f, a, depth + 1), variesB = conditionVaries(f, b, depth + 1);
+    const bool decisive = !conjunction; /* false decides an and, true an or */
+    if ((!variesA && positionsOnlyCondition(f, a) == (int)decisive) ||
+        (!variesB && positionsOnlyCondition(f, b) == (int)decisive))
+      return false;
+    return variesA || variesB;
+  }
+  return !positionInvariant(f, c);
+}
+
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
   Evaluator *ev = f->ev;
-  if (ev->positionInvariantConditions && (opIs(op, "arith.cmpi") || opIs(op, "arith.cmpf")) &&
-      !positionInvariant(f, op))
+  const MlirValue condition = ev->positionInvariantConditions ? decidingCondition(op) : (MlirValue){NULL};
+  if (!mlirValueIsNull(condition) && conditionVaries(f, condition, 0))
     return fail(ev, "a comparison of positions computes another formula at some rows, columns or k");
   if (opIs(op, "linalg.index")) {
     int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));

@@ -60,12 +60,13 @@ struct Evaluator {
    * of the dim of the tensor it indexed (a group index's number of groups). */
   MlirValue runtimeIndex;
   int64_t runtimeIndexRange;
-  /* Off (default): comparisons are evaluated like any op. On: a comparison inside a linalg body whose
-   * operands depend on the iteration point alone (no data) must give the same result at every point of
-   * each loop's range; otherwise evaluation fails. Sample points alone cannot see IR that computes another
-   * formula at one row, column or k (`select(n == 77, ...)`); the matchers of the chain set it. */
+  /* Off (default): conditions are evaluated like any op. On: a condition inside a linalg body that decides a
+   * value (a select's condition, an i1 cast to a number) and depends on the iteration point alone (no data)
+   * must be the same at every point of each loop's range; otherwise evaluation fails. Sample points alone
+   * cannot see IR that computes another formula at one row, column or k (`select(n == 77, ...)`); the
+   * matchers of the chain set it. */
   bool positionInvariantConditions;
-  MlirOperation checkedConditions[16]; /* comparisons already scanned */
+  MlirValue checkedConditions[16]; /* conditions already scanned */
   /* The first constant integer table of more than 16 elements whose elements were evaluated (a constant g_idx,
    * say; null: none): samples only saw some of its entries, so a matcher checks the rest (match_dequant.c). */
   MlirValue indexTable;
