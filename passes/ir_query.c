@@ -419,13 +419,16 @@ static int64_t sliceSize(MlirOperation slice, MlirAttribute sizes, int d, MlirVa
 static bool isDimOf(MlirValue size, MlirValue t, int d) {
   MlirOperation def = producer(size), owner = producer(t);
   LinalgView view;
-  for (int depth = 0; depth < 8 && !mlirOperationIsNull(owner) && linalgView(owner, &view); ++depth)
+  for (int depth = 0; depth < 8; ++depth) {
+    if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t)) {
+      MlirOperation index = producer(mlirOperationGetOperand(def, 1));
+      MlirAttribute value = mlirOperationIsNull(index) || !opIs(index, "arith.constant") ? (MlirAttribute){NULL}
+                                                                                         : attr(index, "value");
+      return !mlirAttributeIsNull(value) && mlirAttributeIsAInteger(value) && mlirIntegerAttrGetValueInt(value) == d;
+    }
+    if (mlirOperationIsNull(owner) || !linalgView(owner, &view))
+      break;
     t = linalgInit(&view, (int)resultIndex(t)), owner = producer(t);
-  if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t)) {
-    MlirOperation index = producer(mlirOperationGetOperand(def, 1));
-    MlirAttribute value = mlirOperationIsNull(index) || !opIs(index, "arith.constant") ? (MlirAttribute){NULL}
-                                                                                       : attr(index, "value");
-    return !mlirAttributeIsNull(value) && mlirAttributeIsAInteger(value) && mlirIntegerAttrGetValueInt(value) == d;
   }
   if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty")) {
     int dynamicBefore = 0;

@@ -12,6 +12,7 @@
 // RUN:   | w4a16-opt --w4a16-fuse --split-input-file | FileCheck %s
 // RUN: mlir-opt --linalg-fold-unit-extent-dims=use-rank-reducing-slices --canonicalize --cse --split-input-file %s \
 // RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=RAW
 //
 // The suite's real-exporter files through the same pipeline fuse as they do plain (HQQ's [N*K/64, 1] scales and
 // zero points, AutoGPTQ's and GPTQModel's unsqueezed shift tables, the Phi-3 chunk, IREE's M = 1 contractions).
@@ -231,5 +232,40 @@ func.func @second_sequence(%x: tensor<2x?x512xf16>, %q: tensor<512x512xi4>, %s: 
   %ey = tensor.empty(%seq) : tensor<?x512xf16>
   %acc = linalg.fill ins(%zero : f16) outs(%ey : tensor<?x512xf16>) -> tensor<?x512xf16>
   %y = linalg.matmul ins(%row, %w : tensor<?x512xf16>, tensor<512x512xf16>) outs(%acc : tensor<?x512xf16>) -> tensor<?x512xf16>
+  return %y : tensor<?x512xf16>
+}
+
+// -----
+
+// The slices written by hand, the accumulator's sized by a tensor.dim of the fill itself (a result is shaped as its
+// init). Checked as written too (RAW), where no upstream canonicalization has folded that tensor.dim away.
+// CHECK-LABEL: func.func @slices_sized_by_the_fill(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-NOT:     linalg.generic
+// REMARK: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul
+// RAW: unit-dim-slices.mlir:[[# @LINE + 23]]:8: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul
+#id2 = affine_map<(k, n) -> (k, n)>
+#sg = affine_map<(k, n) -> (k floordiv 128, n)>
+func.func @slices_sized_by_the_fill(%x: tensor<1x?x512xf16>, %q: tensor<512x512xi4>, %s: tensor<4x512xf16>) -> tensor<?x512xf16> {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f16
+  %seq = tensor.dim %x, %c1 : tensor<1x?x512xf16>
+  %ew = tensor.empty() : tensor<512x512xf16>
+  %w = linalg.generic {indexing_maps = [#id2, #sg, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%q, %s : tensor<512x512xi4>, tensor<4x512xf16>) outs(%ew : tensor<512x512xf16>) {
+  ^bb0(%c: i4, %sc: f16, %o: f16):
+    %e = arith.extui %c : i4 to i32
+    %f = arith.uitofp %e : i32 to f16
+    %eight = arith.constant 8.0 : f16
+    %d = arith.subf %f, %eight : f16
+    %r = arith.mulf %d, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<512x512xf16>
+  %ey = tensor.empty(%seq) : tensor<1x?x512xf16>
+  %fill = linalg.fill ins(%zero : f16) outs(%ey : tensor<1x?x512xf16>) -> tensor<1x?x512xf16>
+  %rows = tensor.dim %fill, %c1 : tensor<1x?x512xf16>
+  %acc = tensor.extract_slice %fill[0, 0, 0] [1, %rows, 512] [1, 1, 1] : tensor<1x?x512xf16> to tensor<?x512xf16>
+  %x2 = tensor.extract_slice %x[0, 0, 0] [1, %seq, 512] [1, 1, 1] : tensor<1x?x512xf16> to tensor<?x512xf16>
+  %y = linalg.matmul ins(%x2, %w : tensor<?x512xf16>, tensor<512x512xf16>) outs(%acc : tensor<?x512xf16>) -> tensor<?x512xf16>
   return %y : tensor<?x512xf16>
 }
