@@ -414,30 +414,57 @@ static int64_t sliceSize(MlirOperation slice, MlirAttribute sizes, int d, MlirVa
   return size;
 }
 
-/* size is dim d of t: a tensor.dim of it, or the size its tensor.empty or a view above it was given (through
- * linalg ops, whose results are shaped as their inits). */
-static bool isDimOf(MlirValue size, MlirValue t, int d) {
-  MlirOperation def = producer(size), owner = producer(t);
+static bool constantIndexValue(MlirValue v, int64_t *out) {
+  MlirOperation def = producer(v);
+  MlirAttribute value = mlirOperationIsNull(def) || !opIs(def, "arith.constant") ? (MlirAttribute){NULL}
+                                                                                 : attr(def, "value");
+  if (mlirAttributeIsNull(value) || !mlirAttributeIsAInteger(value))
+    return false;
+  *out = mlirIntegerAttrGetValueInt(value);
+  return true;
+}
+
+/* The size dynamic dim d of t was given where t was made: a tensor.empty's size operand, or the size a view names
+ * (viewNamedSize), through linalg ops (a result is shaped as its init); null when none is found. */
+static MlirValue givenSize(MlirValue t, int d) {
+  MlirOperation owner = producer(t);
   LinalgView view;
-  for (int depth = 0; depth < 8; ++depth) {
-    if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t)) {
-      MlirOperation index = producer(mlirOperationGetOperand(def, 1));
-      MlirAttribute value = mlirOperationIsNull(index) || !opIs(index, "arith.constant") ? (MlirAttribute){NULL}
-                                                                                         : attr(index, "value");
-      return !mlirAttributeIsNull(value) && mlirAttributeIsAInteger(value) && mlirIntegerAttrGetValueInt(value) == d;
-    }
-    if (mlirOperationIsNull(owner) || !linalgView(owner, &view))
-      break;
+  for (int depth = 0; depth < 8 && !mlirOperationIsNull(owner) && linalgView(owner, &view); ++depth)
     t = linalgInit(&view, (int)resultIndex(t)), owner = producer(t);
-  }
-  if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty")) {
+  if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty") && d < rankOf(t) && dimOf(t, d) < 0) {
     int dynamicBefore = 0;
     for (int i = 0; i < d; ++i)
       dynamicBefore += dimOf(t, i) < 0;
-    return dimOf(t, d) < 0 && valueEq(mlirOperationGetOperand(owner, dynamicBefore), size);
+    return mlirOperationGetOperand(owner, dynamicBefore);
   }
-  MlirValue named = viewNamedSize(t, d);
-  return !mlirValueIsNull(named) && valueEq(named, size);
+  return viewNamedSize(t, d);
+}
+
+/* A size value followed back to where it was first given: through tensor.dim of tensors whose dims were given a
+ * size (CSE and fusion leave several names for one dynamic size). */
+static MlirValue originalSize(MlirValue size) {
+  for (int depth = 0; depth < 8; ++depth) {
+    MlirOperation def = producer(size);
+    int64_t d;
+    if (mlirOperationIsNull(def) || !opIs(def, "tensor.dim") || !constantIndexValue(mlirOperationGetOperand(def, 1), &d))
+      return size;
+    const MlirValue given = givenSize(mlirOperationGetOperand(def, 0), (int)d);
+    if (mlirValueIsNull(given))
+      return size;
+    size = given;
+  }
+  return size;
+}
+
+/* size is dim d of t: a tensor.dim of it, or the same size as the one t's dim was given. */
+static bool isDimOf(MlirValue size, MlirValue t, int d) {
+  MlirOperation def = producer(size);
+  int64_t index;
+  if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t) &&
+      constantIndexValue(mlirOperationGetOperand(def, 1), &index))
+    return index == d;
+  const MlirValue given = givenSize(t, d);
+  return !mlirValueIsNull(given) && valueEq(originalSize(given), originalSize(size));
 }
 
 bool isUnitDimSlice(MlirOperation slice) {

@@ -13,6 +13,11 @@
 // RUN: mlir-opt --linalg-fold-unit-extent-dims=use-rank-reducing-slices --canonicalize --cse --split-input-file %s \
 // RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=RAW
+// Elementwise fusion before and after unit-dim folding (as pipelines that fuse more than once run it) leaves a
+// fill sized by a tensor.dim of an expand_shape and sliced by the size that expand_shape was given: one size.
+// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --linalg-fold-unit-extent-dims \
+// RUN:   --canonicalize --cse --linalg-fuse-elementwise-ops --split-input-file %s \
+// RUN:   | w4a16-opt --w4a16-explain --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 //
 // The suite's real-exporter files through the same pipeline fuse as they do plain (HQQ's [N*K/64, 1] scales and
 // zero points, AutoGPTQ's and GPTQModel's unsqueezed shift tables, the Phi-3 chunk, IREE's M = 1 contractions).
