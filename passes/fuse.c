@@ -270,9 +270,10 @@ static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, Mlir
     leaves.count = 0;
     splitByInput(mm, mm->xExpr, &leaves, true, before, loc);
   } else { /* too many parts: one generic over the inputs */
+    const unsigned read = inputsRead(mm->xExpr, &mm->view);
     leaves.count = 0;
     for (int i = 0; i < mm->view.numInputs; ++i)
-      if (inputsRead(mm->xExpr, &mm->view) & (1u << i)) {
+      if (read & (1u << i)) {
         leaves.values[leaves.count] = mlirBlockGetArgument(mm->view.body, i);
         leaves.tensors[leaves.count] = linalgInput(&mm->view, i), leaves.inputs[leaves.count++] = i;
       }

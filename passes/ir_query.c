@@ -136,6 +136,13 @@ int64_t dimOf(MlirValue v, int i) {
   return mlirShapedTypeIsDynamicSize(d) ? -1 : d;
 }
 
+int dynamicDimsBefore(MlirValue v, int d) {
+  int n = 0;
+  for (int i = 0; i < d; ++i)
+    n += dimOf(v, i) < 0;
+  return n;
+}
+
 int64_t numElements(MlirValue v) {
   int64_t n = 1;
   for (int i = 0, r = rankOf(v); i < r; ++i) {
@@ -414,7 +421,7 @@ static int64_t sliceSize(MlirOperation slice, MlirAttribute sizes, int d, MlirVa
   return size;
 }
 
-static bool constantIndexValue(MlirValue v, int64_t *out) {
+bool constantIndex(MlirValue v, int64_t *out) {
   MlirOperation def = producer(v);
   MlirAttribute value = mlirOperationIsNull(def) || !opIs(def, "arith.constant") ? (MlirAttribute){NULL}
                                                                                  : attr(def, "value");
@@ -431,12 +438,8 @@ static MlirValue givenSize(MlirValue t, int d) {
   LinalgView view;
   for (int depth = 0; depth < 8 && !mlirOperationIsNull(owner) && linalgView(owner, &view); ++depth)
     t = linalgInit(&view, (int)resultIndex(t)), owner = producer(t);
-  if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty") && d < rankOf(t) && dimOf(t, d) < 0) {
-    int dynamicBefore = 0;
-    for (int i = 0; i < d; ++i)
-      dynamicBefore += dimOf(t, i) < 0;
-    return mlirOperationGetOperand(owner, dynamicBefore);
-  }
+  if (!mlirOperationIsNull(owner) && opIs(owner, "tensor.empty") && d < rankOf(t) && dimOf(t, d) < 0)
+    return mlirOperationGetOperand(owner, dynamicDimsBefore(t, d));
   return viewNamedSize(t, d);
 }
 
@@ -446,7 +449,7 @@ static MlirValue originalSize(MlirValue size) {
   for (int depth = 0; depth < 8; ++depth) {
     MlirOperation def = producer(size);
     int64_t d;
-    if (mlirOperationIsNull(def) || !opIs(def, "tensor.dim") || !constantIndexValue(mlirOperationGetOperand(def, 1), &d))
+    if (mlirOperationIsNull(def) || !opIs(def, "tensor.dim") || !constantIndex(mlirOperationGetOperand(def, 1), &d))
       return size;
     const MlirValue given = givenSize(mlirOperationGetOperand(def, 0), (int)d);
     if (mlirValueIsNull(given))
@@ -461,7 +464,7 @@ static bool isDimOf(MlirValue size, MlirValue t, int d) {
   MlirOperation def = producer(size);
   int64_t index;
   if (!mlirOperationIsNull(def) && opIs(def, "tensor.dim") && valueEq(mlirOperationGetOperand(def, 0), t) &&
-      constantIndexValue(mlirOperationGetOperand(def, 1), &index))
+      constantIndex(mlirOperationGetOperand(def, 1), &index))
     return index == d;
   const MlirValue given = givenSize(t, d);
   return !mlirValueIsNull(given) && valueEq(originalSize(given), originalSize(size));
@@ -530,12 +533,8 @@ MlirValue viewNamedSize(MlirValue t, int d) {
     MlirOperation def = producer(t);
     if (mlirOperationIsNull(def) || d < 0 || d >= rankOf(t) || dimOf(t, d) >= 0)
       return (MlirValue){NULL};
-    if (opIs(def, "tensor.expand_shape")) {
-      int dynamicBefore = 0;
-      for (int i = 0; i < d; ++i)
-        dynamicBefore += dimOf(t, i) < 0;
-      return mlirOperationGetOperand(def, 1 + dynamicBefore);
-    }
+    if (opIs(def, "tensor.expand_shape"))
+      return mlirOperationGetOperand(def, 1 + dynamicDimsBefore(t, d));
     if (!opIs(def, "tensor.collapse_shape"))
       return (MlirValue){NULL};
     MlirAttribute group = mlirArrayAttrGetElement(attr(def, "reassociation"), d);

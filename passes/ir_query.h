@@ -24,6 +24,8 @@ intptr_t dataUserCount(MlirValue v);
 /* Index of v among its defining op's results (0 for block arguments). */
 intptr_t resultIndex(MlirValue v);
 bool valueEq(MlirValue a, MlirValue b);
+/* v is an arith.constant integer (or index): its value in *out. */
+bool constantIndex(MlirValue v, int64_t *out);
 bool opEq(MlirOperation a, MlirOperation b);
 MlirAttribute attr(MlirOperation op, const char *name);
 /* Prints op or value into buf (truncated), for remarks. */
@@ -49,6 +51,9 @@ bool isRankedTensor(MlirValue v);
 int rankOf(MlirValue v);
 /* Static size of dim i, or -1 when dynamic or not a ranked tensor. */
 int64_t dimOf(MlirValue v, int i);
+/* How many of v's dims before d are dynamic: where dim d's size sits among the size operands of the op that made v
+ * (tensor.empty, expand_shape). */
+int dynamicDimsBefore(MlirValue v, int d);
 /* Product of static dims, or -1 if any is dynamic. */
 int64_t numElements(MlirValue v);
 MlirType elementTypeOf(MlirValue v); /* the value's own type when it is not shaped */

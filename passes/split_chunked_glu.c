@@ -49,15 +49,6 @@ typedef struct Uses {
   MlirOperation other; /* the first user that is none of these */
 } Uses;
 
-static bool constantIndex(MlirValue v, int64_t *out) {
-  MlirOperation def = producer(v);
-  MlirAttribute value = opIs(def, "arith.constant") ? attr(def, "value") : mlirAttributeGetNull();
-  if (mlirAttributeIsNull(value) || !mlirAttributeIsAInteger(value))
-    return false;
-  *out = mlirIntegerAttrGetValueInt(value);
-  return true;
-}
-
 /* The columns of a view of the (M, N) result are its trailing dims (N itself, or N split as [N/8, 8] by a reshape
  * that the next one merges back). Through reshape op, the number of trailing dims holding the columns when `columns`
  * of its source's do; -1 when it mixes row and column dims in one group. */
