@@ -122,7 +122,7 @@ static bool movableTo(MlirValue v, MlirOperation point, int depth) {
     return false;
   if (opIs(def, "arith.constant"))
     return true;
-  if (!opIs(def, "tensor.collapse_shape") && !opIs(def, "tensor.expand_shape") && !opIs(def, "tensor.dim"))
+  if (!isReshape(def) && !opIs(def, "tensor.dim"))
     return false;
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
     if (!availableAt(mlirOperationGetOperand(def, i), point) && !movableTo(mlirOperationGetOperand(def, i), point, depth + 1))

@@ -273,6 +273,40 @@ func.func @weight_view_after_first_use(%x: tensor<?x256xf16>, %wg: tensor<64x2x1
 
 // -----
 
+// The same with the weights' views as slices that drop a unit dim (upstream's --linalg-fold-unit-extent-dims
+// with rank-reducing slices): such a slice is a reshape, and it moves up with the merged op as the collapse did.
+// CHECK-LABEL: func.func @weight_slice_after_first_use(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<?x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<1x64x256xi4>, %[[SG:[a-z0-9_]+]]: tensor<64x2xf16>, %[[WU:[a-z0-9_]+]]: tensor<1x64x256xi4>
+// CHECK:         %[[CG:.+]] = tensor.extract_slice %[[WG]]
+// CHECK:         %[[CU:.+]] = tensor.extract_slice %[[WU]]
+// CHECK:         %[[M:.+]] = "w4a16.merged_matmul"(%[[X]], %[[CG]], %[[CU]], %[[SG]],
+// CHECK-SAME:      combine = "glu"
+// CHECK-NOT:     w4a16.fused_matmul
+// REMARK: merge-siblings.mlir:[[# @LINE + 4]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+func.func @weight_slice_after_first_use(%x: tensor<?x256xf16>, %wg: tensor<1x64x256xi4>, %sg: tensor<64x2xf16>, %wu: tensor<1x64x256xi4>, %su: tensor<64x2xf16>) -> tensor<?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %cg = tensor.extract_slice %wg[0, 0, 0] [1, 64, 256] [1, 1, 1] : tensor<1x64x256xi4> to tensor<64x256xi4>
+  %gate = "w4a16.fused_matmul"(%x, %cg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<?x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>) -> tensor<?x64xf16>
+  %m = tensor.dim %gate, %c0 : tensor<?x64xf16>
+  %cu = tensor.extract_slice %wu[0, 0, 0] [1, 64, 256] [1, 1, 1] : tensor<1x64x256xi4> to tensor<64x256xi4>
+  %up = "w4a16.fused_matmul"(%x, %cu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "n_g", weight_layout = "n_k"} : (tensor<?x256xf16>, tensor<64x256xi4>, tensor<64x2xf16>) -> tensor<?x64xf16>
+  %init = tensor.empty(%m) : tensor<?x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<?x64xf16>, tensor<?x64xf16>) outs(%init : tensor<?x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %r = arith.divf %one, %d : f16
+    %g = arith.mulf %a, %r : f16
+    %p = arith.mulf %g, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<?x64xf16>
+  return %h : tensor<?x64xf16>
+}
+
+// -----
+
 // Bias on q only: k gets a zero bias, so that they still run as one launch.
 // CHECK-LABEL: func.func @bias_on_one(
 // CHECK-SAME:    %[[BQ:[a-z0-9_]+]]: tensor<64xf16>
