@@ -133,6 +133,50 @@ func.func @rank3_rows_from_x(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, 
 
 // -----
 
+// Look-alike: the same with silu read from the gate's row 0 of every sequence (a broadcast along the dynamic dim):
+// act(gate[b, 0]) * up[b, s] is no glu of matching rows, so the projection stays whole (found by
+// test/robustness/differential.test: sampled at row 0 only, a dynamic dim hid the broadcast).
+// CHECK-LABEL: func.func @rank3_gate_of_row_0(
+// CHECK-NOT:     w4a16.merged_matmul
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-NOT:     w4a16.merged_matmul
+// CHECK:         return
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: gate_up projection not split into glu halves: the halves feed no glu product: the op they meet in does not compute act(gate) * up
+func.func @rank3_gate_of_row_0(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> tensor<?x?x512xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x3, %c0 : tensor<?x?x256xf16>
+  %l = tensor.dim %x3, %c1 : tensor<?x?x256xf16>
+  %x = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+  %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
+  %c0a = arith.constant 0 : index
+  %c1a = arith.constant 1 : index
+  %ba = tensor.dim %x3, %c0a : tensor<?x?x256xf16>
+  %la = tensor.dim %x3, %c1a : tensor<?x?x256xf16>
+  %gu3 = tensor.expand_shape %gu [[0, 1], [2]] output_shape [%ba, %la, 1024] : tensor<?x1024xf16> into tensor<?x?x1024xf16>
+  %gate = tensor.extract_slice %gu3[0, 0, 0] [%b, %l, 512] [1, 1, 1] : tensor<?x?x1024xf16> to tensor<?x?x512xf16>
+  %up = tensor.extract_slice %gu3[0, 0, 512] [%b, %l, 512] [1, 1, 1] : tensor<?x?x1024xf16> to tensor<?x?x512xf16>
+  %init = tensor.empty(%b, %l) : tensor<?x?x512xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%gate : tensor<?x?x512xf16>) outs(%init : tensor<?x?x512xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %a, %sig : f16
+    linalg.yield %v : f16
+  } -> tensor<?x?x512xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%up, %act : tensor<?x?x512xf16>, tensor<?x?x512xf16>) outs(%init : tensor<?x?x512xf16>) {
+  ^bb0(%in0: f16, %in1: f16, %o: f16):
+    %p = arith.mulf %in0, %in1 : f16
+    linalg.yield %p : f16
+  } -> tensor<?x?x512xf16>
+  return %h : tensor<?x?x512xf16>
+}
+
+// -----
+
 // AWQ packed along N: (K, N/8) words in AWQ's nibble order and (K/G, N/8) packed zero points: each half is whole
 // words [0, I/8) and [I/8, I/4) (the nibble order holds within a word); the scales are columns.
 // CHECK-LABEL: func.func @awq(
