@@ -565,21 +565,14 @@ static bool checkRounding(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, R
   return false;
 }
 
-/* Whether body value v depends on a column list: an integer argument of a 1-D input, or an element the body
- * extracts from a 1-D integer tensor it captures. */
-static bool readsIndexArgument(MlirValue v, const LinalgView *view, int depth) {
-  if (mlirValueIsABlockArgument(v)) {
-    const intptr_t a = mlirBlockArgumentGetArgNumber(v);
-    return mlirBlockEqual(mlirBlockArgumentGetOwner(v), view->body) && a < view->numInputs &&
-           isIndexList(linalgInput(view, (int)a));
-  }
-  MlirOperation op = producer(v);
-  if (depth > 8 || !mlirBlockEqual(mlirOperationGetBlock(op), view->body))
-    return false;
-  if (opIs(op, "tensor.extract") && isIndexList(mlirOperationGetOperand(op, 0)))
-    return true; /* the column list captured by the body */
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
-    if (readsIndexArgument(mlirOperationGetOperand(op, i), view, depth + 1))
+/* Whether body value v depends on a column list: an integer argument of a 1-D input, or an integer element the
+ * body extracts from a tensor it captures (an index read from a table). */
+static bool readsIndexArgument(MlirValue v, const LinalgView *view) {
+  const BodyDeps deps = bodyDepsOf(v, view->body);
+  if (deps.extractsIntegers)
+    return true;
+  for (int a = 0; a < view->numInputs && a < kMaxLinalgOperands; ++a)
+    if (deps.arg[a] && isIndexList(linalgInput(view, a)))
       return true;
   return false;
 }
@@ -593,7 +586,7 @@ static bool gathersInBody(MlirOperation op) {
   for (MlirOperation o = mlirBlockGetFirstOperation(view.body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
     if (opIs(o, "tensor.extract"))
       for (intptr_t i = 1, n = mlirOperationGetNumOperands(o); i < n; ++i)
-        if (readsIndexArgument(mlirOperationGetOperand(o, i), &view, 0))
+        if (readsIndexArgument(mlirOperationGetOperand(o, i), &view))
           return true;
   return false;
 }
