@@ -67,7 +67,8 @@ __device__ __forceinline__ float scale_value(const unsigned char *p, bool bf16) 
 //    up to 3 % of a W near 0 in bf16: gpu_test, session 11). The dequantisation computes W itself in the io
 //    type (one rounding per weight, like the frontends' own f16 / bf16 dequantisation; within
 //    docs/contract.md §1's tolerance) and the mma accumulates x * W straight into the f32 accumulators, so a
-//    group boundary inside a 128-k step costs nothing but another set of constants.
+//    group boundary inside a 128-k step costs nothing but another set of constants. (Kernel v3 computes
+//    kAffine128 for up to 4 rows of x as the exact forms do, plus o * the group's sum of x: gemm_v3.cuh, Cfg::kSums.)
 enum Form { kSymmetric = 0, kZeroPoints = 1, kAffine128 = 2, kAffine64 = 3, kAffine32 = 4 };
 constexpr int kForms = 5;
 __host__ __device__ constexpr bool is_affine(int form) { return form >= kAffine128; }

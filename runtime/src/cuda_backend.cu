@@ -561,6 +561,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
+  a.x = reinterpret_cast<const uint16_t *>(x);
 #ifdef W4A16_TIMELINE
   if (g_timeline)
     a.timeline = g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *

@@ -72,6 +72,14 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
   // kernels always have one.
   static constexpr bool kProducerWarp = GATHER || (W == 4 && kTok <= 16);
+  // Offsets (affine, 128-k groups), W = 4, up to kSumRows rows of x: the mma multiplies x by code - zi exactly, the
+  // group's scales are applied per accumulator as in the exact forms, and the offsets enter as o * (the group's sum
+  // of x), the sums of up to kSumGroups groups computed from x in global memory before the main loop (sum_groups in
+  // the kernel). Computing W = (code - zi) * s + o in the dequantisation instead costs each lane 4 more fma per word
+  // (+8..+33 % at M <= 32, bench/RESULTS.md session 11); so did summing each stage in the loop, and these sums for
+  // 16 rows (session 24). With more rows the kernel takes the dequantisation's form.
+  static constexpr bool kSums = FORM == kAffine128 && !GATHER && W == 4 && kTok == 8;
+  static constexpr int kSumGroups = 128, kSumRows = 4;
   static constexpr int kThreads = kW * 128 + (kProducerWarp ? 32 : 0);
   static constexpr int kCols = kW * kBlockCols;
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
@@ -143,6 +151,34 @@ __device__ __forceinline__ void dequant4_affine(const uint4 &w, uint32_t (&a)[4]
   dequant8_affine<E>(w.z, a[2], c[1]);
   dequant8_affine<E>(w.w, a[3], c[1]);
 }
+// The sum of 8 io-type values (16 bytes of an x row) in f32: exact conversions, then 7 adds.
+template <class E> __device__ __forceinline__ float sum8(const uint4 &v) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if constexpr (Io<E>::kBf16) {
+      s += __uint_as_float(w[i] << 16) + __uint_as_float(w[i] & 0xffff0000u);
+    } else {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2 *>(&w[i]));
+      s += f.x + f.y;
+    }
+  }
+  return s;
+}
+// acc += o * sum_x for one scale group: opair = (o[g8], o[g8 + 8]) in the io type, xs = the group's sums of x per token.
+template <class E, int ND>
+__device__ __forceinline__ void add_offsets(float (&acc)[ND], const float *xs, uint32_t opair, int lane) {
+  const float o0 = Io<E>::to_float((uint16_t)opair), o1 = Io<E>::to_float((uint16_t)(opair >> 16));
+  const int tq = (lane & 3) * 2;
+#pragma unroll
+  for (int i = 0; i < ND / 4; ++i) {  // D fragment: acc[4i+e] is (column g8 + 8*(e>>1), token 8i + tq + (e&1))
+    const float2 x = *reinterpret_cast<const float2 *>(xs + 8 * i + tq);
+    acc[4 * i] = fmaf(o0, x.x, acc[4 * i]), acc[4 * i + 1] = fmaf(o0, x.y, acc[4 * i + 1]);
+    acc[4 * i + 2] = fmaf(o1, x.x, acc[4 * i + 2]), acc[4 * i + 3] = fmaf(o1, x.y, acc[4 * i + 3]);
+  }
+}
+
 // Waits until at most N wgmma groups are in flight; the registers they write (d) are fenced so that the
 // compiler keeps them in place across the wait.
 template <int N, int ND> __device__ __forceinline__ void wgmma_wait_acc(float (&d)[ND]) {
@@ -231,7 +267,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
 // Thread 0: the x ring's full/empty barriers, the epilogue barrier, and the x tensor map's prefetch.
 template <class C, bool GATHER>
 __device__ __forceinline__ void init_barriers(const CUtensorMap &xmap, uint64_t *full_bar, uint64_t *empty_bar,
-                                              uint64_t *epi_bar, uint64_t *gather_bar) {
+                                              uint64_t *epi_bar, uint64_t *gather_bar, uint64_t *sum_bar) {
   // A gathering kernel's xmap holds its GatherParams, not a tensor map.
   if (!GATHER) asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&xmap)) : "memory");
   for (int s = 0; s < C::kXS; ++s) {
@@ -239,6 +275,7 @@ __device__ __forceinline__ void init_barriers(const CUtensorMap &xmap, uint64_t 
     sm90::mbar_init(sm90::smem_u32(&empty_bar[s]), C::kW * 4);
   }
   sm90::mbar_init(sm90::smem_u32(epi_bar), 1);
+  if (C::kSums) sm90::mbar_init(sm90::smem_u32(sum_bar), C::kW * 4);
   if (GATHER) sm90::mbar_init(sm90::smem_u32(gather_bar), 1);
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
@@ -263,7 +300,8 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   using C = Cfg<NT, W, FORM, GATHER>;
   constexpr int T = C::kTok, ND = T / 2, XS = C::kXS, WD = C::kWD;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar, gather_bar;
+  __shared__ __align__(8) uint64_t full_bar[XS], empty_bar[XS], epi_bar, gather_bar, sum_bar;
+  __shared__ __align__(16) float xsum[C::kSums ? C::kSumGroups * T : 2];  // [group of the chunk][token]
   unsigned char *smem = smem_raw + ((1024u - (sm90::smem_u32(smem_raw) & 1023u)) & 1023u);
 
   const int tid = threadIdx.x, lane = tid & 31;
@@ -290,12 +328,13 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   const bool active = !producer && wg < nblocks - cb0;
   const int m0 = chunk * kMaxRows;
   const int rows = min(T, args.M - m0);
+  const bool sums = C::kSums && rows <= C::kSumRows;  // Cfg::kSums: the offsets as o * (sum of x)
   const int G = args.K >> kGroupShift;
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
 
-  if (tid == 0) init_barriers<C, GATHER>(xmap, full_bar, empty_bar, &epi_bar, &gather_bar);
+  if (tid == 0) init_barriers<C, GATHER>(xmap, full_bar, empty_bar, &epi_bar, &gather_bar, &sum_bar);
   __syncthreads();
   // The next call's CTAs may take SMs this grid leaves idle and
   // prefetch their weights while this call runs (they wait for it before touching anything else).
@@ -343,6 +382,24 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&full_bar[s]));  // the full barrier's one arrival
+  };
+
+  // Cfg::kSums: the sums of x over groups [g0, g0 + n) of the CTA's range (n <= kSumGroups) for each of its rows
+  // into xsum, by the consumer warps: 32 consecutive items per warp and round, an item one 16-byte chunk of a
+  // (row, group) pair's 256 bytes, the pair's 16 chunks added across a half-warp. Rows past M are left as they are
+  // (their accumulators are never stored).
+  auto sum_groups = [&](int g0, int n) {
+    const int items = rows * n * 16;
+    for (int base = warp * 32; base < items; base += C::kW * 128) {
+      const int i = base + lane, pair = i >> 4, r = pair / n, g = pair - r * n;
+      float sum = 0.f;
+      if (i < items)
+        sum = sum8<E>(*reinterpret_cast<const uint4 *>(args.x + (size_t)(m0 + r) * args.K +
+                                                       (size_t)(g_begin + g0 + g) * 128 + (i & 15) * 8));
+#pragma unroll
+      for (int o = 8; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      if ((i & 15) == 0 && i < items) xsum[g * T + r] = sum;
+    }
   };
 
   // This lane's weights: 16 bytes at lane*16 and 512 + lane*16 of its warp's 1 KB per group;
@@ -444,6 +501,13 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     for (int j = 0; j < C::kXAhead && j < nsteps; ++j) produce_x(j);
   }
 
+  if constexpr (C::kSums) {
+    if (sums && !producer) {
+      sum_groups(0, min(C::kSumGroups, ng));
+      __syncwarp();
+      if (lane == 0) sm90::mbar_arrive(sm90::smem_u32(&sum_bar));  // awaited where step 0 adds the offsets
+    }
+  }
   float acc[ND];
 #pragma unroll
   for (int j = 0; j < ND; ++j) acc[j] = 0.f;
@@ -462,6 +526,13 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     // the producer, so a fixed producing consumer warp would set the pace of the whole CTA.
     if (!C::kProducerWarp && tid == (step % C::kW) * 128 && step + C::kXAhead < nsteps)
       produce_x(step + C::kXAhead);
+    if constexpr (C::kSums) {  // the next kSumGroups groups' sums, once every consumer is done with the last ones
+      if (sums && step > 0 && 2 * step % C::kSumGroups == 0) {
+        asm volatile("bar.sync 1, %0;\n" ::"n"(C::kW * 128) : "memory");
+        sum_groups(2 * step, min(C::kSumGroups, ng - 2 * step));
+        asm volatile("bar.sync 1, %0;\n" ::"n"(C::kW * 128) : "memory");
+      }
+    }
     cp_async_wait<WD - 2>();  // this lane's copies for this step have landed
     __syncwarp();             // ... and lanes 0-2's scales and zero points are visible to the warp
     if (step == 0) W4A16_STAMP(tl, kFirstWeights);
@@ -473,7 +544,7 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     const uint32_t xlo = xlo_base + (uint32_t)(s * (C::kXStage >> 4));
     constexpr uint32_t kBox = C::kXBox >> 4;
     const unsigned char *ws = wslots + s * C::kWStage;
-    if constexpr (is_affine(FORM)) {
+    if (is_affine(FORM) && !sums) {
       if (active) {
         // W = (code - zi) * s + o from the dequantisation, accumulated straight into acc: no per-group scaling,
         // so a wgmma group only has to finish before its A registers are reused (wait<1>) and before
@@ -518,14 +589,30 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
       // x, so the first words are dequantised before the x wait (hiding its latency).
       uint4 w0 = *reinterpret_cast<const uint4 *>(ws + lane * 16);
       uint4 w1 = *reinterpret_cast<const uint4 *>(ws + 512 + lane * 16);
-      float s0 = scale_value(ws + C::kMeta0 + g8 * 2, args.scales_bf16);
-      float s1 = scale_value(ws + C::kMeta0 + 16 + g8 * 2, args.scales_bf16);
+      // The scales of the lane's columns g8 and g8 + 8 (the offsets form's record holds them as a pair in the io type).
+      auto scales = [&](const unsigned char *record, float &lo, float &hi) {
+        if constexpr (C::kSums) {
+          const uint32_t pair = *reinterpret_cast<const uint32_t *>(record + 4 * g8);
+          lo = Io<E>::to_float((uint16_t)pair), hi = Io<E>::to_float((uint16_t)(pair >> 16));
+        } else {
+          lo = scale_value(record + g8 * 2, args.scales_bf16), hi = scale_value(record + 16 + g8 * 2, args.scales_bf16);
+        }
+      };
+      float s0, s1;
+      scales(ws + C::kMeta0, s0, s1);
       // The zero points of the lane's columns g8 and g8 + 8 (the symmetric form's are constants).
       auto zero_points = [&](const unsigned char *record) {
         if constexpr (FORM == kZeroPoints)
           return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
+        else if constexpr (C::kSums)
+          return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + 64 + g8 * 2));
         else return ZeroPoints<E>::symmetric();
       };
+      // The offsets of the lane's columns (C::kSums), added as o * (the group's sum of x) after the group's scaling.
+      auto offsets = [&](const unsigned char *record) {
+        return C::kSums ? *reinterpret_cast<const uint32_t *>(record + 32 + 4 * g8) : 0u;
+      };
+      const uint32_t o0 = offsets(ws + C::kMeta0), o1 = two ? offsets(ws + C::kMeta1) : 0u;
       ZeroPoints<E> z = zero_points(ws + C::kMeta0);
       uint32_t a[4][4], b[4][4];
       dequant4(w0, a, z);
@@ -538,8 +625,8 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
         const unsigned char *wt = ws + C::kWeights1;
         w0 = *reinterpret_cast<const uint4 *>(wt + lane * 16);
         w1 = *reinterpret_cast<const uint4 *>(wt + 512 + lane * 16);
-        const float t0 = scale_value(ws + C::kMeta1 + g8 * 2, args.scales_bf16);
-        const float t1 = scale_value(ws + C::kMeta1 + 16 + g8 * 2, args.scales_bf16);
+        float t0, t1;
+        scales(ws + C::kMeta1, t0, t1);
         z = zero_points(ws + C::kMeta1);
         scale_add<ND>(p, s0, s1, acc);
         dequant4(w0, a, z);
@@ -549,6 +636,12 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
         s0 = t0, s1 = t1;
       }
       scale_add<ND>(p, s0, s1, acc);
+      if constexpr (C::kSums) {
+        if (step == 0) sm90::mbar_wait(sm90::smem_u32(&sum_bar), 0);
+        const float *xs = xsum + (2 * step) % C::kSumGroups * T;
+        add_offsets<E>(acc, xs, o0, lane);
+        if (two) add_offsets<E>(acc, xs + T, o1, lane);
+      }
     } else {
       sm90::mbar_wait(full, xphase);
     }

@@ -34,6 +34,7 @@ struct Args {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
+  const uint16_t *x;        // x itself, [M][K] (the affine form's sums of x; the mma reads x through the tensor map)
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
   // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
   // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
