@@ -90,7 +90,9 @@ template <int FORM> struct TileMeta {
   static constexpr int kCopies = kBytes / 16;   // 16-byte copies per record
   static constexpr int kPerColumn = kBytes / 16;  // record bytes per column (the plan's array: Npad per group)
   static constexpr int kZeroOffset = 32;        // where the zero points start
-  static constexpr int kSubBytes = 80;          // affine: bytes per scale group
+  static constexpr int kSubBytes = 80;          // affine: bytes per scale group: the scale pairs at 0, then
+  static constexpr int kOffsetPairs = 32;       //   the offset pairs,
+  static constexpr int kIntegerZeros = 64;      //   then the 16 zi
 };
 
 // Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
@@ -355,8 +357,9 @@ template <class T> struct Affine {
   uint32_t s_lo, s_hi, o_lo, o_hi;
   static __device__ __forceinline__ Affine load(const unsigned char *sub, int g8) {
     const uint32_t s = *reinterpret_cast<const uint32_t *>(sub + 4 * g8);
-    const uint32_t o = *reinterpret_cast<const uint32_t *>(sub + 32 + 4 * g8);
-    const uint16_t zi = *reinterpret_cast<const uint16_t *>(sub + 64 + 2 * g8);
+    using Meta = TileMeta<kAffine128>;  // every affine form's scale groups are laid out alike
+    const uint32_t o = *reinterpret_cast<const uint32_t *>(sub + Meta::kOffsetPairs + 4 * g8);
+    const uint16_t zi = *reinterpret_cast<const uint16_t *>(sub + Meta::kIntegerZeros + 2 * g8);
     return {ZeroPoints<T>::from_pair(zi), __byte_perm(s, 0, 0x1010u), __byte_perm(s, 0, 0x3232u),
             __byte_perm(o, 0, 0x1010u), __byte_perm(o, 0, 0x3232u)};
   }

@@ -118,12 +118,13 @@ __global__ void meta_kernel(const uint16_t *__restrict__ scales, const __half *_
 // scales (f16 or bf16), zero points (f16, or null: 8) and offsets (f16, or null: 0), all [K/G][N] with G =
 // 128 / sub. (code - z) * s + m is split into (code - zi) * s + o with zi = z rounded and clamped to 0..15
 // and o = m - (z - zi) * s (in f32): per scale group j of a 128-k group, column c's s at byte 80 j +
-// 4 (c % 8) + 2 (c / 8), its o 32 bytes on (both rounded to the io type once), and zi 64 bytes on
-// (store_zero_point). Padding columns get s = o = 0, zi = 8.
+// 4 (c % 8) + 2 (c / 8), its o kOffsetPairs bytes on (both rounded to the io type once), and zi kIntegerZeros
+// bytes on (store_zero_point). Padding columns get s = o = 0, zi = 8.
 __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_bf16, const __half *__restrict__ zero_points,
                               const __half *__restrict__ offsets, unsigned char *__restrict__ out, int groups, int sub,
                               int N, int Npad, bool io_bf16) {
-  constexpr int kSubBytes = w4a16::TileMeta<w4a16::kAffine32>::kSubBytes;
+  using Meta = w4a16::TileMeta<w4a16::kAffine32>;
+  constexpr int kSubBytes = Meta::kSubBytes;
   const size_t total = (size_t)groups * Npad;
   auto round = [io_bf16](float v) {
     return io_bf16 ? w4a16::Io<__nv_bfloat16>::round(v) : w4a16::Io<__half>::round(v);
@@ -142,8 +143,8 @@ __global__ void affine_kernel(const uint16_t *__restrict__ scales, bool scales_b
     }
     unsigned char *record = out + (g * (Npad / 16) + n / 16) * (size_t)(kSubBytes * sub) + kSubBytes * j;
     *reinterpret_cast<uint16_t *>(record + 4 * (c % 8) + 2 * (c / 8)) = round(sv);
-    *reinterpret_cast<uint16_t *>(record + 32 + 4 * (c % 8) + 2 * (c / 8)) = round(o);
-    store_zero_point(record + 64, c, (unsigned)zi, io_bf16);
+    *reinterpret_cast<uint16_t *>(record + Meta::kOffsetPairs + 4 * (c % 8) + 2 * (c / 8)) = round(o);
+    store_zero_point(record + Meta::kIntegerZeros, c, (unsigned)zi, io_bf16);
   }
 }
 

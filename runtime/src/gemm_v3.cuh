@@ -156,14 +156,7 @@ template <class E> __device__ __forceinline__ float sum8(const uint4 &v) {
   const uint32_t w[4] = {v.x, v.y, v.z, v.w};
   float s = 0.f;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    if constexpr (Io<E>::kBf16) {
-      s += __uint_as_float(w[i] << 16) + __uint_as_float(w[i] & 0xffff0000u);
-    } else {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2 *>(&w[i]));
-      s += f.x + f.y;
-    }
-  }
+  for (int i = 0; i < 4; ++i) s += Io<E>::to_float((uint16_t)w[i]) + Io<E>::to_float((uint16_t)(w[i] >> 16));
   return s;
 }
 // acc += o * sum_x for one scale group: opair = (o[g8], o[g8 + 8]) in the io type, xs = the group's sums of x per token.
@@ -605,12 +598,12 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
         if constexpr (FORM == kZeroPoints)
           return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kZeroOffset + g8 * 2));
         else if constexpr (C::kSums)
-          return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + 64 + g8 * 2));
+          return ZeroPoints<E>::from_pair(*reinterpret_cast<const uint16_t *>(record + Meta::kIntegerZeros + g8 * 2));
         else return ZeroPoints<E>::symmetric();
       };
       // The offsets of the lane's columns (C::kSums), added as o * (the group's sum of x) after the group's scaling.
       auto offsets = [&](const unsigned char *record) {
-        return C::kSums ? *reinterpret_cast<const uint32_t *>(record + 32 + 4 * g8) : 0u;
+        return C::kSums ? *reinterpret_cast<const uint32_t *>(record + Meta::kOffsetPairs + 4 * g8) : 0u;
       };
       const uint32_t o0 = offsets(ws + C::kMeta0), o1 = two ? offsets(ws + C::kMeta1) : 0u;
       ZeroPoints<E> z = zero_points(ws + C::kMeta0);
