@@ -96,12 +96,89 @@ static MlirOperation buildPrepOp(Int8PrepMatch *pm) {
   return prep;
 }
 
+static MlirType f16Matrix(MlirContext ctx, int64_t rows, int64_t cols) {
+  int64_t shape[2] = {rows < 0 ? mlirShapedTypeGetDynamicSize() : rows, cols < 0 ? mlirShapedTypeGetDynamicSize() : cols};
+  return mlirRankedTensorTypeGet(2, shape, mlirF16TypeGet(ctx), mlirAttributeGetNull());
+}
+
+/* The map (d0, d1, d2) -> (d_i, d_j). */
+static MlirAffineMap loopPair(MlirContext ctx, int i, int j) {
+  MlirAffineExpr results[2] = {mlirAffineDimExprGet(ctx, i), mlirAffineDimExprGet(ctx, j)};
+  return mlirAffineMapGet(ctx, 3, 0, 2, results);
+}
+
+/* The body form: the op computes subA and subB as tensors, and a new contraction reads them in the old one's place
+ * over the same loops, its body the old body's multiply-accumulate (int8PrepAccumulateOps), so that the product,
+ * its casts and its rounding stay as the frontend wrote them. */
+static MlirOperation buildPrepOpInBody(Int8PrepMatch *pm) {
+  MlirOperation mm = pm->matmul;
+  MlirContext ctx = mlirOperationGetContext(mm);
+  MlirLocation loc = mlirOperationGetLocation(mm);
+  const LinalgView *v = &pm->view;
+  MlirValue operands[4] = {pm->a, pm->cb, pm->scb, pm->cols};
+  MlirType results[2] = {f16Matrix(ctx, v->loopRange[pm->loopM], v->loopRange[pm->loopL]),
+                         f16Matrix(ctx, v->loopRange[pm->loopL], v->loopRange[pm->loopN])};
+  MlirOperation prep = buildOp(W4A16_INT8_PREP_OP, loc, 4, operands, 2, results, 0, NULL, NULL);
+  insertBefore(mm, prep);
+
+  MlirOperation ops[kMaxAccumulateOps];
+  int count = 0;
+  int8PrepAccumulateOps(pm, ops, &count); /* true: the match checked it */
+  MlirValue init = linalgInit(v, 0), accArg = mlirBlockGetArgument(v->body, v->numInputs);
+  MlirType argTypes[3] = {mlirValueGetType(pm->bodyA), mlirValueGetType(pm->bodyB), mlirValueGetType(accArg)};
+  MlirLocation argLocs[3] = {loc, loc, loc};
+  MlirBlock block = mlirBlockCreate(3, argTypes, argLocs);
+  MlirValue from[kMaxAccumulateOps + 3] = {pm->bodyA, pm->bodyB, accArg};
+  MlirValue to[kMaxAccumulateOps + 3] = {mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 1),
+                                             mlirBlockGetArgument(block, 2)};
+  int mapped = 3;
+  for (int i = 0; i < count; ++i) {
+    MlirOperation copy = mlirOperationClone(ops[i]);
+    for (intptr_t k = 0, n = mlirOperationGetNumOperands(copy); k < n; ++k) {
+      MlirValue operand = mlirOperationGetOperand(copy, k);
+      for (int j = 0; j < mapped; ++j) /* else a value from outside the body, read as it was */
+        if (valueEq(from[j], operand)) {
+          mlirOperationSetOperand(copy, k, to[j]);
+          break;
+        }
+    }
+    mlirBlockAppendOwnedOperation(block, copy);
+    if (mlirOperationGetNumResults(copy) == 1)
+      from[mapped] = mlirOperationGetResult(ops[i], 0), to[mapped++] = mlirOperationGetResult(copy, 0);
+  }
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+
+  MlirValue inputs[3] = {mlirOperationGetResult(prep, 0), mlirOperationGetResult(prep, 1), init};
+  MlirAffineMap maps[3] = {loopPair(ctx, pm->loopM, pm->loopL), loopPair(ctx, pm->loopL, pm->loopN),
+                           v->maps[v->numInputs]};
+  MlirAttribute iteratorsAttr = mlirOperationGetAttributeByName(mm, mlirStringRefCreateFromCString("iterator_types"));
+  MlirAttribute iterators[3];
+  for (int i = 0; i < 3; ++i)
+    iterators[i] = mlirArrayAttrGetElement(iteratorsAttr, i);
+  MlirOperation contraction = buildGeneric(loc, 2, inputs, mlirValueGetType(mlirOperationGetResult(mm, 0)), maps, 3,
+                                           iterators, region);
+  insertBefore(mm, contraction);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(mm, 0), mlirOperationGetResult(contraction, 0));
+  OpSet dead = pm->producers;
+  opSetAdd(&dead, mm);
+  eraseDeadOps(&dead);
+  return prep;
+}
+
 static void dimText(MlirValue v, int i, char *buf, size_t size) {
   int64_t d = dimOf(v, i);
   if (d < 0)
     snprintf(buf, size, "?");
   else
     snprintf(buf, size, "%lld", (long long)d);
+}
+
+static void loopText(const LinalgView *v, int d, char *buf, size_t size) {
+  if (v->loopRange[d] < 0)
+    snprintf(buf, size, "?");
+  else
+    snprintf(buf, size, "%lld", (long long)v->loopRange[d]);
 }
 
 static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
@@ -113,13 +190,25 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
     return;
   }
   char m[24], l[24], n[24];
-  dimText(pm.subA, 0, m, sizeof m);
-  dimText(pm.subA, 1, l, sizeof l);
-  dimText(pm.subB, pm.bTransposed ? 0 : 1, n, sizeof n);
+  if (int8PrepInBody(&pm)) {
+    loopText(&pm.view, pm.loopM, m, sizeof m);
+    loopText(&pm.view, pm.loopL, l, sizeof l);
+    loopText(&pm.view, pm.loopN, n, sizeof n);
+  } else {
+    dimText(pm.subA, 0, m, sizeof m);
+    dimText(pm.subA, 1, l, sizeof l);
+    dimText(pm.subB, pm.bTransposed ? 0 : 1, n, sizeof n);
+  }
   explainRemark(options, "w4a16-int8-prep", op,
          "fused as subA = A[:, cols] (%sx%s), subB = f16(f32(CB[:, cols]) * SCB[:, None] * 1/127).t() (%sx%s)%s", m, l,
-         l, n, pm.bTransposed ? "; the matmul's transposed read of subB is now a plain one" : "");
-  buildPrepOp(&pm);
+         l, n,
+         int8PrepInBody(&pm) ? "; both were computed inside the contraction's body, which now reads them"
+         : pm.bTransposed    ? "; the matmul's transposed read of subB is now a plain one"
+                             : "");
+  if (int8PrepInBody(&pm))
+    buildPrepOpInBody(&pm);
+  else
+    buildPrepOp(&pm);
 }
 
 /* --- the pass ----------------------------------------------------------------------------------- */

@@ -237,6 +237,13 @@ int64_t evalAffineExprWith(MlirAffineExpr e, const int64_t *dims, const int64_t 
 
 int64_t evalAffineExpr(MlirAffineExpr e, const int64_t *dims) { return evalAffineExprWith(e, dims, NULL); }
 
+bool mapUsesDim(MlirAffineMap map, int dim) {
+  for (intptr_t r = 0, n = mlirAffineMapGetNumResults(map); r < n; ++r)
+    if (mlirAffineExprIsFunctionOfDim(mlirAffineMapGetResult(map, r), dim))
+      return true;
+  return false;
+}
+
 void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out) {
   for (intptr_t i = 0, n = mlirAffineMapGetNumResults(map); i < n; ++i)
     out[i] = evalAffineExpr(mlirAffineMapGetResult(map, i), dims);

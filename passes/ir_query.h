@@ -71,6 +71,8 @@ int64_t evalAffineExprWith(MlirAffineExpr e, const int64_t *dims, const int64_t 
 void evalAffineMap(MlirAffineMap map, const int64_t *dims, int64_t *out);
 /* For a permutation map, dims such that map(dims) == results. */
 bool invertPermutation(MlirAffineMap map, const int64_t *results, int64_t *dims);
+/* Whether a result of map is a function of loop dim `dim`. */
+bool mapUsesDim(MlirAffineMap map, int dim);
 
 /* --- linalg structured ops -------------------------------------------------------------------- */
 typedef struct LinalgView {

@@ -166,6 +166,104 @@ static bool matchContraction(MlirOperation op, Int8PrepMatch *pm) {
   return rankOf(pm->subA) == 2 && rankOf(pm->subB) == 2;
 }
 
+/* The loops body value v depends on: through the operands it reads (their maps) and linalg.index. */
+static void loopsOf(const LinalgView *v, MlirValue value, bool *loops) {
+  const BodyDeps deps = bodyDepsOf(value, v->body);
+  for (int d = 0; d < v->numLoops; ++d) {
+    loops[d] = deps.loop[d];
+    for (int i = 0; i < v->numInputs + v->numInits && i < kMaxLinalgOperands; ++i)
+      loops[d] |= deps.arg[i] && mapUsesDim(v->maps[i], d);
+  }
+}
+
+/* v through widening float casts (arith.extf in the body). */
+static MlirValue narrowest(MlirValue v) {
+  while (!mlirOperationIsNull(producer(v)) && opIs(producer(v), "arith.extf"))
+    v = mlirOperationGetOperand(producer(v), 0);
+  return v;
+}
+
+/* The correction as upstream's elementwise fusion leaves it: one contraction over loops (m, n, l) whose body
+ * yields acc + a * b (through widening casts and a final truncf; acc the init's argument), a computed over loops
+ * m and l only and b over l and n only, neither reading acc. Both are evaluated where they are (evalOperand). */
+static bool matchBodyContraction(MlirOperation op, Int8PrepMatch *pm) {
+  LinalgView *v = &pm->view;
+  if (!linalgView(op, v) || v->numInits != 1 || v->numLoops != 3 || linalgIsElementwise(v))
+    return false;
+  int dm, dn;
+  if (!mapDims(v->maps[v->numInputs], &dm, &dn) || dm == dn)
+    return false;
+  MlirOperation yield = mlirBlockGetTerminator(v->body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirValue sum = mlirOperationGetOperand(yield, 0);
+  if (!mlirOperationIsNull(producer(sum)) && opIs(producer(sum), "arith.truncf"))
+    sum = mlirOperationGetOperand(producer(sum), 0);
+  MlirOperation add = producer(sum);
+  if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
+    return false;
+  for (int accSide = 0; accSide < 2; ++accSide) {
+    MlirValue acc = narrowest(mlirOperationGetOperand(add, accSide));
+    MlirOperation mul = producer(narrowest(mlirOperationGetOperand(add, 1 - accSide)));
+    if (!mlirValueIsABlockArgument(acc) || !mlirBlockEqual(mlirBlockArgumentGetOwner(acc), v->body) ||
+        mlirBlockArgumentGetArgNumber(acc) != v->numInputs || mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
+      continue;
+    for (int aSide = 0; aSide < 2; ++aSide) {
+      MlirValue a = narrowest(mlirOperationGetOperand(mul, aSide));
+      MlirValue b = narrowest(mlirOperationGetOperand(mul, 1 - aSide));
+      bool aLoops[kMaxRank], bLoops[kMaxRank];
+      loopsOf(v, a, aLoops);
+      loopsOf(v, b, bLoops);
+      if (aLoops[dn] || bLoops[dm] || !aLoops[dm] || !bLoops[dn] || bodyDepsOf(a, v->body).arg[v->numInputs] ||
+          bodyDepsOf(b, v->body).arg[v->numInputs])
+        continue;
+      pm->bodyA = a, pm->bodyB = b;
+      pm->loopM = dm, pm->loopN = dn, pm->loopL = 3 - dm - dn;
+      MlirOperation ops[kMaxAccumulateOps];
+      int count;
+      if (int8PrepAccumulateOps(pm, ops, &count))
+        return true;
+      pm->bodyA = pm->bodyB = (MlirValue){NULL};
+    }
+  }
+  return false;
+}
+
+static bool inList(const MlirValue *values, int count, MlirValue v) {
+  for (int i = 0; i < count; ++i)
+    if (valueEq(values[i], v))
+      return true;
+  return false;
+}
+
+bool int8PrepAccumulateOps(const Int8PrepMatch *pm, MlirOperation *ops, int *count) {
+  MlirBlock body = pm->view.body;
+  MlirValue reached[kMaxAccumulateOps + 3] = {pm->bodyA, pm->bodyB, mlirBlockGetArgument(body, pm->view.numInputs)};
+  int numReached = 3;
+  *count = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    bool reads = false;
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i)
+      reads |= inList(reached, numReached, mlirOperationGetOperand(o, i));
+    if (!reads)
+      continue;
+    if (*count == kMaxAccumulateOps || mlirOperationGetNumResults(o) > 1)
+      return false;
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i) {
+      MlirValue operand = mlirOperationGetOperand(o, i);
+      const bool inBody = mlirValueIsABlockArgument(operand)
+                              ? mlirBlockEqual(mlirBlockArgumentGetOwner(operand), body)
+                              : !mlirOperationIsNull(ancestorIn(producer(operand), body));
+      if (inBody && !inList(reached, numReached, operand))
+        return false;
+    }
+    ops[(*count)++] = o;
+    if (mlirOperationGetNumResults(o) == 1)
+      reached[numReached++] = mlirOperationGetResult(o, 0);
+  }
+  return *count > 0 && opIs(ops[*count - 1], "linalg.yield");
+}
+
 /* --- leaves ------------------------------------------------------------------------------------ */
 
 typedef struct Leaves {
@@ -182,12 +280,23 @@ static void addLeaf(Leaves *leaves, MlirValue t) {
 
 static bool isIndexList(MlirValue t) { return rankOf(t) == 1 && intWidth(elementTypeOf(t)) > 0; }
 
-/* The distinct tensors element (0, 0) of `operand` reads. */
-static bool discover(Evaluator *ev, MlirValue operand, Leaves *leaves, const char *what, Reason *why,
+/* Element idx of subA (isB false: (m, l)) or subB (as the matmul reads it: (l, n), or (n, l) when bTransposed):
+ * the tensor's element, or the body's value at that iteration point (at 0 along the loop it does not read). */
+static Scalar evalOperand(Evaluator *ev, const Int8PrepMatch *pm, bool isB, const int64_t *idx) {
+  if (!int8PrepInBody(pm))
+    return evalElement(ev, isB ? pm->subB : pm->subA, idx);
+  int64_t iter[3] = {0, 0, 0};
+  iter[isB ? pm->loopL : pm->loopM] = idx[0];
+  iter[isB ? pm->loopN : pm->loopL] = idx[1];
+  return evalBodyValue(ev, &pm->view, iter, isB ? pm->bodyB : pm->bodyA);
+}
+
+/* The distinct tensors element (0, 0) of subA or subB reads. */
+static bool discover(Evaluator *ev, const Int8PrepMatch *pm, bool isB, Leaves *leaves, const char *what, Reason *why,
                      MlirOperation at) {
   int64_t zero[2] = {0, 0};
   evalReset(ev);
-  evalElement(ev, operand, zero);
+  evalOperand(ev, pm, isB, zero);
   if (ev->error) {
     setReason(why, at, "%s: %s", what, ev->error);
     return false;
@@ -307,7 +416,11 @@ static int pick(const int64_t *want, int count, int64_t size, int64_t *out) {
 }
 
 static void samplePoints(const Int8PrepMatch *pm, Points *p) {
-  int64_t M = dimOf(pm->subA, 0), L = dimOf(pm->subA, 1), N = dimOf(pm->subB, pm->bTransposed ? 0 : 1);
+  int64_t M, L, N;
+  if (int8PrepInBody(pm))
+    M = pm->view.loopRange[pm->loopM], L = pm->view.loopRange[pm->loopL], N = pm->view.loopRange[pm->loopN];
+  else
+    M = dimOf(pm->subA, 0), L = dimOf(pm->subA, 1), N = dimOf(pm->subB, pm->bTransposed ? 0 : 1);
   int64_t ms[] = {0, 1, 3, M > 0 ? M - 1 : 0};
   int64_t ls[] = {0, 1, 2, 5, L > 0 ? L - 1 : 0};
   int64_t ns[] = {0, 1, N > 0 ? N / 2 + 1 : 7, N > 0 ? N - 1 : 33};
@@ -327,7 +440,7 @@ static bool checkSubA(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reaso
     for (int j = 0; j < pts->numL; ++j) {
       int64_t m = pts->m[i], l = pts->l[j], col = colOf(d, l), idx[2] = {m, l};
       evalReset(ev);
-      double value = evalElement(ev, pm->subA, idx).f;
+      double value = evalOperand(ev, pm, false, idx).f;
       if (ev->error) {
         setReason(why, pm->matmul, "subA: %s", ev->error);
         return false;
@@ -362,7 +475,7 @@ static bool checkSubA(Int8PrepMatch *pm, Evaluator *ev, const Points *pts, Reaso
     int64_t idx[2] = {pts->m[0], pts->l[0]};
     data->aSpecial = true, data->aValue = specials[s];
     evalReset(ev);
-    const double value = evalElement(ev, pm->subA, idx).f;
+    const double value = evalOperand(ev, pm, false, idx).f;
     data->aSpecial = false;
     if (!ev->error && !(isnan(specials[s]) ? isnan(value) : value == specials[s])) {
       setReason(why, pm->matmul, "subA is not a copy of A for A = %g (a clamp or a NaN test on A)", specials[s]);
@@ -380,7 +493,7 @@ static bool evalSubB(Int8PrepMatch *pm, Evaluator *ev, int64_t l, int64_t n, int
   int64_t idx[2], col = colOf(d, l);
   subBIndex(pm, l, n, idx);
   evalReset(ev);
-  *value = evalElement(ev, pm->subB, idx).f;
+  *value = evalOperand(ev, pm, true, idx).f;
   if (ev->error) {
     setReason(why, pm->matmul, "subB: %s", ev->error);
     return false;
@@ -597,10 +710,15 @@ bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
   memset(pm, 0, sizeof *pm);
   pm->matmul = op;
   if (!matchContraction(op, pm)) {
-    if (gathersInBody(op))
-      setReason(why, op, "the correction's column gathers are computed inside its contraction's body (as upstream's "
-                         "elementwise fusion leaves them): only a matmul of gathered tensors subA and subB fuses");
-    return false;
+    memset(pm, 0, sizeof *pm);
+    pm->matmul = op;
+    if (!gathersInBody(op))
+      return false;
+    if (!matchBodyContraction(op, pm)) {
+      setReason(why, op, "the correction's column gathers are computed inside a contraction whose body does not "
+                         "yield acc + a * b with a over loops (m, l) and b over (l, n)");
+      return false;
+    }
   }
   PrepData data = {.discovery = true};
   Evaluator ev;
@@ -609,18 +727,19 @@ bool matchInt8Prep(MlirOperation op, Int8PrepMatch *pm, Reason *why) {
 
   Leaves leavesA, leavesB;
   Reason quiet = {0};
-  bool okA = discover(&ev, pm->subA, &leavesA, "subA", &quiet, op);
-  bool okB = discover(&ev, pm->subB, &leavesB, "subB", &quiet, op);
+  bool okA = discover(&ev, pm, false, &leavesA, "subA", &quiet, op);
+  bool okB = discover(&ev, pm, true, &leavesB, "subB", &quiet, op);
   if (!(okA && readsIndexList(&leavesA)) && !(okB && readsIndexList(&leavesB)))
     return false; /* no column list anywhere: not this pattern, nothing to report */
   if (!okA || !okB) {
     setReason(why, quiet.at, "%s", quiet.text);
     return false;
   }
-  if (!isF16(elementTypeOf(pm->subA)) || !isF16(elementTypeOf(pm->subB))) {
+  const MlirType typeA = int8PrepInBody(pm) ? mlirValueGetType(pm->bodyA) : elementTypeOf(pm->subA);
+  const MlirType typeB = int8PrepInBody(pm) ? mlirValueGetType(pm->bodyB) : elementTypeOf(pm->subB);
+  if (!isF16(typeA) || !isF16(typeB)) {
     char name[64];
-    setReason(why, op, "correction operands are %s, expected f16",
-              typeName(elementTypeOf(isF16(elementTypeOf(pm->subA)) ? pm->subB : pm->subA), name, sizeof name));
+    setReason(why, op, "correction operands are %s, expected f16", typeName(isF16(typeA) ? typeB : typeA, name, sizeof name));
     return false;
   }
   if (!classifyA(pm, &leavesA, why) || !classifyB(pm, &leavesB, why))

@@ -14,13 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool mapUsesDim(MlirAffineMap map, int dim) {
-  for (intptr_t r = 0, n = mlirAffineMapGetNumResults(map); r < n; ++r)
-    if (mlirAffineExprIsFunctionOfDim(mlirAffineMapGetResult(map, r), dim))
-      return true;
-  return false;
-}
-
 /* Whether every cast between a linalg view's input and its yield widens (bf16 -> f32 -> f16 -> f32 rounds x
  * to f16 on the way, which a widening view must not). */
 static bool castsOnlyWiden(MlirOperation op) {

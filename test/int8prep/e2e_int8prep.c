@@ -12,7 +12,13 @@
  *
  *   int8prep-e2e <path/to/llm_int8_correction.mlir>
  *   int8prep-e2e --expect-mismatch <path>   the fused build's runtime flips the lowest bit of one subB element
- *                                           per call: the comparison must see it (exit 0 only if it does) */
+ *                                           per call: the comparison must see it (exit 0 only if it does)
+ *   int8prep-e2e --upstream-fusion <path/to/llm_int8_correction_out.mlir>
+ *                                           both builds run upstream's linalg-generalize-named-ops and
+ *                                           linalg-fuse-elementwise-ops first, which put the gathers and CB's
+ *                                           dequantisation inside the correction's contraction body; the
+ *                                           functions return only the corrected output, compared bit for bit
+ *                                           (one runtime call per call with L > 0, as above) */
 #include "w4a16/int8prep.h"
 #include "w4a16/lowering.h"
 #include "w4a16/passes.h"
@@ -41,6 +47,8 @@ typedef struct Results {
   Memref2f16 subA, subB, out;
 } Results;
 typedef int32_t (*PrepFn)(Results *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols, Memref2f16 *out);
+typedef int32_t (*CorrFn)(Memref2f16 *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols,
+                          Memref2f16 *out);
 
 static int g_failures;
 
@@ -65,6 +73,8 @@ static bool g_perturb;
 
 /* --- compiling -------------------------------------------------------------------------------------------- */
 
+static bool g_upstreamFusion;
+
 static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse) {
   MlirModule module = mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(path));
   if (mlirModuleIsNull(module)) {
@@ -72,6 +82,13 @@ static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse)
     exit(1);
   }
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString("builtin.module"));
+  if (g_upstreamFusion &&
+      mlirLogicalResultIsFailure(mlirOpPassManagerAddPipeline(
+          mlirPassManagerGetAsOpPassManager(pm),
+          mlirStringRefCreateFromCString("linalg-generalize-named-ops,linalg-fuse-elementwise-ops"), NULL, NULL))) {
+    fprintf(stderr, "e2e: cannot add upstream's elementwise fusion\n");
+    exit(1);
+  }
   if (mlirLogicalResultIsFailure(
           w4a16AddPipeline(mlirPassManagerGetAsOpPassManager(pm), (W4a16PipelineOptions){.fuse = fuse})) ||
       mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
@@ -93,16 +110,17 @@ static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse)
   return jit;
 }
 
-static PrepFn lookup(MlirExecutionEngine jit, const char *name) {
+static void *lookupAny(MlirExecutionEngine jit, const char *name) {
   char full[128];
   snprintf(full, sizeof full, "w4a16c_run_%s", name);
-  PrepFn fn = (PrepFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString(full));
+  void *fn = mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString(full));
   if (!fn) {
     fprintf(stderr, "e2e: %s not found\n", full);
     exit(1);
   }
   return fn;
 }
+static PrepFn lookup(MlirExecutionEngine jit, const char *name) { return (PrepFn)lookupAny(jit, name); }
 
 /* --- data -------------------------------------------------------------------------------------------------- */
 
@@ -218,6 +236,44 @@ static int64_t runCase(const char *fnName, PrepFn fused, PrepFn unfused, const I
   return M * L + L * N + M * N;
 }
 
+/* One case of a function that returns only the corrected output (--upstream-fusion). */
+static int64_t runCorrection(const char *fnName, CorrFn fused, CorrFn unfused, const Inputs *in, int64_t M,
+                             const int64_t *cols, int64_t L, const char *pattern) {
+  uint16_t out0[3 * N], outF[3 * N], outU[3 * N];
+  for (int64_t i = 0; i < M * N; ++i)
+    out0[i] = (uint16_t)(rng() % 0x7800) | (uint16_t)((rng() & 1) << 15); /* finite */
+  Memref2f16 rf, ru;
+  int32_t status[2];
+  int64_t calls = 0;
+  for (int build = 0; build < 2; ++build) {
+    uint16_t *outCopy = build ? outU : outF;
+    memcpy(outCopy, out0, 2 * (size_t)(M * N));
+    Memref2f16 A = {(uint16_t *)in->A, (uint16_t *)in->A, 0, {M, K}, {K, 1}};
+    Memref2i8 CB = {(int8_t *)in->CB, (int8_t *)in->CB, 0, {N, K}, {K, 1}};
+    Memref1f32 SCB = {(float *)in->SCB, (float *)in->SCB, 0, {N}, {1}};
+    Memref1i64 C = {(int64_t *)cols, (int64_t *)cols, 0, {L}, {1}};
+    Memref2f16 out = {outCopy, outCopy, 0, {M, N}, {N, 1}};
+    const int64_t before = w4a16_int8prep_entry_calls();
+    status[build] = (build ? unfused : fused)(build ? &ru : &rf, &A, &CB, &SCB, &C, &out);
+    if (!build)
+      calls = w4a16_int8prep_entry_calls() - before;
+  }
+  if (status[0] || status[1]) {
+    fprintf(stderr, "e2e: %s returned %d (fused) and %d (unfused): %s\n", fnName, status[0], status[1],
+            w4a16_rt_last_error());
+    ++g_failures;
+  }
+  const int64_t differ = compare("out", &rf, &ru, M, N, true);
+  const bool callsOk = calls == (L > 0 ? 1 : 0);
+  printf("%-11s M=%lld L=%-2lld %-20s out raw bits: %s (%lld differ), runtime calls %lld%s\n", fnName, (long long)M,
+         (long long)L, pattern, differ ? "DIFFER" : "equal", (long long)differ, (long long)calls,
+         callsOk ? "" : " (WRONG)");
+  g_failures += differ != 0 || !callsOk;
+  const void *inputs[] = {outF, outU};
+  freeResult(&rf, inputs, 2), freeResult(&ru, inputs, 2);
+  return M * N;
+}
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -278,11 +334,13 @@ static void timeEmpty(PrepFn fused, PrepFn unfused, const Inputs *in) {
 
 int main(int argc, char **argv) {
   g_perturb = argc == 3 && strcmp(argv[1], "--expect-mismatch") == 0;
-  if (argc != 2 + g_perturb) {
-    fprintf(stderr, "usage: %s [--expect-mismatch] path/to/llm_int8_correction.mlir\n", argv[0]);
+  g_upstreamFusion = argc == 3 && strcmp(argv[1], "--upstream-fusion") == 0;
+  if (argc != 2 + (g_perturb || g_upstreamFusion)) {
+    fprintf(stderr, "usage: %s [--expect-mismatch] path/to/llm_int8_correction.mlir\n"
+                    "       %s --upstream-fusion path/to/llm_int8_correction_out.mlir\n", argv[0], argv[0]);
     return 2;
   }
-  const char *path = argv[1 + g_perturb];
+  const char *path = argv[argc - 1];
   w4a16_int8prep_set_backend(W4A16_BACKEND_CPU);
   MlirContext ctx = create_jit_context();
   MlirExecutionEngine fusedJit = compile(ctx, path, true), unfusedJit = compile(ctx, path, false);
@@ -291,6 +349,25 @@ int main(int argc, char **argv) {
   makeInputs(&in);
   int64_t compared = 0, cols[64];
   const int64_t Ls[] = {0, 1, 2, 5, 16, 64};
+  if (g_upstreamFusion) {
+    CorrFn fDyn = (CorrFn)lookupAny(fusedJit, "corr_dyn"), uDyn = (CorrFn)lookupAny(unfusedJit, "corr_dyn");
+    CorrFn f5 = (CorrFn)lookupAny(fusedJit, "corr_l5_f32"), u5 = (CorrFn)lookupAny(unfusedJit, "corr_l5_f32");
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      for (size_t t = 0; t < sizeof Ls / sizeof Ls[0]; ++t)
+        for (int64_t M = 1; M <= 3; M += 2) {
+          makeCols(cols, Ls[t], pattern);
+          compared += runCorrection("corr_dyn", fDyn, uDyn, &in, M, cols, Ls[t], kPatterns[pattern]);
+        }
+      makeCols(cols, 5, pattern);
+      compared += runCorrection("corr_l5_f32", f5, u5, &in, 3, cols, 5, kPatterns[pattern]);
+    }
+    mlirExecutionEngineDestroy(fusedJit);
+    mlirExecutionEngineDestroy(unfusedJit);
+    mlirContextDestroy(ctx);
+    printf("int8prep e2e after upstream's elementwise fusion: %lld elements compared: %s\n", (long long)compared,
+           g_failures ? "FAIL" : "PASS");
+    return g_failures ? 1 : 0;
+  }
   PrepFn fDyn = lookup(fusedJit, "prep_dyn"), uDyn = lookup(unfusedJit, "prep_dyn");
   for (size_t t = 0; t < sizeof Ls / sizeof Ls[0]; ++t)
     for (int pattern = 0; pattern < 3; ++pattern)

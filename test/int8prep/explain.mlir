@@ -12,15 +12,8 @@
 // RUN: w4a16-opt --w4a16-explain-int8-prep %S/../../examples/llama_mlp.mlir -o /dev/null 2>&1 | count 0
 // RUN: w4a16-opt --w4a16-explain-int8-prep %S/../../examples/gpt_mlp.mlir -o /dev/null 2>&1 | count 0
 //
-// After upstream's elementwise fusion the gathers, CB's dequantisation and the matmul of four of fuse.mlir's five
-// corrections sit in one contraction body: each gets a remark saying so (none is silent); the fifth (f32
-// accumulation: the widening of subA and subB stays apart) still fuses.
-// RUN: mlir-opt --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --split-input-file %S/fuse.mlir \
-// RUN:   | w4a16-opt --w4a16-explain-int8-prep --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=UPSTREAM
-// UPSTREAM-COUNT-3: remark: w4a16-int8-prep: not fused: the correction's column gathers are computed inside its contraction's body
-// UPSTREAM-NEXT:    remark: w4a16-int8-prep: fused as subA = A[:, cols] (4x5)
-// UPSTREAM-NEXT:    remark: w4a16-int8-prep: not fused: the correction's column gathers are computed inside its contraction's body
-// UPSTREAM-NOT:     remark
+// After upstream's elementwise fusion the gathers and CB's dequantisation of fuse.mlir's corrections sit in their
+// contraction's body: they fuse from there too (upstream-fused.mlir).
 //
 // The W4A16 pass, for its part, names why it leaves each correction matmul alone (issue #18: no silent
 // candidates): x is gathered through integer column indices and the weight is int8.
