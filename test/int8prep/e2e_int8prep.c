@@ -46,9 +46,9 @@ W4A16_MEMREF(2, Memref2i8, int8_t);
 typedef struct Results {
   Memref2f16 subA, subB, out;
 } Results;
-typedef int32_t (*PrepFn)(Results *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols, Memref2f16 *out);
-typedef int32_t (*CorrFn)(Memref2f16 *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols,
-                          Memref2f16 *out);
+/* w4a16c_run_<f>: ret points at the function's results, a Results for the prep_* functions, one Memref2f16 for
+ * the corr_* functions of --upstream-fusion. */
+typedef int32_t (*EntryFn)(void *ret, Memref2f16 *A, Memref2i8 *CB, Memref1f32 *SCB, Memref1i64 *cols, Memref2f16 *out);
 
 static int g_failures;
 
@@ -110,17 +110,16 @@ static MlirExecutionEngine compile(MlirContext ctx, const char *path, bool fuse)
   return jit;
 }
 
-static void *lookupAny(MlirExecutionEngine jit, const char *name) {
+static EntryFn lookup(MlirExecutionEngine jit, const char *name) {
   char full[128];
   snprintf(full, sizeof full, "w4a16c_run_%s", name);
-  void *fn = mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString(full));
+  EntryFn fn = (EntryFn)mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString(full));
   if (!fn) {
     fprintf(stderr, "e2e: %s not found\n", full);
     exit(1);
   }
   return fn;
 }
-static PrepFn lookup(MlirExecutionEngine jit, const char *name) { return (PrepFn)lookupAny(jit, name); }
 
 /* --- data -------------------------------------------------------------------------------------------------- */
 
@@ -170,8 +169,8 @@ static void freeResult(Memref2f16 *m, const void *const *inputs, int numInputs) 
   free(m->allocated);
 }
 
-static int32_t run(PrepFn fn, const Inputs *in, int64_t M, const int64_t *cols, int64_t L, const uint16_t *out0,
-                   uint16_t *outCopy, Results *r) {
+static int32_t run(EntryFn fn, const Inputs *in, int64_t M, const int64_t *cols, int64_t L, const uint16_t *out0,
+                   uint16_t *outCopy, void *r) {
   memcpy(outCopy, out0, 2 * (size_t)(M * N)); /* the matmul may accumulate in place */
   Memref2f16 A = {(uint16_t *)in->A, (uint16_t *)in->A, 0, {M, K}, {K, 1}};
   Memref2i8 CB = {(int8_t *)in->CB, (int8_t *)in->CB, 0, {N, K}, {K, 1}};
@@ -208,28 +207,46 @@ static int64_t compare(const char *what, const Memref2f16 *x, const Memref2f16 *
   return differ;
 }
 
-/* One case: both builds on the same data; returns the number of elements compared. */
-static int64_t runCase(const char *fnName, PrepFn fused, PrepFn unfused, const Inputs *in, int64_t M,
-                       const int64_t *cols, int64_t L, const char *pattern) {
-  uint16_t out0[3 * N], outF[3 * N], outU[3 * N];
+/* The out tensor a case accumulates into: M rows of finite f16. */
+static void randomOut(uint16_t *out0, int64_t M) {
   for (int64_t i = 0; i < M * N; ++i)
-    out0[i] = (uint16_t)(rng() % 0x7800) | (uint16_t)((rng() & 1) << 15); /* finite */
-  Results rf, ru;
+    out0[i] = (uint16_t)(rng() % 0x7800) | (uint16_t)((rng() & 1) << 15);
+}
+
+/* Both builds of fnName on the same data into rf and ru; returns the fused build's runtime calls. */
+static int64_t runBoth(const char *fnName, EntryFn fused, EntryFn unfused, const Inputs *in, int64_t M,
+                       const int64_t *cols, int64_t L, const uint16_t *out0, uint16_t *outF, uint16_t *outU, void *rf,
+                       void *ru) {
   int64_t callsBefore = w4a16_int8prep_entry_calls();
-  int32_t statusF = run(fused, in, M, cols, L, out0, outF, &rf);
+  int32_t statusF = run(fused, in, M, cols, L, out0, outF, rf);
   int64_t calls = w4a16_int8prep_entry_calls() - callsBefore;
-  int32_t statusU = run(unfused, in, M, cols, L, out0, outU, &ru);
+  int32_t statusU = run(unfused, in, M, cols, L, out0, outU, ru);
   if (statusF || statusU) {
     fprintf(stderr, "e2e: %s returned %d (fused) and %d (unfused): %s\n", fnName, statusF, statusU, w4a16_rt_last_error());
     ++g_failures;
   }
-  int64_t differ = compare("subA", &rf.subA, &ru.subA, M, L, false) + compare("subB", &rf.subB, &ru.subB, L, N, false) +
-                   compare("out", &rf.out, &ru.out, M, N, true);
+  return calls;
+}
+
+static void report(const char *fnName, int64_t M, int64_t L, const char *pattern, const char *what, int64_t differ,
+                   int64_t calls) {
   bool callsOk = calls == (L > 0 ? 1 : 0);
-  printf("%-8s M=%lld L=%-2lld %-20s subA/subB/out raw bits: %s (%lld differ), runtime calls %lld%s\n", fnName,
-         (long long)M, (long long)L, pattern, differ ? "DIFFER" : "equal", (long long)differ, (long long)calls,
+  printf("%-11s M=%lld L=%-2lld %-20s %s raw bits: %s (%lld differ), runtime calls %lld%s\n", fnName, (long long)M,
+         (long long)L, pattern, what, differ ? "DIFFER" : "equal", (long long)differ, (long long)calls,
          callsOk ? "" : " (WRONG)");
   g_failures += differ != 0 || !callsOk;
+}
+
+/* One case: both builds on the same data; returns the number of elements compared. */
+static int64_t runCase(const char *fnName, EntryFn fused, EntryFn unfused, const Inputs *in, int64_t M,
+                       const int64_t *cols, int64_t L, const char *pattern) {
+  uint16_t out0[3 * N], outF[3 * N], outU[3 * N];
+  randomOut(out0, M);
+  Results rf, ru;
+  int64_t calls = runBoth(fnName, fused, unfused, in, M, cols, L, out0, outF, outU, &rf, &ru);
+  int64_t differ = compare("subA", &rf.subA, &ru.subA, M, L, false) + compare("subB", &rf.subB, &ru.subB, L, N, false) +
+                   compare("out", &rf.out, &ru.out, M, N, true);
+  report(fnName, M, L, pattern, "subA/subB/out", differ, calls);
   const void *inputs[] = {outF, outU};
   freeResult(&rf.subA, inputs, 2), freeResult(&rf.subB, inputs, 2), freeResult(&rf.out, inputs, 2);
   freeResult(&ru.subA, inputs, 2), freeResult(&ru.subB, inputs, 2), freeResult(&ru.out, inputs, 2);
@@ -237,38 +254,13 @@ static int64_t runCase(const char *fnName, PrepFn fused, PrepFn unfused, const I
 }
 
 /* One case of a function that returns only the corrected output (--upstream-fusion). */
-static int64_t runCorrection(const char *fnName, CorrFn fused, CorrFn unfused, const Inputs *in, int64_t M,
+static int64_t runCorrection(const char *fnName, EntryFn fused, EntryFn unfused, const Inputs *in, int64_t M,
                              const int64_t *cols, int64_t L, const char *pattern) {
   uint16_t out0[3 * N], outF[3 * N], outU[3 * N];
-  for (int64_t i = 0; i < M * N; ++i)
-    out0[i] = (uint16_t)(rng() % 0x7800) | (uint16_t)((rng() & 1) << 15); /* finite */
+  randomOut(out0, M);
   Memref2f16 rf, ru;
-  int32_t status[2];
-  int64_t calls = 0;
-  for (int build = 0; build < 2; ++build) {
-    uint16_t *outCopy = build ? outU : outF;
-    memcpy(outCopy, out0, 2 * (size_t)(M * N));
-    Memref2f16 A = {(uint16_t *)in->A, (uint16_t *)in->A, 0, {M, K}, {K, 1}};
-    Memref2i8 CB = {(int8_t *)in->CB, (int8_t *)in->CB, 0, {N, K}, {K, 1}};
-    Memref1f32 SCB = {(float *)in->SCB, (float *)in->SCB, 0, {N}, {1}};
-    Memref1i64 C = {(int64_t *)cols, (int64_t *)cols, 0, {L}, {1}};
-    Memref2f16 out = {outCopy, outCopy, 0, {M, N}, {N, 1}};
-    const int64_t before = w4a16_int8prep_entry_calls();
-    status[build] = (build ? unfused : fused)(build ? &ru : &rf, &A, &CB, &SCB, &C, &out);
-    if (!build)
-      calls = w4a16_int8prep_entry_calls() - before;
-  }
-  if (status[0] || status[1]) {
-    fprintf(stderr, "e2e: %s returned %d (fused) and %d (unfused): %s\n", fnName, status[0], status[1],
-            w4a16_rt_last_error());
-    ++g_failures;
-  }
-  const int64_t differ = compare("out", &rf, &ru, M, N, true);
-  const bool callsOk = calls == (L > 0 ? 1 : 0);
-  printf("%-11s M=%lld L=%-2lld %-20s out raw bits: %s (%lld differ), runtime calls %lld%s\n", fnName, (long long)M,
-         (long long)L, pattern, differ ? "DIFFER" : "equal", (long long)differ, (long long)calls,
-         callsOk ? "" : " (WRONG)");
-  g_failures += differ != 0 || !callsOk;
+  int64_t calls = runBoth(fnName, fused, unfused, in, M, cols, L, out0, outF, outU, &rf, &ru);
+  report(fnName, M, L, pattern, "out", compare("out", &rf, &ru, M, N, true), calls);
   const void *inputs[] = {outF, outU};
   freeResult(&rf, inputs, 2), freeResult(&ru, inputs, 2);
   return M * N;
@@ -286,7 +278,7 @@ static int cmpDouble(const void *a, const void *b) {
 }
 
 /* A column index outside [0, K): the fused build's run reports it and the program goes on. */
-static void badColumn(PrepFn fused, const Inputs *in) {
+static void badColumn(EntryFn fused, const Inputs *in) {
   int64_t cols[2] = {1, K};
   uint16_t out0[N] = {0}, outCopy[N];
   Results r;
@@ -302,7 +294,7 @@ static void badColumn(PrepFn fused, const Inputs *in) {
 }
 
 /* L = 0 at run time: interleaved groups of calls of both builds; medians of the per-call means. */
-static void timeEmpty(PrepFn fused, PrepFn unfused, const Inputs *in) {
+static void timeEmpty(EntryFn fused, EntryFn unfused, const Inputs *in) {
   enum { kGroups = 21, kCalls = 2000 };
   double tf[kGroups], tu[kGroups];
   int64_t cols[1] = {0};
@@ -310,7 +302,7 @@ static void timeEmpty(PrepFn fused, PrepFn unfused, const Inputs *in) {
   const void *inputs[] = {outCopy};
   for (int g = -2; g < kGroups; ++g) /* two warm-up groups */
     for (int which = 0; which < 2; ++which) {
-      PrepFn fn = which ? unfused : fused;
+      EntryFn fn = which ? unfused : fused;
       double t0 = now();
       for (int i = 0; i < kCalls; ++i) {
         Results r;
@@ -350,8 +342,8 @@ int main(int argc, char **argv) {
   int64_t compared = 0, cols[64];
   const int64_t Ls[] = {0, 1, 2, 5, 16, 64};
   if (g_upstreamFusion) {
-    CorrFn fDyn = (CorrFn)lookupAny(fusedJit, "corr_dyn"), uDyn = (CorrFn)lookupAny(unfusedJit, "corr_dyn");
-    CorrFn f5 = (CorrFn)lookupAny(fusedJit, "corr_l5_f32"), u5 = (CorrFn)lookupAny(unfusedJit, "corr_l5_f32");
+    EntryFn fDyn = lookup(fusedJit, "corr_dyn"), uDyn = lookup(unfusedJit, "corr_dyn");
+    EntryFn f5 = lookup(fusedJit, "corr_l5_f32"), u5 = lookup(unfusedJit, "corr_l5_f32");
     for (int pattern = 0; pattern < 3; ++pattern) {
       for (size_t t = 0; t < sizeof Ls / sizeof Ls[0]; ++t)
         for (int64_t M = 1; M <= 3; M += 2) {
@@ -368,14 +360,14 @@ int main(int argc, char **argv) {
            g_failures ? "FAIL" : "PASS");
     return g_failures ? 1 : 0;
   }
-  PrepFn fDyn = lookup(fusedJit, "prep_dyn"), uDyn = lookup(unfusedJit, "prep_dyn");
+  EntryFn fDyn = lookup(fusedJit, "prep_dyn"), uDyn = lookup(unfusedJit, "prep_dyn");
   for (size_t t = 0; t < sizeof Ls / sizeof Ls[0]; ++t)
     for (int pattern = 0; pattern < 3; ++pattern)
       for (int64_t M = 1; M <= 3; M += 2) {
         makeCols(cols, Ls[t], pattern);
         compared += runCase("prep_dyn", fDyn, uDyn, &in, M, cols, Ls[t], kPatterns[pattern]);
       }
-  PrepFn f5 = lookup(fusedJit, "prep_l5"), u5 = lookup(unfusedJit, "prep_l5");
+  EntryFn f5 = lookup(fusedJit, "prep_l5"), u5 = lookup(unfusedJit, "prep_l5");
   for (int pattern = 0; pattern < 3; ++pattern) {
     makeCols(cols, 5, pattern);
     compared += runCase("prep_l5", f5, u5, &in, 3, cols, 5, kPatterns[pattern]);
