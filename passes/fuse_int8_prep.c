@@ -199,12 +199,17 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
     dimText(pm.subA, 1, l, sizeof l);
     dimText(pm.subB, pm.bTransposed ? 0 : 1, n, sizeof n);
   }
+  /* In the body form a factor that is a block argument was an input tensor (its gather stayed outside). */
+  const bool aInBody = int8PrepInBody(&pm) && !mlirValueIsABlockArgument(pm.bodyA);
+  const bool bInBody = int8PrepInBody(&pm) && !mlirValueIsABlockArgument(pm.bodyB);
   explainRemark(options, "w4a16-int8-prep", op,
          "fused as subA = A[:, cols] (%sx%s), subB = f16(f32(CB[:, cols]) * SCB[:, None] * 1/127).t() (%sx%s)%s", m, l,
          l, n,
-         int8PrepInBody(&pm) ? "; both were computed inside the contraction's body, which now reads them"
-         : pm.bTransposed    ? "; the matmul's transposed read of subB is now a plain one"
-                             : "");
+         aInBody && bInBody ? "; both were computed inside the contraction's body, which now reads them"
+         : aInBody          ? "; subA was computed inside the contraction's body, which now reads it"
+         : bInBody          ? "; subB was computed inside the contraction's body, which now reads it"
+         : pm.bTransposed   ? "; the matmul's transposed read of subB is now a plain one"
+                            : "");
   if (int8PrepInBody(&pm))
     buildPrepOpInBody(&pm);
   else

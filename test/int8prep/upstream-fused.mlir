@@ -50,7 +50,7 @@
 // RUN: mlir-opt --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --split-input-file %S/fuse.mlir \
 // RUN:   | w4a16-opt --w4a16-explain-int8-prep --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSE
 // FUSE:      remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x?), subB = {{.*}} (?x4096); both were computed inside the contraction's body, which now reads them
-// FUSE-NEXT: remark: w4a16-int8-prep: fused as subA = A[:, cols] (8x16), subB = {{.*}} (16x3584); both were computed inside
+// FUSE-NEXT: remark: w4a16-int8-prep: fused as subA = A[:, cols] (8x16), subB = {{.*}} (16x3584); subA was computed inside
 // FUSE-NEXT: remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x?), subB = {{.*}} (?x1024); both were computed inside
 // FUSE-NEXT: remark: w4a16-int8-prep: fused as subA = A[:, cols] (4x5), subB = {{.*}} (5x256){{$}}
 // FUSE-NEXT: remark: w4a16-int8-prep: fused as subA = A[:, cols] (2x0), subB = {{.*}} (0x32); both were computed inside
@@ -103,3 +103,15 @@ func.func @max_of_products(%A: tensor<4x64xf16>, %CB: tensor<32x64xi8>, %SCB: te
   } -> tensor<4x32xf16>
   return %r : tensor<4x32xf16>
 }
+//
+// Only subB inside the body (Inputs/upstream_fused_subA_returned.mlir): subA's gather has another user, so upstream's
+// fusion left it a tensor the contraction reads. The preparation computes both; the gather stays for its other user.
+// RUN: w4a16-opt --w4a16-explain-int8-prep %S/Inputs/upstream_fused_subA_returned.mlir 2>&1 | FileCheck %s --check-prefix=MIXED
+// MIXED: upstream_fused_subA_returned.mlir:{{[0-9]+}}:8: remark: w4a16-int8-prep: fused as subA = A[:, cols] (?x?), subB = {{.*}} (?x264); subB was computed inside the contraction's body, which now reads it
+// MIXED-LABEL: func.func @subA_returned(
+// MIXED:         %[[GATHER:.+]] = linalg.generic
+// MIXED:         tensor.extract
+// MIXED:         %[[P:.+]]:2 = "w4a16.int8_prep"
+// MIXED:         %[[R:.+]] = linalg.generic
+// MIXED-SAME:      ins(%[[P]]#0, %[[P]]#1 : tensor<?x?xf16>, tensor<?x264xf16>)
+// MIXED:         return %[[GATHER]], %[[R]]
