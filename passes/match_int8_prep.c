@@ -3,7 +3,9 @@
  * Three steps, each on what the IR computes rather than how it is spelled:
  *   1. the anchor: a contraction (M, L) x (L, N) -> (M, N) over one reduction loop L, whose operands
  *      (looked at through widening casts) are evaluated at one element to find the leaves they read:
- *      a contraction is a candidate only when an operand reads a rank-1 integer tensor (a column list);
+ *      a contraction is a candidate only when an operand reads a rank-1 integer tensor (a column list).
+ *      Where upstream's elementwise fusion moved the gathers into the contraction's body, the operands are
+ *      the two factors of the body's acc + a * b, evaluated at iteration points (evalOperand);
  *   2. sample elements in exact (double) arithmetic with synthetic leaves: which elements are read
  *      (A[m, cols[l]], CB[n, cols[l]], SCB[n]) and the value, proportional to code * SCB[n] with the
  *      constant c = value at code = SCB = 1, which must be the f32 1/127 bit for bit;
