@@ -13,7 +13,7 @@
  *   int8prep-e2e <path/to/llm_int8_correction.mlir>
  *   int8prep-e2e --expect-mismatch <path>   the fused build's runtime flips the lowest bit of one subB element
  *                                           per call: the comparison must see it (exit 0 only if it does)
- *   int8prep-e2e --upstream-fusion <path/to/llm_int8_correction_out.mlir>
+ *   int8prep-e2e [--expect-mismatch] --upstream-fusion <path/to/llm_int8_correction_out.mlir>
  *                                           both builds run upstream's linalg-generalize-named-ops and
  *                                           linalg-fuse-elementwise-ops first, which put the gathers and CB's
  *                                           dequantisation inside the correction's contraction body; the
@@ -324,12 +324,31 @@ static void timeEmpty(EntryFn fused, EntryFn unfused, const Inputs *in) {
   g_failures += !ok;
 }
 
+/* The verdict: every case equal, or with --expect-mismatch, some case caught the perturbed runtime. */
+static int finish(int64_t compared, const char *what) {
+  if (g_perturb) {
+    printf("int8prep e2e%s%s, perturbed runtime: %d mismatching cases: %s\n", what[0] ? " " : "", what, g_failures,
+           g_failures ? "the comparison sees it (PASS)" : "NOT DETECTED (FAIL)");
+    return g_failures ? 0 : 1;
+  }
+  printf("int8prep e2e%s%s: %lld elements compared: %s\n", what[0] ? " " : "", what, (long long)compared,
+         g_failures ? "FAIL" : "PASS");
+  return g_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-  g_perturb = argc == 3 && strcmp(argv[1], "--expect-mismatch") == 0;
-  g_upstreamFusion = argc == 3 && strcmp(argv[1], "--upstream-fusion") == 0;
-  if (argc != 2 + (g_perturb || g_upstreamFusion)) {
+  int arg = 1;
+  for (; arg < argc - 1; ++arg)
+    if (strcmp(argv[arg], "--expect-mismatch") == 0)
+      g_perturb = true;
+    else if (strcmp(argv[arg], "--upstream-fusion") == 0)
+      g_upstreamFusion = true;
+    else
+      break;
+  if (arg != argc - 1) {
     fprintf(stderr, "usage: %s [--expect-mismatch] path/to/llm_int8_correction.mlir\n"
-                    "       %s --upstream-fusion path/to/llm_int8_correction_out.mlir\n", argv[0], argv[0]);
+                    "       %s [--expect-mismatch] --upstream-fusion path/to/llm_int8_correction_out.mlir\n",
+            argv[0], argv[0]);
     return 2;
   }
   const char *path = argv[argc - 1];
@@ -356,9 +375,7 @@ int main(int argc, char **argv) {
     mlirExecutionEngineDestroy(fusedJit);
     mlirExecutionEngineDestroy(unfusedJit);
     mlirContextDestroy(ctx);
-    printf("int8prep e2e after upstream's elementwise fusion: %lld elements compared: %s\n", (long long)compared,
-           g_failures ? "FAIL" : "PASS");
-    return g_failures ? 1 : 0;
+    return finish(compared, "after upstream's elementwise fusion");
   }
   EntryFn fDyn = lookup(fusedJit, "prep_dyn"), uDyn = lookup(unfusedJit, "prep_dyn");
   for (size_t t = 0; t < sizeof Ls / sizeof Ls[0]; ++t)
@@ -373,17 +390,13 @@ int main(int argc, char **argv) {
     compared += runCase("prep_l5", f5, u5, &in, 3, cols, 5, kPatterns[pattern]);
   }
   compared += runCase("prep_l0", lookup(fusedJit, "prep_l0"), lookup(unfusedJit, "prep_l0"), &in, 3, cols, 0, "-");
-  if (g_perturb) {
-    printf("int8prep e2e, perturbed runtime: %d mismatching cases: %s\n", g_failures,
-           g_failures ? "the comparison sees it (PASS)" : "NOT DETECTED (FAIL)");
-    return g_failures ? 0 : 1;
-  }
+  if (g_perturb)
+    return finish(compared, "");
   timeEmpty(fDyn, uDyn, &in);
   badColumn(fDyn, &in);
 
   mlirExecutionEngineDestroy(fusedJit);
   mlirExecutionEngineDestroy(unfusedJit);
   mlirContextDestroy(ctx);
-  printf("int8prep e2e: %lld elements compared: %s\n", (long long)compared, g_failures ? "FAIL" : "PASS");
-  return g_failures ? 1 : 0;
+  return finish(compared, "");
 }
