@@ -2,18 +2,19 @@
 """Differential check of the matcher: fusion never changes what a function computes.
 
 mutate.py checks that no input crashes w4a16-opt; this checks the other half of "never silent wrong output".
-It takes the chunks of the suite's .mlir files (test/fuse and test/explain by default), mutates them with
+It takes the chunks of the suite's .mlir files (test/fuse and test/explain by default, --dirs), mutates them with
 mutate.py's mutations (changed constants, element types, maps, op names, dims, dropped or bypassed ops), keeps the
-variants in which w4a16-compile --explain reports a fused chain, and compiles each twice: the fused build and the
-reference (--no-fuse: upstream lowering only). Both run on the same random inputs (packed words with random bits;
+variants in which w4a16-compile --explain reports a fused chain (or w4a16-opt a fused LLM.int8 preparation), and
+compiles each twice: the fused build and the reference (--no-fuse: upstream lowering only). Both run on the same random inputs (packed words with random bits;
 i4 and, in half the variants, i8 elements in 0..15 as real codes and zero points are, else i8 random bytes; floats
 of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_run_<f>
 entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
 within 5e-2 relative L2, or have fewer than 5 % of their elements off by more than 2e-2 (1 + |ref|) (the reference
 accumulates in the IR's own type, f16 included, so the bounds are loose: a matcher that takes a different formula
 moves most elements by O(1)). A 1-D i32/i64 argument is taken for GPTQ's g_idx: the
-group numbers k / 128, shuffled (act-order). Variants with other 1-D integer arguments (a gather index read at
-random would be out of bounds), or an input of more than --max-elems elements (16x that for integers, generated
+group numbers k / 128, shuffled (act-order); another 1-D i64 argument for a column list (the LLM.int8
+correction's cols): random indices below every static last dim of a matrix argument. Variants with other 1-D
+integer arguments (a gather index read at random would be out of bounds), or an input of more than --max-elems elements (16x that for integers, generated
 in bulk), are skipped,
 and so is a fused build that refuses its inputs with an error status (a clear error is allowed; a crash, a wrong
 or non-finite result is not).
@@ -120,19 +121,24 @@ def inputs_for(func, rng, max_elems, narrow):
     they are compared as one list), or a reason to skip it."""
     _, arg_text, result_type = func
     args = []
-    for t in ARG_TYPE_RE.findall(arg_text):
-        shape, elem = parse_tensor(t)
+    arg_types = [parse_tensor(t) for t in ARG_TYPE_RE.findall(arg_text)]
+    # a column list (the LLM.int8 correction's cols): indices into the last dim of every matrix argument
+    trailing = [shape[-1] for shape, elem in arg_types if len(shape) == 2 and shape[-1] != DYN]
+    for shape, elem in arg_types:
         if elem not in ELEM_BYTES:
             return "skip: argument type"
         n = math.prod(shape)
         if n > (max_elems if elem[0] in "fb" else 16 * max_elems):  # integers are generated in bulk: 16x more
             return "skip: inputs too large"
-        if elem in ("i32", "i64") and len(shape) == 1:  # an index vector: GPTQ's g_idx, shuffled groups of 128
-            if n % 128:
+        if elem in ("i32", "i64") and len(shape) == 1:  # an index vector
+            if n % 128 == 0:  # GPTQ's g_idx: shuffled groups of 128
+                index = [k // 128 for k in range(n)]
+                rng.shuffle(index)
+            elif elem == "i64" and trailing and min(trailing) > 0:  # a column list
+                index = [rng.randrange(min(trailing)) for _ in range(n)]
+            else:
                 return "skip: argument type"
-            g_idx = [k // 128 for k in range(n)]
-            rng.shuffle(g_idx)
-            args.append((shape, elem, struct.pack("<%d%s" % (n, "i" if elem == "i32" else "q"), *g_idx)))
+            args.append((shape, elem, struct.pack("<%d%s" % (n, "i" if elem == "i32" else "q"), *index)))
             continue
         if elem[0] == "i" and len(shape) == 1:
             return "skip: argument type"
@@ -191,7 +197,10 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
     compile_ = os.path.join(tool_dir, "w4a16-compile")
     fused = subprocess.run([compile_, src, "--explain", "-o", path_base + ".fused.so"], capture_output=True,
                            text=True, timeout=120)
-    if fused.returncode != 0 or not re.search(r"remark: w4a16: (fused as|merged)", fused.stderr):
+    prep = subprocess.run([os.path.join(tool_dir, "w4a16-opt"), src, "--w4a16-explain-int8-prep", "-o", os.devnull],
+                          capture_output=True, text=True, timeout=120)
+    if fused.returncode != 0 or not (re.search(r"remark: w4a16: (fused as|merged)", fused.stderr) or
+                                     "remark: w4a16-int8-prep: fused as" in prep.stderr):
         return "skip: nothing fused"
     if "out of bounds" in fused.stderr:  # the matcher saw the IR read out of bounds: both builds' results undefined
         return "skip: the IR reads out of bounds"
@@ -234,6 +243,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", type=int, default=100)
     ap.add_argument("--max-elems", type=int, default=1 << 22)
+    ap.add_argument("--dirs", default="fuse,explain", help="the suite's folders to draw chunks from")
     ap.add_argument("--files", nargs="+", help="check every chunk of these files, unmutated, instead of --variants "
                                                "random chunks of the suite")
     opts = ap.parse_args()
@@ -242,7 +252,7 @@ def main():
     RUNTIME.w4a16_rt_last_error.restype = ctypes.c_char_p
     os.makedirs(opts.tmp, exist_ok=True)
     rng = random.Random(opts.seed)
-    chunks = mutate.file_chunks(opts.files or [f for f in mutate.suite_files(opts.suite, ("fuse", "explain"))
+    chunks = mutate.file_chunks(opts.files or [f for f in mutate.suite_files(opts.suite, tuple(opts.dirs.split(",")))
                                                if not os.path.basename(f).startswith("invalid")])
     if opts.files:
         opts.variants = len(chunks)
