@@ -13,8 +13,9 @@
  *   2. --header: write a C header declaring `_mlir_ciface_<fn>`, `w4a16c_run_<fn>` and `w4a16c_prepare_<fn>`
  *      for every public function with a body, derived from the signatures as written (tensor types) before
  *      anything is lowered;
- *   3. count the chains the fuse pass rewrites (fuse + verify on a clone of the module; --explain prints one
- *      remark per candidate matmul there) and report the count on stderr;
+ *   3. count the chains the fuse pass rewrites and the LLM.int8 preparations the int8-prep pass does (fuse, fuse-int8-
+ *      prep + verify on a clone of the module; --explain prints one remark per candidate there) and report the counts
+ *      on stderr;
  *   4. w4a16AddPipeline(fuse = !--no-fuse): fuse -> verify -> lower-to-runtime -> upstream passes to the LLVM
  *      dialect -> entry-points (the status-returning w4a16c_run_/w4a16c_prepare_<fn>; --emit-mlir stops here
  *      and prints it);
@@ -232,6 +233,13 @@ static MlirWalkResult count_fused(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+static MlirWalkResult count_int8_preps(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length == strlen(W4A16_INT8_PREP_OP) && !strncmp(name.data, W4A16_INT8_PREP_OP, name.length))
+    ++*(int *)user;
+  return MlirWalkResultAdvance;
+}
+
 /* merged[0]: w4a16.merged_matmul ops, merged[1]: the chains they hold. */
 static MlirWalkResult count_merged(MlirOperation op, void *user) {
   W4a16MergedSlots slots;
@@ -248,8 +256,10 @@ static void print_lines(const char *text) {
 
 /* Runs fuse + verify on a clone of the module to count the chains the pipeline will fuse, printing the explain
  * remarks (if asked). The remarks are counted: `fused as ...` ones and the rest (candidates left unfused).
- * merged[0]: merged ops, merged[1]: the projections they hold, merged[2]: chains split into gate and up halves. */
-static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates, int merged[3]) {
+ * merged[0]: merged ops, merged[1]: the projections they hold, merged[2]: chains split into gate and up halves;
+ * int8_preps: the LLM.int8 preparations the pipeline fuses too (their remarks printed, not counted as candidates). */
+static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_candidates, int merged[3],
+                         int *int8_preps) {
   MlirOperation clone = mlirOperationClone(mlirModuleGetOperation(module));
   MlirPassManager pm = mlirPassManagerCreateOnOperation(t->ctx, mlirStringRefCreateFromCString("builtin.module"));
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
@@ -257,14 +267,18 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
   size_t remarks_len = 0;
   FILE *stream = t->opts.explain ? open_memstream(&remarks, &remarks_len) : NULL;
   w4a16AddFusePass(opm, (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = stream});
+  w4a16AddFuseInt8PrepPass(opm, (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = stream});
   mlirOpPassManagerAddOwnedPass(opm, w4a16CreateVerifyPass());
   MlirLogicalResult r = mlirPassManagerRunOnOp(pm, clone);
   if (stream)
     fclose(stream);
   *fused = 0;
   *unfused_candidates = 0;
-  if (mlirLogicalResultIsSuccess(r))
+  *int8_preps = 0;
+  if (mlirLogicalResultIsSuccess(r)) {
     mlirOperationWalk(clone, count_fused, fused, MlirWalkPreOrder);
+    mlirOperationWalk(clone, count_int8_preps, int8_preps, MlirWalkPreOrder);
+  }
   /* Then the siblings, on the fused clone: how many launches the chains become. */
   char *mergeRemarks = NULL;
   size_t mergeRemarksLen = 0;
@@ -355,8 +369,8 @@ static int compile(Tool *t) {
   }
 
   if (o->fuse) {
-    int fused, left, merged[3];
-    if (!count_chains(t, module, &fused, &left, merged))
+    int fused, left, merged[3], int8_preps;
+    if (!count_chains(t, module, &fused, &left, merged, &int8_preps))
       goto out;
     if (!o->quiet) {
       fprintf(stderr, "%s: %s: fused %d chain%s into w4a16.fused_matmul", kToolName, name, fused,
@@ -368,6 +382,9 @@ static int compile(Tool *t) {
                 merged[2] ? "projections (halves counted)" : "of them", merged[0]);
       if (o->explain)
         fprintf(stderr, "; %d candidate matmul%s left unfused (see the remarks above)", left, left == 1 ? "" : "s");
+      if (int8_preps)
+        fprintf(stderr, "; %d LLM.int8 preparation%s fused into w4a16.int8_prep", int8_preps,
+                int8_preps == 1 ? "" : "s");
       fprintf(stderr, "\n");
     }
   } else if (!o->quiet) {
