@@ -28,6 +28,7 @@ static bool isNamed(MlirOperation op, const char *opName) {
 
 bool w4a16IsFusedMatmul(MlirOperation op) { return isNamed(op, W4A16_FUSED_MATMUL_OP); }
 bool w4a16IsMergedMatmul(MlirOperation op) { return isNamed(op, W4A16_MERGED_MATMUL_OP); }
+bool w4a16IsInt8Prep(MlirOperation op) { return isNamed(op, W4A16_INT8_PREP_OP); }
 
 bool w4a16MergedSlots(MlirOperation op, W4a16MergedSlots *slots) {
   MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));

@@ -322,11 +322,6 @@ static void verifyInt8Prep(Verifier *v) {
   expectSameDim(v, subB, 1, "subB", cb, 0, "CB");
 }
 
-static bool isInt8Prep(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == strlen(W4A16_INT8_PREP_OP) && memcmp(name.data, W4A16_INT8_PREP_OP, name.length) == 0;
-}
-
 static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
   Verifier *all = userData;
   if (w4a16IsFusedMatmul(op)) {
@@ -337,7 +332,7 @@ static MlirWalkResult verifyOne(MlirOperation op, void *userData) {
     Verifier v = {op, true};
     verifyMergedMatmul(&v);
     all->ok &= v.ok;
-  } else if (isInt8Prep(op)) {
+  } else if (w4a16IsInt8Prep(op)) {
     Verifier v = {op, true};
     verifyInt8Prep(&v);
     all->ok &= v.ok;

@@ -166,19 +166,12 @@ static MlirOperation buildPrepOpInBody(Int8PrepMatch *pm) {
   return prep;
 }
 
-static void dimText(MlirValue v, int i, char *buf, size_t size) {
-  int64_t d = dimOf(v, i);
-  if (d < 0)
-    snprintf(buf, size, "?");
+/* A dim or loop size for a remark: "?" when dynamic. */
+static void sizeText(int64_t size, char *buf, size_t bufSize) {
+  if (size < 0)
+    snprintf(buf, bufSize, "?");
   else
-    snprintf(buf, size, "%lld", (long long)d);
-}
-
-static void loopText(const LinalgView *v, int d, char *buf, size_t size) {
-  if (v->loopRange[d] < 0)
-    snprintf(buf, size, "?");
-  else
-    snprintf(buf, size, "%lld", (long long)v->loopRange[d]);
+    snprintf(buf, bufSize, "%lld", (long long)size);
 }
 
 static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
@@ -190,18 +183,14 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
     return;
   }
   char m[24], l[24], n[24];
-  if (int8PrepInBody(&pm)) {
-    loopText(&pm.view, pm.loopM, m, sizeof m);
-    loopText(&pm.view, pm.loopL, l, sizeof l);
-    loopText(&pm.view, pm.loopN, n, sizeof n);
-  } else {
-    dimText(pm.subA, 0, m, sizeof m);
-    dimText(pm.subA, 1, l, sizeof l);
-    dimText(pm.subB, pm.bTransposed ? 0 : 1, n, sizeof n);
-  }
+  const int64_t *loops = pm.view.loopRange;
+  const bool inBody = int8PrepInBody(&pm);
+  sizeText(inBody ? loops[pm.loopM] : dimOf(pm.subA, 0), m, sizeof m);
+  sizeText(inBody ? loops[pm.loopL] : dimOf(pm.subA, 1), l, sizeof l);
+  sizeText(inBody ? loops[pm.loopN] : dimOf(pm.subB, pm.bTransposed ? 0 : 1), n, sizeof n);
   /* In the body form a factor that is a block argument was an input tensor (its gather stayed outside). */
-  const bool aInBody = int8PrepInBody(&pm) && !mlirValueIsABlockArgument(pm.bodyA);
-  const bool bInBody = int8PrepInBody(&pm) && !mlirValueIsABlockArgument(pm.bodyB);
+  const bool aInBody = inBody && !mlirValueIsABlockArgument(pm.bodyA);
+  const bool bInBody = inBody && !mlirValueIsABlockArgument(pm.bodyB);
   explainRemark(options, "w4a16-int8-prep", op,
          "fused as subA = A[:, cols] (%sx%s), subB = f16(f32(CB[:, cols]) * SCB[:, None] * 1/127).t() (%sx%s)%s", m, l,
          l, n,
@@ -210,7 +199,7 @@ static void fuseAt(MlirOperation op, const W4a16FuseOptions *options) {
          : bInBody          ? "; subB was computed inside the contraction's body, which now reads it"
          : pm.bTransposed   ? "; the matmul's transposed read of subB is now a plain one"
                             : "");
-  if (int8PrepInBody(&pm))
+  if (inBody)
     buildPrepOpInBody(&pm);
   else
     buildPrepOp(&pm);

@@ -551,3 +551,17 @@ MlirValue viewNamedSize(MlirValue t, int d) {
   }
   return (MlirValue){NULL};
 }
+
+bool bodyValueUsesLoop(const LinalgView *view, MlirValue v, int d) {
+  const BodyDeps deps = bodyDepsOf(v, view->body);
+  for (int i = 0; i < view->numInputs && i < kMaxLinalgOperands; ++i)
+    if (deps.arg[i] && mapUsesDim(view->maps[i], d))
+      return true;
+  return deps.loop[d];
+}
+
+MlirValue throughWidening(MlirValue v) {
+  while (!mlirOperationIsNull(producer(v)) && opIs(producer(v), "arith.extf"))
+    v = mlirOperationGetOperand(producer(v), 0);
+  return v;
+}

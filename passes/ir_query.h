@@ -99,6 +99,10 @@ typedef struct BodyDeps {
 } BodyDeps;
 /* What v depends on within body (a walk bounded at 4096 values: past that, on everything). */
 BodyDeps bodyDepsOf(MlirValue v, MlirBlock body);
+/* Whether body value v depends on loop d: through an input whose map uses d, or through linalg.index d. */
+bool bodyValueUsesLoop(const LinalgView *view, MlirValue v, int d);
+/* v seen through widening float casts in a body (arith.extf): the narrowest value they start from. */
+MlirValue throughWidening(MlirValue v);
 
 /* tensor.expand_shape / tensor.collapse_shape: maps an index of the result to one of the source. */
 bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int64_t *sourceIdx);

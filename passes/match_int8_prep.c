@@ -168,23 +168,6 @@ static bool matchContraction(MlirOperation op, Int8PrepMatch *pm) {
   return rankOf(pm->subA) == 2 && rankOf(pm->subB) == 2;
 }
 
-/* The loops body value v depends on: through the operands it reads (their maps) and linalg.index. */
-static void loopsOf(const LinalgView *v, MlirValue value, bool *loops) {
-  const BodyDeps deps = bodyDepsOf(value, v->body);
-  for (int d = 0; d < v->numLoops; ++d) {
-    loops[d] = deps.loop[d];
-    for (int i = 0; i < v->numInputs + v->numInits && i < kMaxLinalgOperands; ++i)
-      loops[d] |= deps.arg[i] && mapUsesDim(v->maps[i], d);
-  }
-}
-
-/* v through widening float casts (arith.extf in the body). */
-static MlirValue narrowest(MlirValue v) {
-  while (!mlirOperationIsNull(producer(v)) && opIs(producer(v), "arith.extf"))
-    v = mlirOperationGetOperand(producer(v), 0);
-  return v;
-}
-
 /* The correction as upstream's elementwise fusion leaves it: one contraction over loops (m, n, l) whose body
  * yields acc + a * b (through widening casts and a final truncf; acc the init's argument), a computed over loops
  * m and l only and b over l and n only, neither reading acc. Both are evaluated where they are (evalOperand). */
@@ -205,18 +188,16 @@ static bool matchBodyContraction(MlirOperation op, Int8PrepMatch *pm) {
   if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
     return false;
   for (int accSide = 0; accSide < 2; ++accSide) {
-    MlirValue acc = narrowest(mlirOperationGetOperand(add, accSide));
-    MlirOperation mul = producer(narrowest(mlirOperationGetOperand(add, 1 - accSide)));
+    MlirValue acc = throughWidening(mlirOperationGetOperand(add, accSide));
+    MlirOperation mul = producer(throughWidening(mlirOperationGetOperand(add, 1 - accSide)));
     if (!mlirValueIsABlockArgument(acc) || !mlirBlockEqual(mlirBlockArgumentGetOwner(acc), v->body) ||
         mlirBlockArgumentGetArgNumber(acc) != v->numInputs || mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
       continue;
     for (int aSide = 0; aSide < 2; ++aSide) {
-      MlirValue a = narrowest(mlirOperationGetOperand(mul, aSide));
-      MlirValue b = narrowest(mlirOperationGetOperand(mul, 1 - aSide));
-      bool aLoops[kMaxRank], bLoops[kMaxRank];
-      loopsOf(v, a, aLoops);
-      loopsOf(v, b, bLoops);
-      if (aLoops[dn] || bLoops[dm] || !aLoops[dm] || !bLoops[dn] || bodyDepsOf(a, v->body).arg[v->numInputs] ||
+      MlirValue a = throughWidening(mlirOperationGetOperand(mul, aSide));
+      MlirValue b = throughWidening(mlirOperationGetOperand(mul, 1 - aSide));
+      if (bodyValueUsesLoop(v, a, dn) || bodyValueUsesLoop(v, b, dm) || !bodyValueUsesLoop(v, a, dm) ||
+          !bodyValueUsesLoop(v, b, dn) || bodyDepsOf(a, v->body).arg[v->numInputs] ||
           bodyDepsOf(b, v->body).arg[v->numInputs])
         continue;
       pm->bodyA = a, pm->bodyB = b;

@@ -120,11 +120,7 @@ static bool weightUsesLoop(const MatmulMatch *mm, int d) {
   const LinalgView *v = &mm->view;
   if (mm->weightInput >= 0)
     return mapUsesDim(v->maps[mm->weightInput], d);
-  const BodyDeps deps = bodyDepsOf(mm->weightInBody, v->body);
-  for (int i = 0; i < v->numInputs; ++i)
-    if (deps.arg[i] && mapUsesDim(v->maps[i], d))
-      return true;
-  return deps.loop[d];
+  return bodyValueUsesLoop(v, mm->weightInBody, d);
 }
 
 /* The argument number of body argument v (through widening float casts), or -1. With narrowTo, also through
@@ -251,9 +247,8 @@ static bool matchWeightInBody(MatmulMatch *mm, Reason *why) {
       int x = bodyArgThroughCasts(xValue, v->body, &narrowTo);
       if (x >= 0 && !mlirTypeIsNull(narrowTo) && !isF32(elementTypeOf(linalgInput(v, x))))
         x = -1; /* a 16-bit x converted to another type (bf16 to f16, say): an expression of x's own */
-      MlirValue narrow = xValue; /* an expression's 16-bit value, before the body widens it for the product */
-      while (!mlirOperationIsNull(producer(narrow)) && opIs(producer(narrow), "arith.extf"))
-        narrow = mlirOperationGetOperand(producer(narrow), 0);
+      /* an expression's 16-bit value, before the body widens it for the product */
+      MlirValue narrow = throughWidening(xValue);
       char thisRule[sizeof rule] = "";
       const bool expression = x < 0 && (x = xExpressionInput(v, narrow, thisRule, sizeof thisRule)) >= 0;
       if (thisRule[0] && !rule[0])

@@ -234,8 +234,7 @@ static MlirWalkResult count_fused(MlirOperation op, void *user) {
 }
 
 static MlirWalkResult count_int8_preps(MlirOperation op, void *user) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length == strlen(W4A16_INT8_PREP_OP) && !strncmp(name.data, W4A16_INT8_PREP_OP, name.length))
+  if (w4a16IsInt8Prep(op))
     ++*(int *)user;
   return MlirWalkResultAdvance;
 }

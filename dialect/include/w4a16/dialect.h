@@ -23,6 +23,7 @@ MlirLogicalResult w4a16VerifyOps(MlirOperation root);
 
 bool w4a16IsFusedMatmul(MlirOperation op);
 bool w4a16IsMergedMatmul(MlirOperation op);
+bool w4a16IsInt8Prep(MlirOperation op);
 
 /* A w4a16.merged_matmul's members as its operandSegmentSizes states them (x; weight_0..3; scales_0..3;
  * zero_points_0..3; bias_0..3): how many members, and whether they have zero points and biases. Operands come
