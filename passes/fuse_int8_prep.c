@@ -108,7 +108,7 @@ static MlirAffineMap loopPair(MlirContext ctx, int i, int j) {
 }
 
 /* The body form: the op computes subA and subB as tensors, and a new contraction reads them in the old one's place
- * over the same loops, its body the old body's multiply-accumulate (int8PrepAccumulateOps), so that the product,
+ * over the same loops, its body the old body's multiply-accumulate (Int8PrepMatch::accumulate), so that the product,
  * its casts and its rounding stay as the frontend wrote them. */
 static MlirOperation buildPrepOpInBody(Int8PrepMatch *pm) {
   MlirOperation mm = pm->matmul;
@@ -121,9 +121,8 @@ static MlirOperation buildPrepOpInBody(Int8PrepMatch *pm) {
   MlirOperation prep = buildOp(W4A16_INT8_PREP_OP, loc, 4, operands, 2, results, 0, NULL, NULL);
   insertBefore(mm, prep);
 
-  MlirOperation ops[kMaxAccumulateOps];
-  int count = 0;
-  int8PrepAccumulateOps(pm, ops, &count); /* true: the match checked it */
+  const MlirOperation *ops = pm->accumulate;
+  const int count = pm->numAccumulate;
   MlirValue init = linalgInit(v, 0), accArg = mlirBlockGetArgument(v->body, v->numInputs);
   MlirType argTypes[3] = {mlirValueGetType(pm->bodyA), mlirValueGetType(pm->bodyB), mlirValueGetType(accArg)};
   MlirLocation argLocs[3] = {loc, loc, loc};

@@ -168,6 +168,43 @@ static bool matchContraction(MlirOperation op, Int8PrepMatch *pm) {
   return rankOf(pm->subA) == 2 && rankOf(pm->subB) == 2;
 }
 
+static bool inList(const MlirValue *values, int count, MlirValue v) {
+  for (int i = 0; i < count; ++i)
+    if (valueEq(values[i], v))
+      return true;
+  return false;
+}
+
+/* The body form's multiply-accumulate into pm->accumulate. False when one of its ops also reads another value
+ * computed in the body: the product is then not separable from the gathers. */
+static bool findAccumulateOps(Int8PrepMatch *pm) {
+  MlirBlock body = pm->view.body;
+  MlirValue reached[kMaxAccumulateOps + 3] = {pm->bodyA, pm->bodyB, mlirBlockGetArgument(body, pm->view.numInputs)};
+  int numReached = 3;
+  pm->numAccumulate = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    bool reads = false;
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i)
+      reads |= inList(reached, numReached, mlirOperationGetOperand(o, i));
+    if (!reads)
+      continue;
+    if (pm->numAccumulate == kMaxAccumulateOps || mlirOperationGetNumResults(o) > 1)
+      return false;
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i) {
+      MlirValue operand = mlirOperationGetOperand(o, i);
+      const bool inBody = mlirValueIsABlockArgument(operand)
+                              ? mlirBlockEqual(mlirBlockArgumentGetOwner(operand), body)
+                              : !mlirOperationIsNull(ancestorIn(producer(operand), body));
+      if (inBody && !inList(reached, numReached, operand))
+        return false;
+    }
+    pm->accumulate[pm->numAccumulate++] = o;
+    if (mlirOperationGetNumResults(o) == 1)
+      reached[numReached++] = mlirOperationGetResult(o, 0);
+  }
+  return pm->numAccumulate > 0 && opIs(pm->accumulate[pm->numAccumulate - 1], "linalg.yield");
+}
+
 /* The correction as upstream's elementwise fusion leaves it: one contraction over loops (m, n, l) whose body
  * yields acc + a * b (through widening casts and a final truncf; acc the init's argument), a computed over loops
  * m and l only and b over l and n only, neither reading acc. Both are evaluated where they are (evalOperand). */
@@ -202,49 +239,12 @@ static bool matchBodyContraction(MlirOperation op, Int8PrepMatch *pm) {
         continue;
       pm->bodyA = a, pm->bodyB = b;
       pm->loopM = dm, pm->loopN = dn, pm->loopL = 3 - dm - dn;
-      MlirOperation ops[kMaxAccumulateOps];
-      int count;
-      if (int8PrepAccumulateOps(pm, ops, &count))
+      if (findAccumulateOps(pm))
         return true;
       pm->bodyA = pm->bodyB = (MlirValue){NULL};
     }
   }
   return false;
-}
-
-static bool inList(const MlirValue *values, int count, MlirValue v) {
-  for (int i = 0; i < count; ++i)
-    if (valueEq(values[i], v))
-      return true;
-  return false;
-}
-
-bool int8PrepAccumulateOps(const Int8PrepMatch *pm, MlirOperation *ops, int *count) {
-  MlirBlock body = pm->view.body;
-  MlirValue reached[kMaxAccumulateOps + 3] = {pm->bodyA, pm->bodyB, mlirBlockGetArgument(body, pm->view.numInputs)};
-  int numReached = 3;
-  *count = 0;
-  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
-    bool reads = false;
-    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i)
-      reads |= inList(reached, numReached, mlirOperationGetOperand(o, i));
-    if (!reads)
-      continue;
-    if (*count == kMaxAccumulateOps || mlirOperationGetNumResults(o) > 1)
-      return false;
-    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i) {
-      MlirValue operand = mlirOperationGetOperand(o, i);
-      const bool inBody = mlirValueIsABlockArgument(operand)
-                              ? mlirBlockEqual(mlirBlockArgumentGetOwner(operand), body)
-                              : !mlirOperationIsNull(ancestorIn(producer(operand), body));
-      if (inBody && !inList(reached, numReached, operand))
-        return false;
-    }
-    ops[(*count)++] = o;
-    if (mlirOperationGetNumResults(o) == 1)
-      reached[numReached++] = mlirOperationGetResult(o, 0);
-  }
-  return *count > 0 && opIs(ops[*count - 1], "linalg.yield");
 }
 
 /* --- leaves ------------------------------------------------------------------------------------ */

@@ -16,6 +16,8 @@
 /* 1/127 rounded to f32: the dequantisation constant of bitsandbytes (7.874015718698502e-3). */
 #define W4A16_INT8_PREP_SCALE_BITS 0x3C010204u
 
+enum { kMaxAccumulateOps = 32 };
+
 typedef struct Int8PrepMatch {
   MlirOperation matmul;
   LinalgView view;
@@ -26,19 +28,16 @@ typedef struct Int8PrepMatch {
   OpSet producers;         /* ops evaluated through: erasure candidates once subA/subB are replaced */
   /* Upstream's elementwise fusion leaves both gathers and subB's dequantisation inside the contraction's body:
    * then subA and subB are null and the operands are the body's values bodyA (over loops loopM, loopL) and bodyB
-   * (loopL, loopN), multiplied and accumulated into the init by the body's remaining ops. */
+   * (loopL, loopN), multiplied and accumulated into the init by the body's remaining ops: `accumulate`, in order,
+   * those that read bodyA, bodyB or the accumulator (directly or through each other), up to the yield. */
   MlirValue bodyA, bodyB;
   int loopM, loopN, loopL;
+  MlirOperation accumulate[kMaxAccumulateOps];
+  int numAccumulate;
 } Int8PrepMatch;
 
 /* Whether the match's operands are values of the contraction's body rather than tensors. */
 static inline bool int8PrepInBody(const Int8PrepMatch *pm) { return !mlirValueIsNull(pm->bodyA); }
-
-enum { kMaxAccumulateOps = 32 };
-/* The body form's multiply-accumulate: the body ops, in order, that read bodyA, bodyB or the accumulator
- * (directly or through each other), up to the yield. False when one of them also reads another value computed in
- * the body: the product is then not separable from the gathers. */
-bool int8PrepAccumulateOps(const Int8PrepMatch *pm, MlirOperation *ops, int *count);
 
 /* False with an empty reason when op is not a contraction fed by a gather through a column list
  * (nothing to report); false with a reason when it is but the preparation cannot be fused. */
