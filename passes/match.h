@@ -1,6 +1,7 @@
 /* The W4A16 chain, as three matchers that each describe one part of what it computes:
  *
- *   matmul:   y[m, n] = sum_k x[m, k] * Wd[k, n], zero init, x any row-major view of an (M, K) f16
+ *   matmul:   y[m, n] = init[m, n] + sum_k x[m, k] * Wd[k, n], init zero or a tensor the epilogue takes as
+ *             bias or residual, x any row-major view of an (M, K) f16
  *             tensor, y of shape (rows.., N) or (rows.., H, D) with N = H * D: unit dims, M split over several
  *             row dims in x's order, or no row at all (a matvec, M = 1) allowed; Wd an operand or computed in
  *             the contraction's body (match_matmul.c)
@@ -62,6 +63,9 @@ typedef struct MatmulMatch {
    * of its own (fuse.c, materializedX). */
   MlirValue xExpr;
   MlirValue result;
+  /* Null where y accumulates into zero; else the init tensor (shaped like y), whose elements the epilogue reads as
+   * part of y: bias[n] or residual[m, n]. */
+  MlirValue init;
   OpSet producers; /* x-side casts/reshapes and the zero init, evaluated through */
 } MatmulMatch;
 

@@ -5,7 +5,8 @@
  * user and, evaluated at sample points, it computes the formula above: it is additive in the
  * residual, depends on bias only through y + bias, and as a function of y alone it is the identity,
  * silu or gelu_tanh. Spelling (one generic or several, named ops, f16 or f32, operand order) does not
- * matter; only the arithmetic does. */
+ * matter; only the arithmetic does. Where the matmul accumulates into a tensor (match.h), y is read with that
+ * init added, so a bias or residual there is found as if the epilogue added it. */
 #include "match.h"
 
 #include <math.h>
@@ -21,11 +22,15 @@ typedef struct EpilogueEval {
   /* With M = 1 a tensor shaped like y is also shaped like a bias: which it is, the formula decides. */
   MlirValue ambiguous[2];
   int numAmbiguous;
+  bool inInit; /* evaluating an element of the matmul's init */
 } EpilogueEval;
 
 static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   EpilogueEval *p = ev->user;
   if (opSetHas(p->chain, op))
+    return true;
+  /* The init's producers are not in the chain: a broadcast of the bias and its cast to f32 may be one generic. */
+  if (p->inInit && isElementwiseProducer(op))
     return true;
   /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
   return isViewProducer(op) && !isReshape(op);
@@ -33,8 +38,14 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
 
 static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   EpilogueEval *p = ev->user;
-  if (valueEq(tensor, p->mm->result))
+  if (valueEq(tensor, p->mm->result) && mlirValueIsNull(p->mm->init))
     return floatScalar(p->y);
+  if (valueEq(tensor, p->mm->result)) { /* y includes its init, read at y's element: a bias or residual side */
+    p->inInit = true;
+    const Scalar init = evalElement(ev, p->mm->init, idx);
+    p->inInit = false;
+    return floatScalar(p->y + init.f);
+  }
   if (p->randomSides) {
     uint64_t h = mix64((uint64_t)(uintptr_t)tensor.ptr);
     for (int i = 0, r = rankOf(tensor); i < r; ++i)
@@ -298,14 +309,12 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
   return -1;
 }
 
-static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {
-  chainOf(endOp, forward, &ep->ops);
-  if (!noValueEscapes(mm, endOp, &ep->ops, why))
-    return false;
+/* Which sides `end` reads as bias and residual, and its activation, into ep; chain: the epilogue's ops (empty where
+ * end is y itself, read with its init). */
+static bool matchSides(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, EpilogueMatch *ep, Reason *why) {
   EpilogueEval p = {.mm = mm, .chain = &ep->ops};
   evalInit(&p.ev, seeThroughChain, chainLeaf, &p);
   p.ev.positionInvariantConditions = true;
-  MlirValue end = mlirOperationGetResult(endOp, 0);
   if (!classifySides(&p, end, endOp, why))
     return false;
   /* Each (N)-shaped side at M = 1 is tried as bias, then as residual; the first reason is reported. */
@@ -334,6 +343,11 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   for (int i = 0; i < p.ev.numTouched; ++i)
     opSetAdd(&ep->ops, p.ev.touched[i]);
   return true;
+}
+
+static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {
+  chainOf(endOp, forward, &ep->ops);
+  return noValueEscapes(mm, endOp, &ep->ops, why) && matchSides(mm, mlirOperationGetResult(endOp, 0), endOp, ep, why);
 }
 
 /* Elementwise ops reachable from y through values of y's shape (or y's shape with N split, past an expand_shape
@@ -388,6 +402,14 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
       setReason(why, mm->view.op, "matmul result is %s and never truncated to %s (x's type)",
                 typeName(elementTypeOf(mm->result), type, sizeof type),
                 typeName(matmulIoType(mm), want, sizeof want));
+    return false;
+  }
+  if (!mlirValueIsNull(mm->init)) { /* y alone: its init is the bias or residual */
+    Reason initWhy = {0};
+    if (matchSides(mm, mm->result, mm->view.op, ep, &initWhy))
+      return true;
+    setReason(why, mm->view.op, "matmul accumulates into a non-zero init that is not a bias or residual: %s",
+              initWhy.text);
     return false;
   }
   ep->end = mm->result;

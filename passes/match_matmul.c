@@ -524,13 +524,27 @@ static bool matchX(MatmulMatch *mm, Reason *why) {
   return false;
 }
 
-static bool matchZeroInit(MatmulMatch *mm, Reason *why) {
+/* y accumulates into its init: zero (a fill, evaluated through and erased with the matmul), or a tensor that is then
+ * part of y: the epilogue reads it as y's bias or residual (match_epilogue.c). Upstream's fold-add-into-dest
+ * leaves `matmul(x, W, outs = broadcast(bias))`; `acc += x @ W` accumulates into a residual. A non-zero constant
+ * is neither. */
+static bool matchInit(MatmulMatch *mm, Reason *why) {
   Evaluator ev;
   evalInit(&ev, seeThroughConstants, leafIndexTag, NULL);
-  int64_t idx[2] = {0, 0};
-  Scalar init = evalElement(&ev, linalgInit(&mm->view, 0), idx);
-  if (ev.error || ev.numReads != 0 || init.f != 0.0 || init.bits != 0) {
-    setReason(why, mm->view.op, "matmul accumulates into a non-zero init");
+  int64_t idx[kMaxRank] = {0};
+  const MlirValue init = linalgInit(&mm->view, 0);
+  const Scalar value = evalElement(&ev, init, idx);
+  if (ev.error) {
+    setReason(why, mm->view.op, "matmul's init: %s", ev.error);
+    return false;
+  }
+  if (ev.numReads != 0) {
+    mm->init = init;
+    return true;
+  }
+  if (value.f != 0.0 || value.bits != 0) {
+    setReason(why, mm->view.op, "matmul accumulates into a non-zero init: the constant %g, not a bias or residual "
+                                "tensor", value.width ? (double)value.bits : value.f);
     return false;
   }
   for (int i = 0; i < ev.numTouched; ++i)
@@ -600,5 +614,5 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     setReason(why, op, "matmul result is %s, expected f16, bf16 or f32", typeName(resultType, name, sizeof name));
     return false;
   }
-  return matchDims(mm, why) && matchX(mm, why) && matchZeroInit(mm, why);
+  return matchDims(mm, why) && matchX(mm, why) && matchInit(mm, why);
 }
