@@ -116,8 +116,8 @@ static double counted_sms(int sms, int T) {
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
 // taken only when nothing fits in one. Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave, and for
-// act-order calls; ties go to W = 4 and fewer splits. Clusters only where the workspace can take no split, and for act-order calls
-// that gather x first (below).
+// act-order calls; ties go to W = 4 and fewer splits. Up to 32 tokens, clusters only where the workspace can take no
+// split, and for act-order calls that gather x first (below).
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -147,7 +147,9 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     // cluster reduction beats the workspace in back-to-back calls of one shape (by 5-23 % on N = 4096 at M = 16-32),
     // but a model is not that: with clusters wherever the workspace could not take that particular split, the layer
     // took 66.6 / 81.9 us at M = 16 / 32 and the LLaMA MLP block 47.3 us at M = 32; with the workspace wherever it can
-    // split at all, 60.2 / 76.1 and 44.6 (bench/RESULTS.md session 20).
+    // split at all, 60.2 / 76.1 and 44.6 (bench/RESULTS.md session 20). Up to 32 tokens only: from 40 the cost model
+    // picks between them, which took the layer from 83.7 / 97.2 to 82.6 / 93.8 us at M = 48 / 64 and single calls
+    // 9-25 % faster on 12 of 24 rows at M = 40-64 (the workspace's partial sums grow with T; session 27).
     auto workspace_takes = [&](int S) {
       return S > 1 && (!p->force_s || p->force_s == S) && tiles * S <= kMaxGrid &&
              split_bytes(p, V3Choice{k.W, S, true}, M) <= partials_allowance(p, M);
@@ -159,7 +161,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
       const bool workspace_fits = workspace_takes(S);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
-        if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before) continue;
+        if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before && T <= 32) continue;
         const V3Choice c = {k.W, S, global != 0};
         if (global && !workspace_fits) continue;
         int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
