@@ -38,10 +38,10 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
 
 static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   EpilogueEval *p = ev->user;
-  if (valueEq(tensor, p->mm->result) && mlirValueIsNull(p->mm->init))
-    return floatScalar(p->y);
-  if (valueEq(tensor, p->mm->result)) { /* y includes its init, read at y's element: a bias or residual side */
-    p->inInit = true;
+  if (valueEq(tensor, p->mm->result)) {
+    if (mlirValueIsNull(p->mm->init))
+      return floatScalar(p->y);
+    p->inInit = true; /* y includes its init, read at y's element: a bias or residual side */
     const Scalar init = evalElement(ev, p->mm->init, idx);
     p->inInit = false;
     return floatScalar(p->y + init.f);

@@ -118,6 +118,8 @@ static double counted_sms(int sms, int T) {
 // taken only when nothing fits in one. Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave, and for
 // act-order calls; ties go to W = 4 and fewer splits. Up to 32 tokens, clusters only where the workspace can take no
 // split, and for act-order calls that gather x first (below).
+// The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
+constexpr int kLayerRuleTokens = 32;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   V3Choice best = {4, 1, false};
@@ -137,7 +139,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     // model's mix. From 48 tokens (wgmma tiles twice as tall) the mix wins even there: the layer 82.7 / 96.7 us at
     // M = 48 / 64 with it, 90.0 / 106.4 with W = 4 throughout; single N = 4096 calls 24-36 % slower with W = 4
     // (bench/RESULTS.md session 21). M = 33-40 (T = 40) keeps the mix too: no layer measured there.
-    if (wi == 0 && T <= 32 && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
+    if (wi == 0 && T <= kLayerRuleTokens && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
@@ -161,7 +163,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
       const bool workspace_fits = workspace_takes(S);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
-        if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before && T <= 32) continue;
+        if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before && T <= kLayerRuleTokens) continue;
         const V3Choice c = {k.W, S, global != 0};
         if (global && !workspace_fits) continue;
         int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
