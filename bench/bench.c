@@ -54,7 +54,7 @@ int bench_epilogue(const uint16_t *y, const uint16_t *bias, const uint16_t *resi
 int bench_read(const void *p, size_t bytes, uint32_t *sink, int sms);
 
 
-enum { GROUPS = 11, CALLS = 512, WARMUP = 48, CALLS_PLAIN = 32, CALLS_CUBLAS = 128, CALLS_SWEEP = 128 };
+enum { kMaxM = 64, GROUPS = 11, CALLS = 512, WARMUP = 48, CALLS_PLAIN = 32, CALLS_CUBLAS = 128, CALLS_SWEEP = 128 };
 enum { IMPL_OURS, IMPL_PLAIN, IMPL_CUBLAS };
 static const char *IMPL_NAME[] = {"w4a16", "plain_direct_w4", "cublas_f16+epilogue"};
 static const double L2_ROTATE_BYTES = 4.0 * 60.0 * 1024 * 1024;
@@ -199,6 +199,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
       for (char *t = strtok(argv[++i], ","); t && n_user_ms < 8; t = strtok(NULL, ",")) user_ms[n_user_ms++] = atoi(t);
   }
+  for (int i = 0; i < n_user_ms; ++i)  // the buffers hold kMaxM rows: a larger M would run past them
+    if (user_ms[i] < 1 || user_ms[i] > kMaxM) {
+      fprintf(stderr, "--ms: M = %d is outside 1..%d\n", user_ms[i], kMaxM);
+      return 2;
+    }
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   const double bw = measure_read_bw(prop.multiProcessorCount);
@@ -228,7 +233,7 @@ int main(int argc, char **argv) {
   printf("\n%-12s %3s | %9s %9s %6s %6s | %9s %7s | %9s %7s | %s\n", "KxN", "M", "ours cold", "ours hot", "xfloor",
          "disp", "plain", "speedup", "cuBLAS+ep", "speedup", "floor us");
   for (int s = 0; s < nshapes; ++s) {
-    const int K = shapes[s][0], N = shapes[s][1], Mmax = 64;
+    const int K = shapes[s][0], N = shapes[s][1], Mmax = kMaxM;
     const size_t qbytes = (size_t)K / 8 * N * 4, sbytes = (size_t)K / group * N * 2;
     ctx c;
     memset(&c, 0, sizeof c);

@@ -32,6 +32,9 @@ struct w4a16_cuda_gather {
   bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
   bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
   bool launch_only = false;   // W4A16_GATHER_LAUNCH=1: never the GEMM's own gather (same-binary A/B)
+  // CTAs per row of gather_slices_kernel: -1 = kSliceCtas / M up to kSlicesUpToM rows (default), P > 0 forced,
+  // 0 = never (gather_rows_kernel) (W4A16_GATHER_SLICES, for same-binary A/Bs)
+  int slices = -1;
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
   mutable std::mutex mu;
@@ -115,6 +118,57 @@ __global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t
     dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
 
+// The same gather spread over P CTAs per row of kSliceThreads threads each (grid P x M; CTA p writes the p-th
+// slice of the row's vectors, and each copies the whole row, cp.async, after the wait). Small enough in registers
+// to sit on an SM beside a running GEMM CTA (gather_rows_kernel's 1024 threads take a whole register file): the
+// CTAs are resident, perm read, as soon as the previous GEMM lets them launch, and the next GEMM's CTAs are not
+// kept off the SMs the gather holds.
+// About one CTA per SM in all (kSliceCtas / M per row), up to kSlicesUpToM rows. Measured on the H200 (graph,
+// L2-cold, bench/RESULTS.md session 28) against gather_rows_kernel: M = 16 (8 per row) -0.5..-8.7 points of the
+// act-order overhead on 7 of 8 shapes (14336x4096: +16.7 -> +8.0 % over the plain call); M = 32 (4 per row) within
+// 2.3 points either way; M = 64 (2 per row) 6 points worse on 3 shapes, so larger M keep gather_rows_kernel.
+constexpr int kSliceThreads = 128, kSliceAhead = 4;
+constexpr int64_t kSliceCtas = 128, kSlicesUpToM = 32;
+__global__ void __launch_bounds__(kSliceThreads, 8) gather_slices_kernel(const uint16_t *__restrict__ x,
+                                                                        const int32_t *__restrict__ perm,
+                                                                        uint16_t *__restrict__ xg, int K) {
+  extern __shared__ uint4 row_smem[];
+  const uint16_t *srow = reinterpret_cast<const uint16_t *>(row_smem);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  const int vectors = K / 8, tid = threadIdx.x;
+  const int v0 = (int)((long long)blockIdx.x * vectors / gridDim.x);
+  const int v1 = (int)((long long)(blockIdx.x + 1) * vectors / gridDim.x);
+  const int4 *perm4 = reinterpret_cast<const int4 *>(perm);
+  int4 a[kSliceAhead], b[kSliceAhead];
+#pragma unroll
+  for (int j = 0; j < kSliceAhead; ++j) {
+    const int v = v0 + tid + j * kSliceThreads;
+    a[j] = b[j] = int4{};
+    if (v < v1) a[j] = perm4[2 * v], b[j] = perm4[2 * v + 1];
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  const size_t m = blockIdx.y;
+  const uint4 *src = reinterpret_cast<const uint4 *>(x + m * (size_t)K);
+  const uint32_t row_base = (uint32_t)__cvta_generic_to_shared(row_smem);
+  for (int v = tid; v < vectors; v += kSliceThreads)  // every load in flight at once
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(row_base + 16u * (uint32_t)v), "l"(src + v)
+                 : "memory");
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  uint4 *dst = reinterpret_cast<uint4 *>(xg + m * (size_t)K);
+#pragma unroll
+  for (int j = 0; j < kSliceAhead; ++j) {
+    const int v = v0 + tid + j * kSliceThreads;
+    if (v < v1) dst[v] = gather8(srow, a[j], b[j]);
+  }
+  for (int v = v0 + tid + kSliceAhead * kSliceThreads; v < v1; v += kSliceThreads)
+    dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
+}
+
 // Sizes the buffer for max_m tokens (call with g->mu held; no call of the plan may be in flight: cudaFree
 // synchronises the device).
 w4a16_status reserve_locked(const w4a16_cuda_gather *g, int64_t max_m) {
@@ -174,11 +228,14 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
     st = cuda_fail(e, "plan_create(cuda): act-order gather");
   g->pdl = w4a16::pdl_enabled(major);
   g->launch_only = w4a16::env_int("W4A16_GATHER_LAUNCH", 0) == 1;
+  g->slices = w4a16::env_int("W4A16_GATHER_SLICES", -1);
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
     g->rows_in_smem = cudaFuncSetAttribute(gather_rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) ==
-                      cudaSuccess;
+                          cudaSuccess &&
+                      cudaFuncSetAttribute(gather_slices_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) ==
+                          cudaSuccess;
   cudaGetLastError();  // a refused attribute only means the other kernel
   if (st == W4A16_OK) st = w4a16_cuda_to_device((void **)&g->perm, perm, (size_t)K * 4, "the act-order permutation");
   if (st == W4A16_OK) {
@@ -249,7 +306,12 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   if (g->pdl) add_pdl(cfg, attrs);
   // One CTA per row pays for its row's load in series: at a few rows the one-vector-per-thread gather, spread over
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
-  if (g->rows_in_smem && M >= kRowsInSmemFromM) {
+  if (g->rows_in_smem && M >= kRowsInSmemFromM && (g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM))) {
+    const int64_t per_row = g->slices > 0 ? g->slices : (kSliceCtas + M - 1) / M;
+    cfg.gridDim = dim3((unsigned)per_row, (unsigned)M), cfg.blockDim = dim3(kSliceThreads);
+    cfg.dynamicSmemBytes = (size_t)g->K * 2;
+    e = cudaLaunchKernelEx(&cfg, gather_slices_kernel, x, (const int32_t *)g->perm, g->buf, g->K);
+  } else if (g->rows_in_smem && M >= kRowsInSmemFromM) {
     cfg.gridDim = dim3((unsigned)M), cfg.blockDim = dim3(kRowThreads), cfg.dynamicSmemBytes = (size_t)g->K * 2;
     e = cudaLaunchKernelEx(&cfg, gather_rows_kernel, x, (const int32_t *)g->perm, g->buf, g->K);
   } else {  // one vector per thread: perm is read before the wait

@@ -7,7 +7,9 @@
  *   W4A16_FORCE_SPLITS=s    split K over s CTAs (1..8, at most K/128)
  *   W4A16_FORCE_WG=2|4      kernel v3: warpgroups per CTA
  *   W4A16_FORCE_GLOBAL=1|0  kernel v3: reduce split-K through the plan's workspace (1) or clusters (0)
- *   W4A16_NO_PDL=1          kernel v3: launch without programmatic dependent launch */
+ *   W4A16_NO_PDL=1          kernel v3: launch without programmatic dependent launch
+ *   W4A16_GATHER_LAUNCH=1   act-order: gather x in a launch of its own, never in the GEMM
+ *   W4A16_GATHER_SLICES=P   act-order gather launch: P CTAs per row at every M (0: one 1024-thread CTA per row) */
 #ifndef W4A16_TESTING_H
 #define W4A16_TESTING_H
 
