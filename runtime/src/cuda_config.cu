@@ -122,8 +122,8 @@ static double counted_sms(int sms, int T) {
 constexpr int kLayerRuleTokens = 32;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
-  V3Choice best = {4, 1, false};
-  double best_cost = -1;
+  V3Choice best = {4, 1, false}, best_cluster = {0, 0, false};
+  double best_cost = -1, best_cluster_cost = -1;
   // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
   // gather_rows_kernel), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
   // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
@@ -181,9 +181,21 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
+        if (S > 1 && !global && waves == 1 && (best_cluster_cost < 0 || cost < best_cluster_cost - 1e-9))
+          best_cluster = c, best_cluster_cost = cost;
       }
     }
   }
+  // Act-order calls of 17 to 32 tokens take a one-wave cluster over the cost model's workspace pick where it has as
+  // many splits. Likely cause (not profiled): the sliced gather's CTAs (act_order_cuda.cu) hold K x 2 bytes of shared
+  // memory on most SMs while this call's CTAs arrive, and W = 4's rings at 24-32 tokens leave no room beside them,
+  // so those CTAs start late. Measured on the H200 (graph, L2-cold,
+  // bench/RESULTS.md session 28): a one-wave cluster with as many splits instead took act-order's overhead over the
+  // plain call from +8.0..+12.7 % to -2.5..+6.2 % on 4096x11008, 4096x12288 and 8192^2 at M = 24 and 32; with fewer
+  // splits (28672x8192: 3 instead of 4) it lost 9-18 %.
+  if (gathered_before && T >= 24 && T <= kLayerRuleTokens && best.S > 1 && best.global && best_cluster_cost >= 0 &&
+      best_cluster.S >= best.S && p->force_global < 0)
+    best = best_cluster;
   return best;
 }
 
