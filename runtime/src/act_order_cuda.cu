@@ -30,10 +30,10 @@ using w4a16::device_alloc;
 struct w4a16_cuda_gather {
   int device = 0, K = 0;
   bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
-  bool rows_in_smem = false;  // x's row fits in shared memory: gather_rows_kernel
+  bool rows_in_smem = false;  // x's row fits in shared memory: gather_row_kernel
   bool launch_only = false;   // W4A16_GATHER_LAUNCH=1: never the GEMM's own gather (same-binary A/B)
-  // CTAs per row of gather_slices_kernel: -1 = kSliceCtas / M up to kSlicesUpToM rows (default), P > 0 forced,
-  // 0 = never (gather_rows_kernel) (W4A16_GATHER_SLICES, for same-binary A/Bs)
+  // gather_row_kernel's CTAs per row: -1 = kSlices' kSliceCtas / M up to kSlicesUpToM rows, then kRows' one
+  // (default); P > 0: kSlices with P at every M; 0: kRows at every M (W4A16_GATHER_SLICES, for same-binary A/Bs)
   int slices = -1;
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
@@ -76,63 +76,26 @@ __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__r
   *reinterpret_cast<uint4 *>(xg + first) = gather8(x + m * (size_t)K, a, b);
 }
 
-// The same gather with x's row staged in shared memory, one CTA per row: the row is read once, coalesced, and
-// the scattered reads hit shared memory instead of one 32-byte L2 sector per value (gather_kernel's reads cost
-// M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200, bench/RESULTS.md). Each thread reads
-// its first kPermAhead vectors of perm (plan data) before the wait, so that the only round trip between the
-// previous kernel's end and the stores is x's row: with a second vector of perm read after the wait, calls at
-// K = 11008 and 14336 (two vectors per thread) lost 22-26 % to the plain call against 9-12 % at K <= 8192.
-constexpr int kRowThreads = 1024, kPermAhead = 2;  // K <= 16384 read all of perm before the wait (4: spills)
-constexpr int64_t kRowsInSmemFromM = 8;
-__global__ void __launch_bounds__(kRowThreads) gather_rows_kernel(const uint16_t *__restrict__ x,
-                                                                 const int32_t *__restrict__ perm,
-                                                                 uint16_t *__restrict__ xg, int K) {
+// The same gather with x's row staged in shared memory: the row is read once per CTA, coalesced (cp.async, every
+// load in flight at once), and the scattered reads hit shared memory instead of one 32-byte L2 sector per value
+// (gather_kernel's reads cost M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200,
+// bench/RESULTS.md). Grid P x M: CTA (p, m) writes the p-th slice of row m's vectors. Each thread reads its first
+// AHEAD vectors of perm (plan data) before the wait, so that the only round trip between the previous kernel's end
+// and the stores is x's row: with a second vector of perm read after the wait, calls at K = 11008 and 14336 (two
+// vectors per thread) lost 22-26 % to the plain call against 9-12 % at K <= 8192 (one CTA of 1024 threads per row).
+// Two shapes of it (gather_run picks):
+// * kSlices: kSliceCtas / M CTAs of 128 threads per row (62 registers), up to kSlicesUpToM rows. Small enough to sit
+//   on an SM beside a running GEMM CTA, so they are resident, perm read, as soon as the previous GEMM lets them
+//   launch, and keep none of the next GEMM's CTAs off their SMs. Against one CTA of 1024 threads per row (a whole
+//   register file: those waited for SMs to empty), H200, graph, L2-cold (bench/RESULTS.md session 28): M = 16
+//   -0.5..-8.7 points of act-order's overhead on 7 of 8 shapes (14336x4096: +16.7 -> +8.0 % over the plain call);
+//   M = 32 within 2.3 points either way; M = 64 (2 per row) 6 points worse on 3 shapes.
+// * kRows: one CTA of 1024 threads per row, above kSlicesUpToM rows.
+template <int THREADS, int AHEAD, int MIN_CTAS>
+__global__ void __launch_bounds__(THREADS, MIN_CTAS) gather_row_kernel(const uint16_t *__restrict__ x,
+                                                                      const int32_t *__restrict__ perm,
+                                                                      uint16_t *__restrict__ xg, int K) {
   extern __shared__ uint4 row_smem[];  // x's row: K 16-bit values
-  const uint16_t *srow = reinterpret_cast<const uint16_t *>(row_smem);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-  const int vectors = K / 8, tid = threadIdx.x;
-  const int4 *perm4 = reinterpret_cast<const int4 *>(perm);
-  int4 a[kPermAhead], b[kPermAhead];
-#pragma unroll
-  for (int j = 0; j < kPermAhead; ++j) {
-    const int v = tid + j * kRowThreads;
-    a[j] = b[j] = int4{};
-    if (v < vectors) a[j] = perm4[2 * v], b[j] = perm4[2 * v + 1];
-  }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-  const size_t m = blockIdx.x;
-  const uint4 *src = reinterpret_cast<const uint4 *>(x + m * (size_t)K);
-  for (int v = tid; v < vectors; v += kRowThreads) row_smem[v] = src[v];
-  __syncthreads();
-  uint4 *dst = reinterpret_cast<uint4 *>(xg + m * (size_t)K);
-#pragma unroll
-  for (int j = 0; j < kPermAhead; ++j) {
-    const int v = tid + j * kRowThreads;
-    if (v < vectors) dst[v] = gather8(srow, a[j], b[j]);
-  }
-  for (int v = tid + kPermAhead * kRowThreads; v < vectors; v += kRowThreads)
-    dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
-}
-
-// The same gather spread over P CTAs per row of kSliceThreads threads each (grid P x M; CTA p writes the p-th
-// slice of the row's vectors, and each copies the whole row, cp.async, after the wait). Small enough in registers
-// to sit on an SM beside a running GEMM CTA (gather_rows_kernel's 1024 threads take a whole register file): the
-// CTAs are resident, perm read, as soon as the previous GEMM lets them launch, and the next GEMM's CTAs are not
-// kept off the SMs the gather holds.
-// About one CTA per SM in all (kSliceCtas / M per row), up to kSlicesUpToM rows. Measured on the H200 (graph,
-// L2-cold, bench/RESULTS.md session 28) against gather_rows_kernel: M = 16 (8 per row) -0.5..-8.7 points of the
-// act-order overhead on 7 of 8 shapes (14336x4096: +16.7 -> +8.0 % over the plain call); M = 32 (4 per row) within
-// 2.3 points either way; M = 64 (2 per row) 6 points worse on 3 shapes, so larger M keep gather_rows_kernel.
-constexpr int kSliceThreads = 128, kSliceAhead = 4;
-constexpr int64_t kSliceCtas = 128, kSlicesUpToM = 32;
-__global__ void __launch_bounds__(kSliceThreads, 8) gather_slices_kernel(const uint16_t *__restrict__ x,
-                                                                        const int32_t *__restrict__ perm,
-                                                                        uint16_t *__restrict__ xg, int K) {
-  extern __shared__ uint4 row_smem[];
   const uint16_t *srow = reinterpret_cast<const uint16_t *>(row_smem);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -141,10 +104,10 @@ __global__ void __launch_bounds__(kSliceThreads, 8) gather_slices_kernel(const u
   const int v0 = (int)((long long)blockIdx.x * vectors / gridDim.x);
   const int v1 = (int)((long long)(blockIdx.x + 1) * vectors / gridDim.x);
   const int4 *perm4 = reinterpret_cast<const int4 *>(perm);
-  int4 a[kSliceAhead], b[kSliceAhead];
+  int4 a[AHEAD], b[AHEAD];
 #pragma unroll
-  for (int j = 0; j < kSliceAhead; ++j) {
-    const int v = v0 + tid + j * kSliceThreads;
+  for (int j = 0; j < AHEAD; ++j) {
+    const int v = v0 + tid + j * THREADS;
     a[j] = b[j] = int4{};
     if (v < v1) a[j] = perm4[2 * v], b[j] = perm4[2 * v + 1];
   }
@@ -154,20 +117,25 @@ __global__ void __launch_bounds__(kSliceThreads, 8) gather_slices_kernel(const u
   const size_t m = blockIdx.y;
   const uint4 *src = reinterpret_cast<const uint4 *>(x + m * (size_t)K);
   const uint32_t row_base = (uint32_t)__cvta_generic_to_shared(row_smem);
-  for (int v = tid; v < vectors; v += kSliceThreads)  // every load in flight at once
+  for (int v = tid; v < vectors; v += THREADS)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(row_base + 16u * (uint32_t)v), "l"(src + v)
                  : "memory");
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
   uint4 *dst = reinterpret_cast<uint4 *>(xg + m * (size_t)K);
 #pragma unroll
-  for (int j = 0; j < kSliceAhead; ++j) {
-    const int v = v0 + tid + j * kSliceThreads;
+  for (int j = 0; j < AHEAD; ++j) {
+    const int v = v0 + tid + j * THREADS;
     if (v < v1) dst[v] = gather8(srow, a[j], b[j]);
   }
-  for (int v = v0 + tid + kSliceAhead * kSliceThreads; v < v1; v += kSliceThreads)
-    dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
+  for (int v = v0 + tid + AHEAD * THREADS; v < v1; v += THREADS) dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
+constexpr int64_t kRowsInSmemFromM = 8, kSliceCtas = 128, kSlicesUpToM = 32;
+constexpr int kSliceThreads = 128, kRowThreads = 1024;
+// AHEAD: 4 vectors of 128 threads cover 512 of a slice; at 1024 threads 2 (K <= 16384 read all of perm before the
+// wait; 4 spilled at the 64-register bound).
+const auto kSlices = gather_row_kernel<kSliceThreads, 4, 8>;
+const auto kRows = gather_row_kernel<kRowThreads, 2, 1>;
 
 // Sizes the buffer for max_m tokens (call with g->mu held; no call of the plan may be in flight: cudaFree
 // synchronises the device).
@@ -232,10 +200,8 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
-    g->rows_in_smem = cudaFuncSetAttribute(gather_rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) ==
-                          cudaSuccess &&
-                      cudaFuncSetAttribute(gather_slices_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) ==
-                          cudaSuccess;
+    g->rows_in_smem = cudaFuncSetAttribute(kRows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) == cudaSuccess &&
+                      cudaFuncSetAttribute(kSlices, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K * 2) == cudaSuccess;
   cudaGetLastError();  // a refused attribute only means the other kernel
   if (st == W4A16_OK) st = w4a16_cuda_to_device((void **)&g->perm, perm, (size_t)K * 4, "the act-order permutation");
   if (st == W4A16_OK) {
@@ -306,14 +272,12 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   if (g->pdl) add_pdl(cfg, attrs);
   // One CTA per row pays for its row's load in series: at a few rows the one-vector-per-thread gather, spread over
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
-  if (g->rows_in_smem && M >= kRowsInSmemFromM && (g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM))) {
-    const int64_t per_row = g->slices > 0 ? g->slices : (kSliceCtas + M - 1) / M;
-    cfg.gridDim = dim3((unsigned)per_row, (unsigned)M), cfg.blockDim = dim3(kSliceThreads);
+  if (g->rows_in_smem && M >= kRowsInSmemFromM) {  // x's row in shared memory: sliced up to kSlicesUpToM rows
+    const bool sliced = g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM);
+    const int64_t per_row = g->slices > 0 ? g->slices : sliced ? (kSliceCtas + M - 1) / M : 1;
+    cfg.gridDim = dim3((unsigned)per_row, (unsigned)M), cfg.blockDim = dim3(sliced ? kSliceThreads : kRowThreads);
     cfg.dynamicSmemBytes = (size_t)g->K * 2;
-    e = cudaLaunchKernelEx(&cfg, gather_slices_kernel, x, (const int32_t *)g->perm, g->buf, g->K);
-  } else if (g->rows_in_smem && M >= kRowsInSmemFromM) {
-    cfg.gridDim = dim3((unsigned)M), cfg.blockDim = dim3(kRowThreads), cfg.dynamicSmemBytes = (size_t)g->K * 2;
-    e = cudaLaunchKernelEx(&cfg, gather_rows_kernel, x, (const int32_t *)g->perm, g->buf, g->K);
+    e = cudaLaunchKernelEx(&cfg, sliced ? kSlices : kRows, x, (const int32_t *)g->perm, g->buf, g->K);
   } else {  // one vector per thread: perm is read before the wait
     cfg.gridDim = dim3((unsigned)((vectors + 255) / 256)), cfg.blockDim = dim3(256);
     e = cudaLaunchKernelEx(&cfg, gather_kernel, x, (const int32_t *)g->perm, g->buf, g->K, vectors);

@@ -125,11 +125,14 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   V3Choice best = {4, 1, false}, best_cluster = {0, 0, false};
   double best_cost = -1, best_cluster_cost = -1;
   // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
-  // gather_rows_kernel), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
+  // gather_row_kernel's kRows), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
   // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
   // clusters beat the workspace there (H200 sweep of every configuration, bench/RESULTS.md session 18: the
   // best act-order configuration was a cluster on 10 of 12 rows at M = 16 and 32; 7-CTA clusters that fill
-  // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096).
+  // the GPU without the gather ran 35-60 % slower than 6-CTA ones at M = 32 on N = 4096). Since session 28 the
+  // gather takes smaller CTAs up to 32 tokens (gather_row_kernel's kSlices), which hold no SM to themselves; the cut
+  // stays because it still picks better there: without it 7 rows went from -7.8..+4.3 % over the plain call to
+  // +9.5..+17.8 % (bench/RESULTS.md session 28, run 3).
   const bool gathered_before = p->act_order && M >= 8 && M <= 64;
   for (int wi = 1; wi >= 0; --wi) {
     // Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave (act-order calls, whose sweep, session 18,
