@@ -15,6 +15,7 @@
 // (gemm_v3.cuh, GATHER; W4A16_GATHER_LAUNCH=1 turns that off for same-binary A/Bs).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
 #include <new>
 #include <stdio.h>
@@ -79,10 +80,11 @@ __global__ void gather_kernel(const uint16_t *__restrict__ x, const int32_t *__r
 // The same gather with x's row staged in shared memory: the row is read once per CTA, coalesced (cp.async, every
 // load in flight at once), and the scattered reads hit shared memory instead of one 32-byte L2 sector per value
 // (gather_kernel's reads cost M * K sectors: +26..+50 % per call at M = 32 and K >= 11008 on the H200,
-// bench/RESULTS.md). Grid P x M: CTA (p, m) writes the p-th slice of row m's vectors. Each thread reads its first
-// AHEAD vectors of perm (plan data) before the wait, so that the only round trip between the previous kernel's end
-// and the stores is x's row: with a second vector of perm read after the wait, calls at K = 11008 and 14336 (two
-// vectors per thread) lost 22-26 % to the plain call against 9-12 % at K <= 8192 (one CTA of 1024 threads per row).
+// bench/RESULTS.md). Grid M x P (M on x: y stops at 65535 rows): CTA (m, p) writes the p-th slice of row m's
+// vectors. Each thread reads its first AHEAD vectors of perm (plan data) before the wait, so that the only round
+// trip between the previous kernel's end and the stores is x's row: with a second vector of perm read after the
+// wait, calls at K = 11008 and 14336 (two vectors per thread) lost 22-26 % to the plain call against 9-12 % at
+// K <= 8192 (one CTA of 1024 threads per row).
 // Two shapes of it (gather_run picks):
 // * kSlices: kSliceCtas / M CTAs of 128 threads per row (62 registers), up to kSlicesUpToM rows. Small enough to sit
 //   on an SM beside a running GEMM CTA, so they are resident, perm read, as soon as the previous GEMM lets them
@@ -101,8 +103,8 @@ __global__ void __launch_bounds__(THREADS, MIN_CTAS) gather_row_kernel(const uin
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
   const int vectors = K / 8, tid = threadIdx.x;
-  const int v0 = (int)((long long)blockIdx.x * vectors / gridDim.x);
-  const int v1 = (int)((long long)(blockIdx.x + 1) * vectors / gridDim.x);
+  const int v0 = (int)((long long)blockIdx.y * vectors / gridDim.y);
+  const int v1 = (int)((long long)(blockIdx.y + 1) * vectors / gridDim.y);
   const int4 *perm4 = reinterpret_cast<const int4 *>(perm);
   int4 a[AHEAD], b[AHEAD];
 #pragma unroll
@@ -114,7 +116,7 @@ __global__ void __launch_bounds__(THREADS, MIN_CTAS) gather_row_kernel(const uin
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
-  const size_t m = blockIdx.y;
+  const size_t m = blockIdx.x;
   const uint4 *src = reinterpret_cast<const uint4 *>(x + m * (size_t)K);
   const uint32_t row_base = (uint32_t)__cvta_generic_to_shared(row_smem);
   for (int v = tid; v < vectors; v += THREADS)
@@ -274,8 +276,8 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
   if (g->rows_in_smem && M >= kRowsInSmemFromM) {  // x's row in shared memory: sliced up to kSlicesUpToM rows
     const bool sliced = g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM);
-    const int64_t per_row = g->slices > 0 ? g->slices : sliced ? (kSliceCtas + M - 1) / M : 1;
-    cfg.gridDim = dim3((unsigned)per_row, (unsigned)M), cfg.blockDim = dim3(sliced ? kSliceThreads : kRowThreads);
+    const int64_t per_row = g->slices > 0 ? std::min(g->slices, 64) : sliced ? (kSliceCtas + M - 1) / M : 1;
+    cfg.gridDim = dim3((unsigned)M, (unsigned)per_row), cfg.blockDim = dim3(sliced ? kSliceThreads : kRowThreads);
     cfg.dynamicSmemBytes = (size_t)g->K * 2;
     e = cudaLaunchKernelEx(&cfg, sliced ? kSlices : kRows, x, (const int32_t *)g->perm, g->buf, g->K);
   } else {  // one vector per thread: perm is read before the wait
