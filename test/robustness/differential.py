@@ -5,7 +5,10 @@ mutate.py checks that no input crashes w4a16-opt; this checks the other half of 
 It takes the chunks of the suite's .mlir files (test/fuse and test/explain by default, --dirs), mutates them with
 mutate.py's mutations (changed constants, element types, maps, op names, dims, dropped or bypassed ops), keeps the
 variants in which w4a16-compile --explain reports a fused chain (or w4a16-opt a fused LLM.int8 preparation), and
-compiles each twice: the fused build and the reference (--no-fuse: upstream lowering only). Both run on the same random inputs (packed words with random bits;
+compiles each twice: the fused build and the reference (--no-fuse: upstream lowering only, of the IR with upstream's
+runtime verification, mlir-opt --generate-runtime-verification: an input that breaks the IR's own shape rules, such
+as a dynamic size that must equal another, makes the reference fail and the function is skipped, since both builds'
+results are undefined there). Both run on the same random inputs (packed words with random bits;
 i4 and, in half the variants, i8 elements in 0..15 as real codes and zero points are, else i8 random bytes; floats
 of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_run_<f>
 entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
@@ -28,6 +31,7 @@ import math
 import os
 import random
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -41,6 +45,7 @@ ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
 DYN = 3  # every dynamic dim
 RUNTIME = None  # the shared runtime (--runtime-lib), for the message of a refused call
+MLIR_OPT = None  # upstream's mlir-opt (--mlir-opt), for the reference's runtime verification
 
 
 def parse_tensor(t):
@@ -155,7 +160,7 @@ def compare(fused_so, ref_so, fname, args, result):
     got = call_in_child(fused_so, fname, args, result)
     want = call_in_child(ref_so, fname, args, result)
     if want is None or want[1] < 0:
-        return "skip: the reference failed"
+        return "skip: the reference failed (a crash, or its runtime verification: inputs outside the IR's shape rules)"
     if got is None:
         return "@%s: the fused build crashed where the reference ran" % fname
     if got[1] < 0:  # a clear error (never-silent is the rule; out-of-contract inputs may be refused)
@@ -204,7 +209,12 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
         return "skip: nothing fused"
     if "out of bounds" in fused.stderr:  # the matcher saw the IR read out of bounds: both builds' results undefined
         return "skip: the IR reads out of bounds"
-    ref = subprocess.run([compile_, src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
+    ref_src = path_base + ".verified.mlir"
+    verified = subprocess.run([MLIR_OPT, src, "--generate-runtime-verification", "-o", ref_src], capture_output=True,
+                              text=True, timeout=120)
+    if verified.returncode != 0:
+        return "skip: upstream's runtime verification does not take the IR"
+    ref = subprocess.run([compile_, ref_src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
                          timeout=120)
     if ref.returncode != 0:
         return "skip: the reference does not compile"
@@ -238,6 +248,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tool-dir", required=True, help="directory holding w4a16-compile")
     ap.add_argument("--runtime-lib", required=True, help="shared library exporting the w4a16 runtime's symbols")
+    ap.add_argument("--mlir-opt", default=shutil.which("mlir-opt") or "/usr/lib/llvm-22/bin/mlir-opt",
+                    help="upstream's mlir-opt (default: on PATH, else LLVM 22's)")
     ap.add_argument("--suite", required=True, help="the test/ directory")
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--seed", type=int, default=1)
@@ -247,7 +259,8 @@ def main():
     ap.add_argument("--files", nargs="+", help="check every chunk of these files, unmutated, instead of --variants "
                                                "random chunks of the suite")
     opts = ap.parse_args()
-    global RUNTIME
+    global RUNTIME, MLIR_OPT
+    MLIR_OPT = opts.mlir_opt
     RUNTIME = ctypes.CDLL(opts.runtime_lib, mode=ctypes.RTLD_GLOBAL)  # the fused builds' runtime calls resolve here
     RUNTIME.w4a16_rt_last_error.restype = ctypes.c_char_p
     os.makedirs(opts.tmp, exist_ok=True)
@@ -267,7 +280,7 @@ def main():
             counts[verdict.split(":")[0]] += 1
             if verdict != "ok":
                 skips[verdict] = skips.get(verdict, 0) + 1
-            for suffix in (".mlir", ".fused.so", ".ref.so"):
+            for suffix in (".mlir", ".verified.mlir", ".fused.so", ".ref.so"):
                 if os.path.exists(base + suffix):
                     os.remove(base + suffix)
         else:
