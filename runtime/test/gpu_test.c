@@ -651,6 +651,7 @@ int main(int argc, char **argv) {
   w4t_stats ao = {0, 0, 0, 0}, aobf = {0, 0, 0, 0};
   run_act_order_matrix(small, 15000, &ao, &aobf);
   if (!small) test_act_order_paths(prop.major == 9, &ao);
+  if (!small) test_act_order_chooser(prop.major == 9 && prop.multiProcessorCount == 132, &ao);
   total_fail += report_f16_bf16("act-order plans (random g_idx)", &ao, &aobf);
   w4t_stats oo = {0, 0, 0, 0}, oobf = {0, 0, 0, 0};
   run_outputs_matrix(small, 18000, &oo, &oobf);

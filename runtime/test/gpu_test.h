@@ -30,6 +30,7 @@ size_t free_mem(void);
 void *upload_or_null(const void *host, size_t bytes);
 void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf);
 void test_act_order_paths(int sm90, w4t_stats *st);
+void test_act_order_chooser(int sm90_132, w4t_stats *st);
 void test_act_order_plan(void);
 
 /* gpu_test_outputs.c */

@@ -196,6 +196,40 @@ void test_act_order_paths(int sm90, w4t_stats *st) {
   }
 }
 
+/* The configuration of act-order calls of 17 to 32 tokens on a 132-SM sm_90 GPU (H100 SXM, H200): a one-wave
+ * cluster with as many splits replaces the cost model's workspace pick (cuda_config.cu's choose_v3; bench/RESULTS.md
+ * session 28: 4096x12288 and 8192x8192 take clusters at M = 24 and 32), and 28672x8192 keeps the workspace (its
+ * clusters have fewer splits). Other GPUs: their SM count changes the picks; not checked. */
+void test_act_order_chooser(int sm90_132, w4t_stats *st) {
+  if (!sm90_132) return;
+  static const struct { int64_t K, N, M; int cluster; } cases[] = {
+      {4096, 12288, 24, 1}, {4096, 12288, 32, 1}, {8192, 8192, 24, 1}, {8192, 8192, 32, 1}, {28672, 8192, 32, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const int64_t K = cases[i].K, N = cases[i].N;
+    int32_t *g_idx = malloc((size_t)K * 4);
+    w4t_make_g_idx(g_idx, K, 128, 91 + i);
+    void *dq, *ds;
+    upload_weights(K, N, 92 + i, &dq, &ds);
+    void *dg = upload_or_null(g_idx, (size_t)K * 4);
+    w4a16_plan *p = NULL;
+    const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
+                                                       W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
+    char desc[200] = "";
+    if (s == W4A16_OK) w4a16_plan_describe(p, cases[i].M, desc, sizeof desc);
+    const int cluster = strstr(desc, "cluster") != NULL, workspace = strstr(desc, "workspace") != NULL;
+    st->runs++;
+    if (s != W4A16_OK || (cases[i].cluster ? !cluster : !workspace)) {
+      printf("FAIL act-order chooser K=%lld N=%lld M=%lld: expected split-K through %s, got [%s] %s\n", (long long)K,
+             (long long)N, (long long)cases[i].M, cases[i].cluster ? "a cluster" : "the workspace", desc,
+             s == W4A16_OK ? "" : w4a16_last_error());
+      st->failures++;
+    }
+    w4a16_plan_destroy(p);
+    g_release(dq), g_release(ds), g_release(dg);
+    free(g_idx);
+  }
+}
+
 /* The split-K workspace w4a16_plan_reserve(max_m) holds: that of the largest call it covers. */
 static uint64_t reserved_workspace(const w4a16_plan *p, int64_t max_m) {
   uint64_t most = 0;
