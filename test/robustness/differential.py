@@ -228,6 +228,7 @@ def call_in_child(so, fname, args, result):
     pid = os.fork()
     if pid == 0:
         os.close(r)
+        os.dup2(2, 1)  # what compiled code prints (a failed runtime verification) goes to stderr, not the report
         try:
             out = run_build(so, fname, args, result)
             payload = struct.pack("<q", out[1]) + out[0]
