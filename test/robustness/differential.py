@@ -212,8 +212,8 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
     ref_src = path_base + ".verified.mlir"
     verified = subprocess.run([MLIR_OPT, src, "--generate-runtime-verification", "-o", ref_src], capture_output=True,
                               text=True, timeout=120)
-    if verified.returncode != 0:
-        return "skip: upstream's runtime verification does not take the IR"
+    if verified.returncode != 0:  # IR mlir-opt does not know (w4a16 ops already in it): the reference as written
+        ref_src = src
     ref = subprocess.run([compile_, ref_src, "--no-fuse", "-o", path_base + ".ref.so"], capture_output=True, text=True,
                          timeout=120)
     if ref.returncode != 0:
