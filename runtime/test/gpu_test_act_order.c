@@ -165,34 +165,41 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
 /* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
  * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), not at 16 tokens (the gather launch),
  * not where the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. */
+/* The description (w4a16_plan_describe) of an act-order plan of random f16 weights and a random g_idx at M tokens;
+ * the plan's status (desc is empty unless W4A16_OK). */
+static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t seed, char *desc, size_t size) {
+  int32_t *g_idx = malloc((size_t)K * 4);
+  w4t_make_g_idx(g_idx, K, 128, seed);
+  void *dq, *ds;
+  upload_weights(K, N, seed + 1, &dq, &ds);
+  void *dg = upload_or_null(g_idx, (size_t)K * 4);
+  w4a16_plan *p = NULL;
+  const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
+                                                     W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
+  desc[0] = 0;
+  if (s == W4A16_OK) w4a16_plan_describe(p, M, desc, size);
+  w4a16_plan_destroy(p);
+  g_release(dq), g_release(ds), g_release(dg);
+  free(g_idx);
+  return s;
+}
+
 void test_act_order_paths(int sm90, w4t_stats *st) {
   static const struct { int64_t K, N, M; int launch, in_gemm; } cases[] = {
       {4096, 4096, 1, 0, 1}, {14336, 4096, 1, 0, 1}, {4096, 4096, 16, 0, 0}, {131072, 64, 1, 0, 0}, {4096, 4096, 1, 1, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    const int64_t K = cases[i].K, N = cases[i].N;
-    int32_t *g_idx = malloc((size_t)K * 4);
-    w4t_make_g_idx(g_idx, K, 128, 77 + i);
-    void *dq, *ds;
-    upload_weights(K, N, 78 + i, &dq, &ds);
-    void *dg = upload_or_null(g_idx, (size_t)K * 4);
     if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
-    w4a16_plan *p = NULL;
-    const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
-                                                       W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
+    char desc[200];
+    const w4a16_status s = describe_act_order(cases[i].K, cases[i].N, cases[i].M, 77 + 2 * i, desc, sizeof desc);
     unsetenv("W4A16_GATHER_LAUNCH");
-    char desc[200] = "";
-    if (s == W4A16_OK) w4a16_plan_describe(p, cases[i].M, desc, sizeof desc);
     const int in_gemm = strstr(desc, "x gathered in the GEMM") != NULL, expected = sm90 && cases[i].in_gemm;
     st->runs++;
     if (s != W4A16_OK || in_gemm != expected) {
-      printf("FAIL act-order path K=%lld N=%lld M=%lld%s: expected the gather %s, got [%s] %s\n", (long long)K,
-             (long long)N, (long long)cases[i].M, cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "",
+      printf("FAIL act-order path K=%lld N=%lld M=%lld%s: expected the gather %s, got [%s] %s\n", (long long)cases[i].K,
+             (long long)cases[i].N, (long long)cases[i].M, cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "",
              expected ? "in the GEMM" : "launch", desc, s == W4A16_OK ? "" : w4a16_last_error());
       st->failures++;
     }
-    w4a16_plan_destroy(p);
-    g_release(dq), g_release(ds), g_release(dg);
-    free(g_idx);
   }
 }
 
@@ -205,28 +212,16 @@ void test_act_order_chooser(int sm90_132, w4t_stats *st) {
   static const struct { int64_t K, N, M; int cluster; } cases[] = {
       {4096, 12288, 24, 1}, {4096, 12288, 32, 1}, {8192, 8192, 24, 1}, {8192, 8192, 32, 1}, {28672, 8192, 32, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    const int64_t K = cases[i].K, N = cases[i].N;
-    int32_t *g_idx = malloc((size_t)K * 4);
-    w4t_make_g_idx(g_idx, K, 128, 91 + i);
-    void *dq, *ds;
-    upload_weights(K, N, 92 + i, &dq, &ds);
-    void *dg = upload_or_null(g_idx, (size_t)K * 4);
-    w4a16_plan *p = NULL;
-    const w4a16_status s = w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, 128,
-                                                       W4A16_ELEM_F16, W4A16_ELEM_F16, &p);
-    char desc[200] = "";
-    if (s == W4A16_OK) w4a16_plan_describe(p, cases[i].M, desc, sizeof desc);
+    char desc[200];
+    const w4a16_status s = describe_act_order(cases[i].K, cases[i].N, cases[i].M, 91 + 2 * i, desc, sizeof desc);
     const int cluster = strstr(desc, "cluster") != NULL, workspace = strstr(desc, "workspace") != NULL;
     st->runs++;
     if (s != W4A16_OK || (cases[i].cluster ? !cluster : !workspace)) {
-      printf("FAIL act-order chooser K=%lld N=%lld M=%lld: expected split-K through %s, got [%s] %s\n", (long long)K,
-             (long long)N, (long long)cases[i].M, cases[i].cluster ? "a cluster" : "the workspace", desc,
-             s == W4A16_OK ? "" : w4a16_last_error());
+      printf("FAIL act-order chooser K=%lld N=%lld M=%lld: expected split-K through %s, got [%s] %s\n",
+             (long long)cases[i].K, (long long)cases[i].N, (long long)cases[i].M,
+             cases[i].cluster ? "a cluster" : "the workspace", desc, s == W4A16_OK ? "" : w4a16_last_error());
       st->failures++;
     }
-    w4a16_plan_destroy(p);
-    g_release(dq), g_release(ds), g_release(dg);
-    free(g_idx);
   }
 }
 
