@@ -162,9 +162,6 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
   unsetenv("W4A16_GATHER_LAUNCH");
 }
 
-/* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
- * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), not at 16 tokens (the gather launch),
- * not where the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. */
 /* The description (w4a16_plan_describe) of an act-order plan of random f16 weights and a random g_idx at M tokens;
  * the plan's status (desc is empty unless W4A16_OK). */
 static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t seed, char *desc, size_t size) {
@@ -184,6 +181,9 @@ static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t
   return s;
 }
 
+/* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
+ * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), not at 16 tokens (the gather launch),
+ * not where the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. */
 void test_act_order_paths(int sm90, w4t_stats *st) {
   static const struct { int64_t K, N, M; int launch, in_gemm; } cases[] = {
       {4096, 4096, 1, 0, 1}, {14336, 4096, 1, 0, 1}, {4096, 4096, 16, 0, 0}, {131072, 64, 1, 0, 0}, {4096, 4096, 1, 1, 0}};

@@ -6,9 +6,9 @@ It takes the chunks of the suite's .mlir files (test/fuse and test/explain by de
 mutate.py's mutations (changed constants, element types, maps, op names, dims, dropped or bypassed ops), keeps the
 variants in which w4a16-compile --explain reports a fused chain (or w4a16-opt a fused LLM.int8 preparation), and
 compiles each twice: the fused build and the reference (--no-fuse: upstream lowering only, of the IR with upstream's
-runtime verification, mlir-opt --generate-runtime-verification, where mlir-opt takes the IR: an input that breaks the IR's own shape rules, such
-as a dynamic size that must equal another, makes the reference fail and the function is skipped, since both builds'
-results are undefined there). Both run on the same random inputs (packed words with random bits;
+runtime verification, mlir-opt --generate-runtime-verification, where mlir-opt takes the IR: an input that breaks
+the IR's own shape rules, such as a dynamic size that must equal another, makes the reference fail and the function
+is skipped, since both builds' results are undefined there). Both run on the same random inputs (packed words with random bits;
 i4 and, in half the variants, i8 elements in 0..15 as real codes and zero points are, else i8 random bytes; floats
 of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_run_<f>
 entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
