@@ -189,14 +189,15 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
       }
     }
   }
-  // Act-order calls of 17 to 32 tokens take a one-wave cluster over the cost model's workspace pick where it has as
+  // Act-order calls of 9 to 32 tokens take a one-wave cluster over the cost model's workspace pick where it has as
   // many splits. Likely cause (not profiled): the sliced gather's CTAs (act_order_cuda.cu) hold K x 2 bytes of shared
   // memory on most SMs while this call's CTAs arrive, and W = 4's rings at 24-32 tokens leave no room beside them,
   // so those CTAs start late. Measured on the H200 (graph, L2-cold, bench/RESULTS.md session 28, run 6): act-order's
   // overhead over the plain call went from +9.3..+12.0 % to -3.0..+3.8 % on 4096x12288 and 8192^2 at M = 24 and 32,
   // and from +11.6 to -0.7 % on 4096x11008 at M = 32. Clusters with fewer splits lost 9-18 points where they were
-  // forced (28672x8192: 3 splits instead of 4; run 4).
-  if (gathered_before && T >= 24 && T <= kLayerRuleTokens && best.S > 1 && best.global && best_cluster_cost >= 0 &&
+  // forced (28672x8192: 3 splits instead of 4; run 4). From 9 tokens since session 29 (run 3): 4096x12288, the only
+  // shape of 8 whose pick changed there, went from +12.7 / +11.8 % to +7.4 / +5.5 % at M = 12 / 16.
+  if (gathered_before && T >= 16 && T <= kLayerRuleTokens && best.S > 1 && best.global && best_cluster_cost >= 0 &&
       best_cluster.S >= best.S && p->force_global < 0)
     best = best_cluster;
   return best;

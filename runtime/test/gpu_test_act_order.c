@@ -203,14 +203,15 @@ void test_act_order_paths(int sm90, w4t_stats *st) {
   }
 }
 
-/* The configuration of act-order calls of 17 to 32 tokens on a 132-SM sm_90 GPU (H100 SXM, H200): a one-wave
+/* The configuration of act-order calls of 9 to 32 tokens on a 132-SM sm_90 GPU (H100 SXM, H200): a one-wave
  * cluster with as many splits replaces the cost model's workspace pick (cuda_config.cu's choose_v3; bench/RESULTS.md
- * session 28: 4096x12288 and 8192x8192 take clusters at M = 24 and 32), and 28672x8192 keeps the workspace (its
- * clusters have fewer splits). Other GPUs: their SM count changes the picks; not checked. */
+ * sessions 28-29: 4096x12288 takes clusters at M = 12 to 32, 8192x8192 at M = 24 and 32), and 28672x8192 keeps the
+ * workspace (its clusters have fewer splits), as 8192x8192 does at M = 16. Other GPUs: their SM count changes the picks; not checked. */
 void test_act_order_chooser(int sm90_132, w4t_stats *st) {
   if (!sm90_132) return;
   static const struct { int64_t K, N, M; int cluster; } cases[] = {
-      {4096, 12288, 24, 1}, {4096, 12288, 32, 1}, {8192, 8192, 24, 1}, {8192, 8192, 32, 1}, {28672, 8192, 32, 0}};
+      {4096, 12288, 12, 1}, {4096, 12288, 16, 1}, {4096, 12288, 24, 1}, {4096, 12288, 32, 1},
+      {8192, 8192, 16, 0},  {8192, 8192, 24, 1},  {8192, 8192, 32, 1},   {28672, 8192, 32, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char desc[200];
     const w4a16_status s = describe_act_order(cases[i].K, cases[i].N, cases[i].M, 91 + 2 * i, desc, sizeof desc);
