@@ -33,7 +33,7 @@ struct w4a16_cuda_gather {
   bool pdl = false;         // programmatic dependent launch (cuda_host.cuh's pdl_enabled, as for v3)
   bool rows_in_smem = false;  // x's row fits in shared memory: gather_row_kernel
   bool launch_only = false;   // W4A16_GATHER_LAUNCH=1: never the GEMM's own gather (same-binary A/B)
-  // gather_row_kernel's CTAs per row: -1 = kSlices' kSliceCtas / M up to kSlicesUpToM rows, then kRows' one
+  // gather_row_kernel's CTAs per row: -1 = kSlices' slices_per_row(M) up to kSlicesUpToM rows, then kRows' one
   // (default); P > 0: kSlices with P at every M; 0: kRows at every M (W4A16_GATHER_SLICES, for same-binary A/Bs)
   int slices = -1;
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
@@ -133,6 +133,11 @@ __global__ void __launch_bounds__(THREADS, MIN_CTAS) gather_row_kernel(const uin
   for (int v = v0 + tid + AHEAD * THREADS; v < v1; v += THREADS) dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
 constexpr int64_t kRowsInSmemFromM = 8, kSliceCtas = 128, kSlicesUpToM = 32;
+// kSlices CTAs per row: kSliceCtas / M, but 16 at 14 to 16 rows (224-256 CTAs). H200, graph, L2-cold, act-order over
+// the plain call (bench/RESULTS.md session 29, runs 4-5): 16 per row took 8 shapes at M = 14 and 16 to +8.3 % at most,
+// from up to +11.3 % (11008x4096), while 4096x4096 rose from +1.0 to +4.1 % at M = 16. At 12 and 13 rows 16 per row
+// lost 4 points on 11008x4096 (+8.7 -> +12.9 %, +8.8 -> +12.5 %), so fewer rows keep kSliceCtas / M.
+static int64_t slices_per_row(int64_t M) { return M >= 14 && M <= 16 ? 16 : (kSliceCtas + M - 1) / M; }
 constexpr int kSliceThreads = 128, kRowThreads = 1024;
 // AHEAD: 4 vectors of 128 threads cover 512 of a slice; at 1024 threads 2 (K <= 16384 read all of perm before the
 // wait; 4 spilled at the 64-register bound).
@@ -276,7 +281,7 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
   if (g->rows_in_smem && M >= kRowsInSmemFromM) {  // x's row in shared memory: sliced up to kSlicesUpToM rows
     const bool sliced = g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM);
-    const int64_t per_row = g->slices > 0 ? std::min(g->slices, 64) : sliced ? (kSliceCtas + M - 1) / M : 1;
+    const int64_t per_row = g->slices > 0 ? std::min(g->slices, 64) : sliced ? slices_per_row(M) : 1;
     cfg.gridDim = dim3((unsigned)M, (unsigned)per_row), cfg.blockDim = dim3(sliced ? kSliceThreads : kRowThreads);
     cfg.dynamicSmemBytes = (size_t)g->K * 2;
     e = cudaLaunchKernelEx(&cfg, sliced ? kSlices : kRows, x, (const int32_t *)g->perm, g->buf, g->K);
