@@ -206,7 +206,8 @@ void test_act_order_paths(int sm90, w4t_stats *st) {
 /* The configuration of act-order calls of 9 to 32 tokens on a 132-SM sm_90 GPU (H100 SXM, H200): a one-wave
  * cluster with as many splits replaces the cost model's workspace pick (cuda_config.cu's choose_v3; bench/RESULTS.md
  * sessions 28-29: 4096x12288 takes clusters at M = 12 to 32, 8192x8192 at M = 24 and 32), and 28672x8192 keeps the
- * workspace (its clusters have fewer splits), as 8192x8192 does at M = 16. Other GPUs: their SM count changes the picks; not checked. */
+ * workspace (its clusters have fewer splits), as 8192x8192 does at M = 16. Other GPUs: their SM count changes the
+ * picks; not checked. */
 void test_act_order_chooser(int sm90_132, w4t_stats *st) {
   if (!sm90_132) return;
   static const struct { int64_t K, N, M; int cluster; } cases[] = {
