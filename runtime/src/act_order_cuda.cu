@@ -243,7 +243,7 @@ extern "C" uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g) {
 }
 
 extern "C" int w4a16_cuda_gather_in_gemm(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, int64_t M) {
-  return !g->launch_only && w4a16_cuda_plan_gathers(p, M);
+  return g->launch_only ? 0 : w4a16_cuda_plan_gathers(p, M);
 }
 
 extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p,

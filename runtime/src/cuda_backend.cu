@@ -185,9 +185,9 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     for (int t = 0; t < 2 && major == 9; ++t)
       for (int f = 0; f < 2; ++f)
-        for (int w = 0; w < 2; ++w) {
+        for (int w = 0; w < 4; ++w) {
           // The limit counts the kernel's static shared memory too.
-          const void *fn = (const void *)w4a16::v3_gather_kernel(t == 1, f, w).fn;
+          const void *fn = (const void *)w4a16::v3_gather_kernel(t == 1, f, w & 1, w >= 2).fn;
           cudaFuncAttributes a;
           if ((e = cudaFuncGetAttributes(&a, fn)) != cudaSuccess ||
               (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -534,7 +534,9 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
   const int wi = c.W == 4 ? 1 : 0;
-  const w4a16::V3Entry &k = perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);
+  const bool streamed = perm && p->gathers[M] == kGatherPermStreamed;
+  const w4a16::V3Entry &k =
+      perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi, streamed) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);
   cudaLaunchConfig_t cfg = {};
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
@@ -547,7 +549,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
     const w4a16::sm90::GatherParams gp = {x, perm};
     memset(&map, 0, sizeof map);
     memcpy(&map, &gp, sizeof gp);
-    cfg.dynamicSmemBytes += gather_smem_bytes(p, c, M);
+    cfg.dynamicSmemBytes += gather_smem_bytes(p, c, M, !streamed);
   } else {
     cuuint64_t dims[2] = {(cuuint64_t)p->K, (cuuint64_t)M};
     cuuint64_t strides[1] = {(cuuint64_t)p->K * 2};
@@ -650,7 +652,7 @@ extern "C" w4a16_status w4a16_cuda_plan_run(const w4a16_cuda_plan *p, const uint
 }
 
 extern "C" int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M) {
-  return M >= 1 && M <= 8 && p->gathers[M];
+  return M >= 1 && M <= 8 ? p->gathers[M] : 0;
 }
 
 extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x,

@@ -203,29 +203,36 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   return best;
 }
 
-// Shared memory a gathering kernel (gemm_v3.cuh, GATHER) takes beyond its rings at M tokens: the largest range of
-// perm a split reads (whole groups of 128 int32) and x's M rows.
-size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M) {
+// Shared memory a gathering kernel (gemm_v3.cuh, GATHER) takes beyond its rings at M tokens: x's M rows, and with
+// perm_in_smem the largest range of perm a split reads (whole groups of 128 int32).
+size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem) {
   const int G = p->K / w4a16::kGroupK;
-  return (size_t)((G + c.S - 1) / c.S) * w4a16::kGroupK * 4 + (size_t)M * p->K * 2;
+  const size_t perm = perm_in_smem ? (size_t)((G + c.S - 1) / c.S) * w4a16::kGroupK * 4 : 0;
+  return perm + (size_t)M * p->K * 2;
 }
 
-// Whether an act-order call at M <= 8 tokens (one token tile) runs the gathering kernel: the exact forms, and
-// only where its copies leave as many CTAs per SM as the plain kernel of the same configuration gets (x's rows
-// take 2K bytes per token: at M = 1 that is K <= ~24000 for W = 2, ~33000 for W = 4 on the H200).
-bool gather_fits(const w4a16_cuda_plan *p, int64_t M) {
-  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return false;
+// Whether an act-order call at M <= 8 tokens (one token tile) runs the gathering kernel, and how: the exact forms,
+// and only where its copies leave as many CTAs per SM as the plain kernel of the same configuration gets (x's rows
+// take 2K bytes per token: at M = 1 that is K <= ~24000 for W = 2, ~33000 for W = 4 on the H200). perm's range
+// goes into shared memory too where it fits (one bulk copy before the grid dependency wait); where only x's rows
+// fit (28672x8192 at M = 1: 57 KB of rows + 28 KB of perm beside 158 KB of rings), the producer warp reads it from
+// global memory a step ahead instead of the call taking the gather launch.
+uint8_t gather_fits(const w4a16_cuda_plan *p, int64_t M) {
+  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return kGatherNone;
   const V3Choice c = p->v3[M];
   const int wi = c.W == 4 ? 1 : 0;
-  const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi);
   const int plain_per_sm = v3_capacity(p->bf16, p->form, wi, 1, 1, p->sms) / p->sms;  // cached per device
-  int gather_per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads,
-                                                    g.smem + (int)gather_smem_bytes(p, c, M)) != cudaSuccess) {
-    cudaGetLastError();  // too large for a CTA: the gather launch instead
-    return false;
+  for (const uint8_t mode : {kGatherPermInSmem, kGatherPermStreamed}) {
+    int gather_per_sm = 0;
+    const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi, mode == kGatherPermStreamed);
+    const int smem = g.smem + (int)gather_smem_bytes(p, c, M, mode == kGatherPermInSmem);
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads, smem) != cudaSuccess) {
+      cudaGetLastError();  // too large for a CTA
+      continue;
+    }
+    if (plain_per_sm >= 1 && gather_per_sm >= plain_per_sm) return mode;
   }
-  return plain_per_sm >= 1 && gather_per_sm >= plain_per_sm;
+  return kGatherNone;  // the gather launch instead
 }
 
 }  // namespace config

@@ -286,7 +286,8 @@ __device__ __forceinline__ void store_partials(const float (&acc)[ND], float *re
   }
 }
 
-template <class E, int NT, int W, int FORM, bool GATHER = false>
+// STREAMED (GATHER only): perm is read from global memory a step ahead instead of copied into shared memory.
+template <class E, int NT, int W, int FORM, bool GATHER = false, bool STREAMED = false>
 __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W, FORM, GATHER>::kCtasPerSm)
     gemm_v3_kernel(const __grid_constant__ CUtensorMap xmap, const sm90::Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -353,16 +354,31 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // it) into shared memory, and the producer warp builds each stage from those: lane l takes the step's 8-k chunk
   // l and stores it where the TMA box would have put it (128-byte swizzle: chunk c of row r at
   // r * 128 + 16 * (c ^ (r % 8))). Rows past M are zero; nothing else writes a stage, so they are written once.
-  // The host takes this path only where the copies fit beside the rings without costing occupancy.
+  // The host takes this path only where the copies fit beside the rings without costing occupancy. Where x's rows
+  // fit but perm's range does not (STREAMED), the producer warp reads each step's perm from global memory (plan
+  // data, L2-resident after the first CTAs) one step ahead, so its latency hides behind a step's gather. A kernel
+  // of its own: with a run-time switch instead, the shared-memory path lost 0.4-0.7 us at M = 1 (W = 4,
+  // bench/RESULTS.md session 30, run 5).
   const sm90::GatherParams gather = GATHER ? *reinterpret_cast<const sm90::GatherParams *>(&xmap) : sm90::GatherParams{};
+  constexpr bool perm_streamed = GATHER && STREAMED;
   const int32_t *perm_smem = reinterpret_cast<const int32_t *>(smem + C::kGatherOffset);
-  const uint16_t *xrows_smem = reinterpret_cast<const uint16_t *>(smem + C::kGatherOffset + ng * 512);
-  auto gather_x = [&](int j) {
+  const uint16_t *xrows_smem =
+      reinterpret_cast<const uint16_t *>(smem + C::kGatherOffset + (perm_streamed ? 0 : ng * 512));
+  // Step j's perm chunk of this lane (8 k) from global memory (perm_streamed).
+  auto perm_chunk = [&](int j, int4 &lo, int4 &hi) {
+    if ((2 * j + lane / 16) >= ng) return;
+    const int4 *src = reinterpret_cast<const int4 *>(gather.perm + (size_t)g_begin * 128 + j * 256 + lane * 8);
+    lo = __ldg(src), hi = __ldg(src + 1);
+  };
+  // lo, hi: step j's perm chunk where perm_streamed, else read here from shared memory.
+  auto gather_x = [&](int j, int4 lo, int4 hi) {
     const int s = j % XS, n = j / XS;
     if (n > 0) sm90::mbar_wait(sm90::smem_u32(&empty_bar[s]), (n - 1) & 1);
     if ((2 * j + lane / 16) < ng) {  // a last step of one group fills boxes 0-1 only
-      const int4 lo = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8);
-      const int4 hi = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8 + 4);
+      if constexpr (!perm_streamed) {
+        lo = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8);
+        hi = *reinterpret_cast<const int4 *>(perm_smem + j * 256 + lane * 8 + 4);
+      }
       unsigned char *box = smem + s * C::kXStage + (lane >> 3) * C::kXBox;
       const int c = lane & 7;
 #pragma unroll
@@ -439,9 +455,11 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // producer copies its whole range of perm instead (plan data); x's rows follow after the wait.
   if constexpr (GATHER) {
     if (producer && lane == 0) {  // the barrier's one arrival: done once perm's range and x's rows have landed
-      sm90::mbar_expect_tx(sm90::smem_u32(&gather_bar), (uint32_t)ng * 512u + (uint32_t)rows * (uint32_t)args.K * 2u);
-      sm90::bulk_g2s(sm90::smem_u32(perm_smem), gather.perm + (size_t)g_begin * 128, (uint32_t)ng * 512u,
-                     sm90::smem_u32(&gather_bar));
+      const uint32_t perm_bytes = perm_streamed ? 0u : (uint32_t)ng * 512u;
+      sm90::mbar_expect_tx(sm90::smem_u32(&gather_bar), perm_bytes + (uint32_t)rows * (uint32_t)args.K * 2u);
+      if (!perm_streamed)
+        sm90::bulk_g2s(sm90::smem_u32(perm_smem), gather.perm + (size_t)g_begin * 128, perm_bytes,
+                       sm90::smem_u32(&gather_bar));
     }
   } else if (tid == 0) {
     for (int j = 0; j < XS && 2 * j < ng; ++j)
@@ -484,8 +502,19 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   }
   if constexpr (GATHER) {
     if (producer) {
-      sm90::mbar_wait(sm90::smem_u32(&gather_bar), 0);
-      for (int j = 0; j < nsteps; ++j) gather_x(j);
+      if constexpr (perm_streamed) {
+        int4 next_lo = {}, next_hi = {};
+        perm_chunk(0, next_lo, next_hi);  // in flight while x's rows land
+        sm90::mbar_wait(sm90::smem_u32(&gather_bar), 0);
+        for (int j = 0; j < nsteps; ++j) {
+          const int4 lo = next_lo, hi = next_hi;
+          if (j + 1 < nsteps) perm_chunk(j + 1, next_lo, next_hi);
+          gather_x(j, lo, hi);
+        }
+      } else {
+        sm90::mbar_wait(sm90::smem_u32(&gather_bar), 0);
+        for (int j = 0; j < nsteps; ++j) gather_x(j, int4{}, int4{});
+      }
     }
   } else if constexpr (C::kProducerWarp) {
     if (producer && lane == 0)

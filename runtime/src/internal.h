@@ -57,7 +57,7 @@ w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x,
                                     const uint16_t *residual, w4a16_activation act, const w4a16_outputs *outs,
                                     void *stream);
 /* Act-order calls whose kernel gathers x's columns itself (v3, the exact forms, M <= 8 where x's rows fit in shared
- * memory: plan_gathers says when);
+ * memory: plan_gathers says when, 0 if not, 2 where the kernel reads perm from global memory, 1 from shared);
  * perm is the plan's permutation on the device. Checked and ordered like plan_launch; no gather buffer. */
 int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M);
 w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm,
@@ -89,7 +89,8 @@ w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const w4a16_cuda_
                                    const w4a16_outputs *outs, void *stream);
 w4a16_status w4a16_cuda_gather_reserve(const w4a16_cuda_gather *g, int64_t max_m);
 uint64_t w4a16_cuda_gather_bytes(const w4a16_cuda_gather *g);
-/* Whether a call of M tokens gathers x inside p's GEMM (no gather launch, no buffer): for plan_describe. */
+/* Whether a call of M tokens gathers x inside p's GEMM (no gather launch, no buffer), as plan_gathers: for
+ * plan_describe. */
 int w4a16_cuda_gather_in_gemm(const w4a16_cuda_gather *g, const w4a16_cuda_plan *p, int64_t M);
 void w4a16_cuda_gather_destroy(w4a16_cuda_gather *g);
 

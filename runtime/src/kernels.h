@@ -32,8 +32,8 @@ struct V3Entry {
 };
 extern const V3Entry kV3F16Exact[2][2][8], kV3F16Affine[3][2][8], kV3BF16Exact[2][2][8], kV3BF16Affine[3][2][8];
 // Act-order kernels of the exact forms that gather x's columns themselves (gemm_v3.cuh, GATHER), one token
-// tile: [form][W = 2, 4].
-extern const V3Entry kV3F16Gather[2][2], kV3BF16Gather[2][2];
+// tile: [form][perm in shared memory, perm read from global memory (STREAMED)][W = 2, 4].
+extern const V3Entry kV3F16Gather[2][2][2], kV3BF16Gather[2][2][2];
 
 inline const KernelEntry &v1_kernel(bool bf16, int form, int wi, int nt) {
   if (is_affine(form)) return (bf16 ? kV1BF16Affine : kV1F16Affine)[form - kAffine128][wi][nt - 1];
@@ -43,6 +43,8 @@ inline const V3Entry &v3_kernel(bool bf16, int form, int wi, int nt) {
   if (is_affine(form)) return (bf16 ? kV3BF16Affine : kV3F16Affine)[form - kAffine128][wi][nt - 1];
   return (bf16 ? kV3BF16Exact : kV3F16Exact)[form][wi][nt - 1];
 }
-inline const V3Entry &v3_gather_kernel(bool bf16, int form, int wi) { return (bf16 ? kV3BF16Gather : kV3F16Gather)[form][wi]; }
+inline const V3Entry &v3_gather_kernel(bool bf16, int form, int wi, bool streamed) {
+  return (bf16 ? kV3BF16Gather : kV3F16Gather)[form][streamed][wi];
+}
 
 }  // namespace w4a16

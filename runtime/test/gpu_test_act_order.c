@@ -131,7 +131,12 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
     act_order_case(1024, 136, Ms, 3, &b, seed++, stbf);
     set_global(1), set_splits(2);
     act_order_case(1152, 520, Ms, 3, &a, seed++, st16);
-    set_global(0), set_splits(0);
+    /* one token whose x row fits beside W = 4's rings but perm's range (28 KB at 4 splits) does not: perm is read
+     * from global memory (small, for memcheck: 4 CTAs) */
+    static const int64_t one[] = {1};
+    set_wg(4), set_splits(4);
+    act_order_case(28672, 256, one, 1, &a, seed++, st16);
+    set_wg(0), set_global(0), set_splits(0);
     return;
   }
   static const int64_t Ms[] = {1, 5, 8, 16, 32, 64};
@@ -154,6 +159,11 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
    * global memory instead (act_order_cuda.cu) */
   static const int64_t wideMs[] = {1, 17};
   act_order_case(131072, 64, wideMs, 2, &big[1], seed++, st16);
+  /* x's row fits beside the rings at one token but perm's range does not: the kernel reads perm from global memory
+   * (28672x8192, 4 splits; test_act_order_paths checks that this path is taken) */
+  static const int64_t oneM[] = {1, 2};
+  act_order_case(28672, 8192, oneM, 2, &big[1], seed++, st16);
+  act_order_case(28672, 8192, oneM, 2, &big[2], seed++, stbf);
   /* the gather launch where the GEMM would gather itself (W4A16_GATHER_LAUNCH=1, read at plan creation) */
   setenv("W4A16_GATHER_LAUNCH", "1", 1);
   static const int64_t launchMs[] = {1, 5, 8};
@@ -182,22 +192,28 @@ static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t
 }
 
 /* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
- * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), not at 16 tokens (the gather launch),
- * not where the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. */
+ * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), with perm read from global memory where
+ * only the row fits (28672x8192: 57 KB of row, 28 KB of perm), not at 16 tokens (the gather launch), not where
+ * the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. in_gemm: 2 = perm from global memory. */
 void test_act_order_paths(int sm90, w4t_stats *st) {
   static const struct { int64_t K, N, M; int launch, in_gemm; } cases[] = {
-      {4096, 4096, 1, 0, 1}, {14336, 4096, 1, 0, 1}, {4096, 4096, 16, 0, 0}, {131072, 64, 1, 0, 0}, {4096, 4096, 1, 1, 0}};
+      {4096, 4096, 1, 0, 1},    {14336, 4096, 1, 0, 1},  {28672, 8192, 1, 0, 2},
+      {4096, 4096, 16, 0, 0},   {131072, 64, 1, 0, 0},   {4096, 4096, 1, 1, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
     char desc[200];
     const w4a16_status s = describe_act_order(cases[i].K, cases[i].N, cases[i].M, 77 + 2 * i, desc, sizeof desc);
     unsetenv("W4A16_GATHER_LAUNCH");
-    const int in_gemm = strstr(desc, "x gathered in the GEMM") != NULL, expected = sm90 && cases[i].in_gemm;
+    const int in_gemm = strstr(desc, "x gathered in the GEMM, perm read from global memory") ? 2
+                        : strstr(desc, "x gathered in the GEMM")                             ? 1
+                                                                                              : 0;
+    const int expected = sm90 ? cases[i].in_gemm : 0;
     st->runs++;
     if (s != W4A16_OK || in_gemm != expected) {
       printf("FAIL act-order path K=%lld N=%lld M=%lld%s: expected the gather %s, got [%s] %s\n", (long long)cases[i].K,
              (long long)cases[i].N, (long long)cases[i].M, cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "",
-             expected ? "in the GEMM" : "launch", desc, s == W4A16_OK ? "" : w4a16_last_error());
+             expected == 2 ? "in the GEMM, perm from global memory" : expected ? "in the GEMM" : "launch", desc,
+             s == W4A16_OK ? "" : w4a16_last_error());
       st->failures++;
     }
   }
