@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A/B table from an ab-gpu.sh run: ab-table.py RAW_DIR REF LABEL... [--l2 cold|hot]
-RAW_DIR holds bench-LABEL-KxN-rR.csv (raw.tgz unpacked). For each shape and M: REF's median (over rounds,
-of each run's median) and every LABEL's ratio to it in percent, with the rounds' spread."""
+RAW_DIR holds bench-LABEL-KxN-rR.csv, or bench-LABEL-KxN-rRmM.csv with one M per process (raw.tgz unpacked).
+For each shape and M: REF's median (over rounds, of each run's median) and every LABEL's ratio to it in percent,
+with the rounds' spread."""
 import csv
 import glob
 import os

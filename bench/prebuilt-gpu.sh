@@ -12,7 +12,8 @@
 #                                             a space: "pdl,--act-order@--bf16") and environment ENV ("VAR=1@VAR2=0";
 #                                             the runtime's W4A16_* overrides), back-to-back and as CUDA-graph
 #                                             replays (MODES), on SHAPES x M = MS, ROUNDS rounds, the runs
-#                                             interleaved in each round so that drift hits all alike
+#                                             interleaved in each round so that drift hits all alike; ONE_M=1
+#                                             runs each M in a process of its own (the power cap: see below)
 #   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
 #                                             separate vs merged plans, graph and eager; M = MS) into
 #                                             layer-NAME.{log,csv}; its tables go to the summary
@@ -95,10 +96,18 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
       case $f in *,*) e=${f#*,} f=${f%%,*} ;; esac
       for mode in ${MODES:-eager graph}; do
         label="$n${f:+-${f//[-@ ]/}}${e:+-${e//[=@_]/}}-$mode"
-        # shellcheck disable=SC2086 # the flags and the environment split into words
-        env ${e//@/ } timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
-          --shape "$shape" --ms "${MS:-1,16,32}" --csv "$O/bench-$label-$shape-r$r.csv" >"$O/bench-$label-$shape-r$r.log" 2>&1
-        echo "bench $label $shape round $r: exit $?" >>"$O/bench-runs.txt"
+        ms_all=${MS:-1,16,32}
+        # ONE_M=1: each M in a process of its own (files ...-rRmM): in one process that runs several M, the power
+        # cap leaves the GPU in a different state for each, and one call took 41 or 46 us by that state alone
+        # (bench/RESULTS.md session 30, runs 1-3).
+        for ms in $([ "${ONE_M:-0}" = 1 ] && echo "${ms_all//,/ }" || echo "$ms_all"); do
+          tag=r$r && [ "${ONE_M:-0}" = 1 ] && tag=r${r}m$ms
+          # shellcheck disable=SC2086 # the flags and the environment split into words
+          env ${e//@/ } timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
+            --shape "$shape" --ms "$ms" --csv "$O/bench-$label-$shape-$tag.csv" >"$O/bench-$label-$shape-$tag.log" 2>&1
+          rc=$?
+          echo "bench $label $shape round $r$([ "${ONE_M:-0}" = 1 ] && echo " M $ms"): exit $rc" >>"$O/bench-runs.txt"
+        done
       done
     done
   done
