@@ -369,7 +369,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
-      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = gather_fits(p, M);  // else all false
+      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = gather_fits(p, M);  // else all 0: the gather launch
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
@@ -534,7 +534,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
   const int wi = c.W == 4 ? 1 : 0;
-  const bool streamed = perm && p->gathers[M] == kGatherPermStreamed;
+  const bool streamed = perm && p->gathers[M] == W4A16_GATHER_PERM_STREAMED;
   const w4a16::V3Entry &k =
       perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi, streamed) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);
   cudaLaunchConfig_t cfg = {};

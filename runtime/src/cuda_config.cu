@@ -217,22 +217,22 @@ size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool p
 // goes into shared memory too where it fits (one bulk copy before the grid dependency wait); where only x's rows
 // fit (28672x8192 at M = 1: 57 KB of rows + 28 KB of perm beside 158 KB of rings), the producer warp reads it from
 // global memory a step ahead instead of the call taking the gather launch.
-uint8_t gather_fits(const w4a16_cuda_plan *p, int64_t M) {
-  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return kGatherNone;
+w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
+  if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return W4A16_GATHER_BY_LAUNCH;
   const V3Choice c = p->v3[M];
   const int wi = c.W == 4 ? 1 : 0;
   const int plain_per_sm = v3_capacity(p->bf16, p->form, wi, 1, 1, p->sms) / p->sms;  // cached per device
-  for (const uint8_t mode : {kGatherPermInSmem, kGatherPermStreamed}) {
+  for (const w4a16_gather_mode mode : {W4A16_GATHER_PERM_IN_SMEM, W4A16_GATHER_PERM_STREAMED}) {
     int gather_per_sm = 0;
-    const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi, mode == kGatherPermStreamed);
-    const int smem = g.smem + (int)gather_smem_bytes(p, c, M, mode == kGatherPermInSmem);
+    const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi, mode == W4A16_GATHER_PERM_STREAMED);
+    const int smem = g.smem + (int)gather_smem_bytes(p, c, M, mode == W4A16_GATHER_PERM_IN_SMEM);
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads, smem) != cudaSuccess) {
       cudaGetLastError();  // too large for a CTA
       continue;
     }
     if (plain_per_sm >= 1 && gather_per_sm >= plain_per_sm) return mode;
   }
-  return kGatherNone;  // the gather launch instead
+  return W4A16_GATHER_BY_LAUNCH;  // the gather launch instead
 }
 
 }  // namespace config

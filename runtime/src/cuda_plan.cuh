@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal.h"
 #include "kernels.h"
 
 // Kernel v3 configuration for one M: W warpgroups per CTA, S CTAs per tile along K, reduced on chip
@@ -23,7 +24,7 @@ struct w4a16_cuda_plan {
   int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
-  uint8_t gathers[9];   // v3, M = 1..8: whether and how an act-order call's kernel gathers x itself (gather_fits)
+  uint8_t gathers[9];   // v3, M = 1..8: how an act-order call gathers x (a w4a16_gather_mode: gather_fits)
   bool act_order;       // the plan's calls gather x's columns first (act_order_cuda.cu): choose_v3 leaves room
   int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none
   int force_global;      // W4A16_FORCE_GLOBAL: 1 = split-K through the workspace, 0 = clusters, -1 = none
@@ -79,12 +80,8 @@ uint64_t slot_bytes(int64_t M, int W);
 long long v3_tiles(const w4a16_cuda_plan *p, int64_t M, int W);
 uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M);
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M);
-// How an act-order call's kernel gathers x (gather_fits): not at all (the gather launch), with the CTA's range of
-// perm copied into shared memory beside x's rows, or with perm read from global memory a step ahead where only x's
-// rows fit.
-enum : uint8_t { kGatherNone = 0, kGatherPermInSmem = 1, kGatherPermStreamed = 2 };
 size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem);
-uint8_t gather_fits(const w4a16_cuda_plan *p, int64_t M);
+w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M);
 
 }  // namespace config
 }  // namespace w4a16

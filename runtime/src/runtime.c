@@ -330,9 +330,9 @@ const char *w4a16_plan_describe(const w4a16_plan *plan, int64_t M, char *buf, in
     const size_t used = strlen(buf);
     const int in_gemm = plan->gather ? w4a16_cuda_gather_in_gemm(plan->gather, plan->cuda, M) : 0;
     snprintf(buf + used, (size_t)len - used, " act-order%s",
-             in_gemm == 2 ? " (x gathered in the GEMM, perm read from global memory)"
-             : in_gemm    ? " (x gathered in the GEMM)"
-                          : "");
+             in_gemm == W4A16_GATHER_PERM_STREAMED ? " (x gathered in the GEMM, perm read from global memory)"
+             : in_gemm                               ? " (x gathered in the GEMM)"
+                                                     : "");
   }
   return buf;
 }
