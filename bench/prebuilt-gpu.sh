@@ -96,17 +96,18 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
       case $f in *,*) e=${f#*,} f=${f%%,*} ;; esac
       for mode in ${MODES:-eager graph}; do
         label="$n${f:+-${f//[-@ ]/}}${e:+-${e//[=@_]/}}-$mode"
-        ms_all=${MS:-1,16,32}
         # ONE_M=1: each M in a process of its own (files ...-rRmM): in one process that runs several M, the power
         # cap leaves the GPU in a different state for each, and one call took 41 or 46 us by that state alone
         # (bench/RESULTS.md session 30, runs 1-3).
-        for ms in $([ "${ONE_M:-0}" = 1 ] && echo "${ms_all//,/ }" || echo "$ms_all"); do
-          tag=r$r && [ "${ONE_M:-0}" = 1 ] && tag=r${r}m$ms
+        one_m=$([ "${ONE_M:-0}" = 1 ] && echo 1) ms_list=${MS:-1,16,32}
+        [ -n "$one_m" ] && ms_list=${ms_list//,/ }
+        for ms in $ms_list; do
+          tag=r$r${one_m:+m$ms}
           # shellcheck disable=SC2086 # the flags and the environment split into words
           env ${e//@/ } timeout 120 "/tmp/prebuilt/$n/w4a16_bench" --ours-only ${f//@/ } $([ $mode = graph ] && echo --graph) \
             --shape "$shape" --ms "$ms" --csv "$O/bench-$label-$shape-$tag.csv" >"$O/bench-$label-$shape-$tag.log" 2>&1
           rc=$?
-          echo "bench $label $shape round $r$([ "${ONE_M:-0}" = 1 ] && echo " M $ms"): exit $rc" >>"$O/bench-runs.txt"
+          echo "bench $label $shape round $r${one_m:+ M $ms}: exit $rc" >>"$O/bench-runs.txt"
         done
       done
     done
