@@ -179,6 +179,12 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
                 (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
+    for (int t = 0; t < 2 && major == 9; ++t)  // v1's decode variant (chosen for v3 plans only)
+      for (int f = 0; f < w4a16::kForms; ++f) {
+        const KernelEntry &k = w4a16::v1_sliced_kernel(t == 1, f);
+        if ((e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem)) != cudaSuccess)
+          return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1, K sliced)");
+      }
     // The act-order kernels take x's rows and a range of perm besides their rings (gather_smem_bytes): as much
     // as a CTA may have; plan creation checks that a call's copies leave the occupancy as it is.
     int optin = 0;
@@ -355,10 +361,13 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     p->splits = prop.major >= 9 ? choose_splits(ctas_n, G, (per_sm > 0 ? per_sm : 1) * p->sms) : 1;
 
     // v3 on sm_90 (only the sm_90a cubin holds it): faster than v1 at every M on the four benchmark
-    // shapes (bench/RESULTS.md, 2026-11-30). W4A16_FORCE_KERNEL=v1 runs v1 there too; the tests also
-    // force the split count (W4A16_FORCE_SPLITS) and the v3 CTA width (W4A16_FORCE_WG).
+    // shapes (bench/RESULTS.md, 2026-11-30), but for v1's decode variant where v3 would split K across CTAs
+    // at M <= 8 (choose_slices). W4A16_FORCE_KERNEL=v1 runs v1 there too, =v3 never the decode variant,
+    // =sliced the decode variant wherever its grid fits; the tests also force the split count
+    // (W4A16_FORCE_SPLITS) and the v3 CTA width (W4A16_FORCE_WG).
     const char *fk = getenv("W4A16_FORCE_KERNEL");
     p->version = prop.major != 9 || (fk && !strcmp(fk, "v1")) ? 1 : 3;
+    p->force_slices = fk && !strcmp(fk, "v3") ? 0 : fk && !strcmp(fk, "sliced") ? 1 : -1;
     const int force_s = env_int("W4A16_FORCE_SPLITS", 0), force_w = env_int("W4A16_FORCE_WG", 0);
     const int force_global = env_int("W4A16_FORCE_GLOBAL", -1);
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
@@ -370,6 +379,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
       for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = gather_fits(p, M);  // else all 0: the gather launch
+      for (int M = 1; M <= 8; ++M) p->slices[M] = (uint8_t)choose_slices(p, M);
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
@@ -449,7 +459,7 @@ extern "C" w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_
 }
 
 extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
-  return p && p->version == 3 && M >= 1 ? split_bytes(p, v3_choice(p, M), M) : 0;
+  return p && p->version == 3 && M >= 1 && !(M <= 8 && p->slices[M]) ? split_bytes(p, v3_choice(p, M), M) : 0;
 }
 
 // The weight's form, when not symmetric.
@@ -465,6 +475,12 @@ static const char *type_note(const w4a16_cuda_plan *p) {
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
+  if (p->version == 3 && M >= 1 && M <= 8 && p->slices[M]) {
+    const int cols = w4a16::kSlicedCols;
+    snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld columns=%d k-slices=%d grid=%d (K sliced inside the CTA)%s%s",
+             p->K, p->N, (long long)M, cols, p->slices[M], (p->Npad + cols - 1) / cols, form_note(p), type_note(p));
+    return;
+  }
   if (p->version == 3) {
     const V3Choice c = v3_choice(p, M < 1 ? 1 : M);
     const long long tiles_n = (p->Npad / 64 + c.W - 1) / c.W, chunks = (M + 63) / 64;
@@ -667,21 +683,25 @@ extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                                const w4a16_outputs *outs, void *stream) {
-  if (p->version == 3) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
-  const KernelEntry &k = kernel_for(p, M);
+  const int ks = p->version == 3 && M <= 8 ? p->slices[M] : 0;
+  if (p->version == 3 && !ks) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
+  // Kernel v1: CTAs of 32 * warps columns, `splits` per column tile in a cluster; or, for a v3 plan at M <= 8, the
+  // decode variant (K sliced inside CTAs of 32 columns, no split, programmatic dependent launch as v3's).
+  const KernelEntry &k = ks ? w4a16::v1_sliced_kernel(p->bf16, p->form) : kernel_for(p, M);
+  const int splits = ks ? 1 : p->splits, cols = ks ? w4a16::kSlicedCols : 32 * p->warps;
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
   a.x = x;  // v3 reads x through its tensor map instead
-  a.splits = p->splits;
+  a.splits = splits;
 
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)p->splits, (unsigned)((p->Npad / 16 + p->warps * 2 - 1) / (p->warps * 2)),
-                     (unsigned)((M + 63) / 64));
+  cfg.gridDim = dim3((unsigned)splits, (unsigned)((p->Npad + cols - 1) / cols), (unsigned)((M + 63) / 64));
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem;
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attrs[1];
-  if (p->splits > 1) add_cluster(cfg, attrs, p->splits);
+  if (splits > 1) add_cluster(cfg, attrs, splits);
+  if (ks && p->pdl) add_pdl(cfg, attrs);
   cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, a);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "plan_run(cuda): kernel launch");

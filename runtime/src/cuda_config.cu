@@ -13,8 +13,12 @@ namespace w4a16 {
 namespace config {
 
 static int g_occ[2][kForms][2][8][9];  // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
+static int g_occ_sliced[2][kForms];     // v1's decode variant: resident CTAs per GPU for (bf16, form)
 
-void reset_capacity_cache() { memset(g_occ, 0xff, sizeof g_occ); }
+void reset_capacity_cache() {
+  memset(g_occ, 0xff, sizeof g_occ);
+  memset(g_occ_sliced, 0xff, sizeof g_occ_sliced);
+}
 
 // v1 split-K choice: time ~ waves * (groups per CTA + a fixed cost per wave), where a wave is the
 // number of CTAs the GPU holds at once. The fixed cost (pipeline fill, cluster reduction, epilogue,
@@ -233,6 +237,37 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
     if (plain_per_sm >= 1 && gather_per_sm >= plain_per_sm) return mode;
   }
   return W4A16_GATHER_BY_LAUNCH;  // the gather launch instead
+}
+
+// Kernel v1's decode variant for M <= 8 tokens (gemm_v1.cuh, KS > 1): every CTA runs the whole K for 32 columns,
+// its 16 warps slicing K, so no CTA waits for another. Where v3 would split K across CTAs (too few 256- or 128-column
+// tiles to fill the SMs: N = 4096 and 8192), that exchange costs a round trip through global memory or a cluster
+// barrier on the call's critical path: ~4-6 us of the LLaMA-7B layer's o and down projections at M = 1, whose main
+// loops take 1-5 us (per-CTA timeline, bench/RESULTS.md session 15). The variant's CTAs each read all of x, M/8 of
+// their weight bytes again, and its stream lags v3's as K grows: on the H200 (graph replays, L2-cold, session 31
+// run 4) it took 4096x4096 at M = 1-8 -17..-23 %, 11008x4096 -10 / -7 / -1 / +8 % and 14336x4096 -6 / -3 / +4 / +14 % at
+// M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on 28672x8192. Hence: 32-column
+// CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096. Act-order plans keep v3 (their
+// gathering kernels), and so does any forced v3 configuration (the tests' W4A16_FORCE_* pins). So do the affine
+// forms: at M <= 4 v3 adds their offsets as o * (sum of x) to exact products, where v1 rounds every weight
+// fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point 16, large scales: heavy cancellation)
+// that rounding reached 1.3x the f16 element bound where v3's sums stay inside it (gpu_test, session 31).
+// Returns the slices (w4a16::kSlices) or 0 = kernel v3.
+int choose_slices(const w4a16_cuda_plan *p, int64_t M) {
+  if (M < 1 || M > 8 || p->act_order || p->force_slices == 0) return 0;
+  constexpr int kLongK = 4096;  // beyond this many k, only up to 2 tokens
+  if (p->force_slices < 0 && (p->force_w || p->force_s || p->force_global >= 0 || p->v3[M].S == 1 ||
+                              w4a16::is_affine(p->form) || (M > 2 && p->K > kLongK)))
+    return 0;
+  int &cap = g_occ_sliced[p->bf16][p->form];
+  if (cap < 0) {
+    const w4a16::KernelEntry &k = w4a16::v1_sliced_kernel(p->bf16, p->form);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, k.smem) != cudaSuccess)
+      per_sm = 0, cudaGetLastError();
+    cap = per_sm * p->sms;
+  }
+  return (p->Npad + w4a16::kSlicedCols - 1) / w4a16::kSlicedCols <= cap ? w4a16::kSlices : 0;
 }
 
 }  // namespace config

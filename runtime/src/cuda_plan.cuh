@@ -25,6 +25,8 @@ struct w4a16_cuda_plan {
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
   uint8_t gathers[9];   // v3, M = 1..8: how an act-order call gathers x (a w4a16_gather_mode: gather_fits)
+  uint8_t slices[9];    // v3 plans, M = 1..8: kernel v1's decode variant (its K slices per CTA), or 0 = v3 (choose_slices)
+  int force_slices;     // W4A16_FORCE_KERNEL: 1 = v1's decode variant wherever its grid fits, 0 = never, -1 = none
   bool act_order;       // the plan's calls gather x's columns first (act_order_cuda.cu): choose_v3 leaves room
   int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none
   int force_global;      // W4A16_FORCE_GLOBAL: 1 = split-K through the workspace, 0 = clusters, -1 = none
@@ -82,6 +84,7 @@ uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M);
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M);
 size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem);
 w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M);
+int choose_slices(const w4a16_cuda_plan *p, int64_t M);
 
 }  // namespace config
 }  // namespace w4a16

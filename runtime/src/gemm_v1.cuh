@@ -18,6 +18,14 @@
 //  * A CTA owns NCOLS = 32*WARPS output columns (each warp two 16-column tiles) for one range of
 //    K groups; the groups stream through a STAGES-deep cp.async pipeline (weights, the CTA's x slice,
 //    the group's scales) so that many 16-byte loads are in flight per SM.
+//  * K sliced inside the CTA (KS > 1, decode): the CTA's warps form KS slices that share its columns
+//    (32 * WARPS / KS of them) and each take one group of a stage of KS groups; at the end the slices'
+//    partial sums are added in slice order through shared memory. A few tokens need no more columns per
+//    CTA than that, so N = 4096 spreads over 128 SMs with the whole K in each CTA: no exchange between
+//    CTAs, where kernel v3 (256 or 128 columns per CTA) would have to split K across CTAs and pay their
+//    round trips through global memory on the call's critical path (docs/kernel.md, "Kernel v1 sliced").
+//    These variants are launched with programmatic dependent launch: the plan's weights and records of
+//    the first stages are requested before the grid dependency wait, x only after it.
 //  * Split-K without workspace: the `splits` CTAs that share a column tile form one thread-block
 //    cluster (sm_90). Each leaves its partial sums in its own shared memory; after a cluster barrier
 //    CTA r reduces the r-th slice of the tile by reading every peer's partials through distributed
@@ -27,6 +35,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "sm90.cuh"  // launch_dependents, grid_dependency_wait
 
 namespace w4a16 {
 
@@ -72,30 +81,34 @@ __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <int NT, int WARPS, int STAGES, int FORM> struct Config {
+template <int NT, int WARPS, int STAGES, int FORM, int KS = 1> struct Config {
   static constexpr int kNA = 2;                        // 16-column tiles per warp
   static constexpr int kThreads = WARPS * 32;
-  static constexpr int kTiles = WARPS * kNA;           // 16-column tiles per CTA
+  static constexpr int kSliceWarps = WARPS / KS;       // warps of one K slice (they share one group per stage)
+  static constexpr int kTiles = kSliceWarps * kNA;     // 16-column tiles per CTA
   static constexpr int kCols = kTiles * 16;
   static constexpr int kRows = NT * 8;                 // token rows held per CTA
   static constexpr int kWBytes = kTiles * 2 * 512;     // one group: 2 chunks of 64 k per tile
   static constexpr int kXBytes = kRows * kXStride * 2;
   static constexpr int kSBytes = kTiles * TileMeta<FORM>::kBytes;  // the group's records
-  static constexpr int kStageBytes = kWBytes + kXBytes + kSBytes;
+  static constexpr int kGroupBytes = kWBytes + kXBytes + kSBytes;  // one group's part of a stage
+  static constexpr int kStageBytes = KS * kGroupBytes;
   static constexpr int kRedStride = kCols + 4;         // f32 partials row; +4 spreads tokens over banks
-  static constexpr int kRedBytes = kRows * kRedStride * 4;
+  static constexpr int kRedBytes = KS * kRows * kRedStride * 4;  // each slice's partial sums
   static constexpr int kSmemBytes = STAGES * kStageBytes > kRedBytes ? STAGES * kStageBytes : kRedBytes;
-  static constexpr int kMinBlocks = (NT <= 4 ? 2 : 1) * (8 / WARPS);
+  static constexpr int kMinBlocks = KS > 1 ? 1 : (NT <= 4 ? 2 : 1) * (8 / WARPS);
+  static_assert(WARPS % KS == 0, "whole warps per K slice");
 };
 
 // acc += p * scale, the group's scale applied once per accumulator: rows g and g+8 of each of the warp's
-// 16-column tiles (meta: the group's staged TileMeta records of the CTA's tiles).
+// 16-column tiles (meta: the group's staged TileMeta records of the CTA's tiles; cw: the warp's place among
+// the warps of its K slice, which own the CTA's tiles in turn).
 template <int FORM, int NA, int NT>
-__device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const unsigned char *meta, int warp,
+__device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], const unsigned char *meta, int cw,
                                                  int lane, bool scales_bf16, float (&acc)[NA][NT][4]) {
 #pragma unroll
   for (int j = 0; j < NA; ++j) {
-    const unsigned char *ss = meta + (warp * NA + j) * TileMeta<FORM>::kBytes;
+    const unsigned char *ss = meta + (cw * NA + j) * TileMeta<FORM>::kBytes;
     const float s0 = scale_value(ss + 2 * (lane >> 2), scales_bf16);
     const float s1 = scale_value(ss + 2 * ((lane >> 2) + 8), scales_bf16);
 #pragma unroll
@@ -109,15 +122,15 @@ __device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], co
 }
 
 // The warp's accumulators into red[token][column]. C fragment: c0,c1 = (row g, tokens 2t, 2t+1),
-// c2,c3 = (row g+8, same tokens), where rows are output columns.
+// c2,c3 = (row g+8, same tokens), where rows are output columns (cw as in scale_accumulate).
 template <class C, int NA, int NT>
-__device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], float *red, int warp, int lane) {
+__device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], float *red, int cw, int lane) {
   const int g = lane >> 2, tq = (lane & 3) * 2;
 #pragma unroll
   for (int j = 0; j < NA; ++j)
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
-      const int col = (warp * NA + j) * 16 + g, tok = t * 8 + tq;
+      const int col = (cw * NA + j) * 16 + g, tok = t * 8 + tq;
       red[tok * C::kRedStride + col] = acc[j][t][0];
       red[(tok + 1) * C::kRedStride + col] = acc[j][t][1];
       red[tok * C::kRedStride + col + 8] = acc[j][t][2];
@@ -125,14 +138,17 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
     }
 }
 
-template <class T, int NT, int WARPS, int STAGES, int FORM>
-__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::kMinBlocks)
+template <class T, int NT, int WARPS, int STAGES, int FORM, int KS = 1>
+__global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
-  using C = Config<NT, WARPS, STAGES, FORM>;
+  using C = Config<NT, WARPS, STAGES, FORM, KS>;
   constexpr int NA = C::kNA;
   extern __shared__ __align__(16) unsigned char smem[];
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  // The warp's K slice (which group of each stage it takes) and its place among the slice's warps (which of
+  // the CTA's tiles it owns). KS = 1: one slice, cw = warp.
+  const int slice = warp / C::kSliceWarps, cw = warp - slice * C::kSliceWarps;
   const int split = blockIdx.x, splits = args.splits;
   const int tile0 = blockIdx.y * C::kTiles;  // first 16-column tile of this CTA
   const int m0 = blockIdx.z * kMaxRows;
@@ -141,39 +157,58 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
   // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
   const int g_begin = (int)((long long)split * G / splits);
   const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
+  const int nsteps = (ng + KS - 1) / KS;  // pipeline stages of KS groups; the last may hold fewer
 
   bool tile_ok[NA];
 #pragma unroll
-  for (int j = 0; j < NA; ++j) tile_ok[j] = tile0 + warp * NA + j < ntiles;
+  for (int j = 0; j < NA; ++j) tile_ok[j] = tile0 + cw * NA + j < ntiles;
 
-  // Copies one K group into pipeline stage `buf`. Each warp copies its own tiles' weights (one
-  // 16-byte vector per lane per 64 k); all threads share the x slice and the scales.
-  auto load_stage = [&](int buf, int grp) {
-    unsigned char *st = smem + buf * C::kStageBytes;
+  // Stage `buf` holds groups step * KS + q (q < KS) of the CTA's range, one part of C::kGroupBytes each:
+  // weights, x slice, records. The plan's data (weights: each warp its own tiles of its slice's group, one
+  // 16-byte vector per lane per 64 k; records: all threads) never changes after plan creation, so the first
+  // stages' are requested before the grid dependency wait; x (all threads) only after it.
+  auto part = [&](int buf, int q) { return smem + buf * C::kStageBytes + q * C::kGroupBytes; };
+  auto load_plan_data = [&](int buf, int step) {
+    if (step * KS + slice < ng) {
+      const int grp = g_begin + step * KS + slice;
+      unsigned char *st = part(buf, slice);
 #pragma unroll
-    for (int j = 0; j < NA; ++j) {
-      if (!tile_ok[j]) continue;
-      const size_t tile = (size_t)(tile0 + warp * NA + j);
+      for (int j = 0; j < NA; ++j) {
+        if (!tile_ok[j]) continue;
+        const size_t tile = (size_t)(tile0 + cw * NA + j);
 #pragma unroll
-      for (int kc = 0; kc < 2; ++kc)
-        cp_async16(st + ((warp * NA + j) * 2 + kc) * 512 + lane * 16,
-                 args.wq + ((((size_t)grp * (args.Npad >> 6) + (tile >> 2)) * 4 + (tile & 3)) * 2 + kc) * 32 + lane,
-                 true);
+        for (int kc = 0; kc < 2; ++kc)
+          cp_async16(st + ((cw * NA + j) * 2 + kc) * 512 + lane * 16,
+                     args.wq + ((((size_t)grp * (args.Npad >> 6) + (tile >> 2)) * 4 + (tile & 3)) * 2 + kc) * 32 + lane,
+                     true);
+      }
     }
-    uint16_t *xs = reinterpret_cast<uint16_t *>(st + C::kWBytes);
-    for (int c = tid; c < C::kRows * 16; c += C::kThreads) {
-      const int row = c >> 4, col = (c & 15) * 8;
-      const bool ok = row < rows;
-      cp_async16(xs + row * kXStride + col, ok ? args.x + (size_t)(m0 + row) * K + grp * kGroupK + col : args.x, ok);
-    }
-    for (int c = tid; c < C::kSBytes / 16; c += C::kThreads) {  // the CTA's tiles' records of this group: contiguous
-      constexpr int kMeta = TileMeta<FORM>::kPerColumn;
-      const unsigned char *meta = reinterpret_cast<const unsigned char *>(args.scales);
-      const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + c * 16;
+    constexpr int kMeta = TileMeta<FORM>::kPerColumn, kCopies = C::kSBytes / 16;
+    const unsigned char *meta = reinterpret_cast<const unsigned char *>(args.scales);
+    for (int c = tid; c < KS * kCopies; c += C::kThreads) {  // each group's records of the CTA's tiles: contiguous
+      const int q = c / kCopies, grp = g_begin + step * KS + q;
+      if (step * KS + q >= ng) break;
+      const size_t off = (size_t)grp * args.Npad * kMeta + (size_t)tile0 * 16 * kMeta + (c - q * kCopies) * 16;
       const bool ok = off < (size_t)(grp + 1) * args.Npad * kMeta;
-      cp_async16(st + C::kWBytes + C::kXBytes + c * 16, ok ? meta + off : meta, ok);
+      cp_async16(part(buf, q) + C::kWBytes + C::kXBytes + (c - q * kCopies) * 16, ok ? meta + off : meta, ok);
     }
   };
+  auto load_x = [&](int buf, int step) {  // the valid rows only: rows past M were zeroed once below
+    for (int c = tid; c < KS * rows * 16; c += C::kThreads) {
+      const int q = c / (rows * 16), row = (c >> 4) - q * rows, col = (c & 15) * 8;
+      if (step * KS + q >= ng) break;
+      uint16_t *xs = reinterpret_cast<uint16_t *>(part(buf, q) + C::kWBytes);
+      cp_async16(xs + row * kXStride + col, args.x + (size_t)(m0 + row) * K + (g_begin + step * KS + q) * kGroupK + col,
+                 true);
+    }
+  };
+  // Rows of the token tile past M are zero in every stage: no copy ever writes them.
+  if (rows < C::kRows)
+    for (int c = tid; c < STAGES * KS * (C::kRows - rows) * 16; c += C::kThreads) {
+      const int q = c / ((C::kRows - rows) * 16), row = rows + (c >> 4) - q * (C::kRows - rows);
+      *reinterpret_cast<uint4 *>(smem + q * C::kGroupBytes + C::kWBytes + (row * kXStride + (c & 15) * 8) * 2) =
+          make_uint4(0, 0, 0, 0);
+    }
 
   float acc[NA][NT][4];
 #pragma unroll
@@ -183,20 +218,37 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[j][t][e] = 0.f;
 
-  // Pipeline prologue: STAGES-1 groups in flight. Empty commit groups keep the wait count uniform.
+  // Pipeline prologue: STAGES-1 stages in flight, the plan's data in one commit group, then each stage's x
+  // in its own, so that waiting for stage i's x (the (STAGES-1+i)-th group, as the loop's refills are) also
+  // waits for its weights. Empty commit groups keep the wait count uniform.
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s)
+    if (s < nsteps) load_plan_data(s, s);
+  cp_async_commit();
+#if __CUDA_ARCH__ >= 900
+  // Programmatic dependent launch (a no-op when launched without it): the next kernel may start its own
+  // prologue now; x, bias, residual and out belong to the previous kernel until the wait.
+  sm90::launch_dependents();
+  sm90::grid_dependency_wait();
+#endif
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < ng) load_stage(s, g_begin + s);
-    cp_async_commit();
+    if (s < nsteps) load_x(s, s);
+    if (s < STAGES - 2) cp_async_commit();
   }
+  cp_async_commit();
 
-  for (int i = 0; i < ng; ++i) {
-    cp_async_wait<STAGES - 2>();  // this thread's copies for group i have landed
+  for (int i = 0; i < nsteps; ++i) {
+    cp_async_wait<STAGES - 2>();  // this thread's copies for stage i have landed
     __syncthreads();              // everyone's have, and everyone is done with the buffer refilled next
-    if (i + STAGES - 1 < ng) load_stage((i + STAGES - 1) % STAGES, g_begin + i + STAGES - 1);
+    if (i + STAGES - 1 < nsteps) {
+      load_plan_data((i + STAGES - 1) % STAGES, i + STAGES - 1);
+      load_x((i + STAGES - 1) % STAGES, i + STAGES - 1);
+    }
     cp_async_commit();
+    if (i * KS + slice >= ng) continue;  // the last stage may hold fewer groups than slices
 
-    const unsigned char *st = smem + (i % STAGES) * C::kStageBytes;
+    const unsigned char *st = part(i % STAGES, slice);
     const unsigned xs = static_cast<unsigned>(__cvta_generic_to_shared(st + C::kWBytes));
     const unsigned char *meta = st + C::kWBytes + C::kXBytes;
     // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants).
@@ -205,7 +257,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
     for (int j = 0; j < NA; ++j) {
       if constexpr (FORM == kZeroPoints)
         z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
-            meta + (warp * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
+            meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
       else
         z[j] = ZeroPoints<T>::symmetric();
     }
@@ -222,7 +274,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
       uint4 wv[NA];
 #pragma unroll
       for (int j = 0; j < NA; ++j)
-        wv[j] = tile_ok[j] ? *reinterpret_cast<const uint4 *>(st + ((warp * NA + j) * 2 + kc) * 512 + lane * 16)
+        wv[j] = tile_ok[j] ? *reinterpret_cast<const uint4 *>(st + ((cw * NA + j) * 2 + kc) * 512 + lane * 16)
                            : make_uint4(0x88888888u, 0x88888888u, 0x88888888u, 0x88888888u);
 #pragma unroll
       for (int kp = 0; kp < 2; ++kp) {  // two k-steps of 16 per ldmatrix.x4
@@ -232,7 +284,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
           if constexpr (is_affine(FORM)) {
             // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
             constexpr int kSub = TileMeta<FORM>::kSub;
-            const Affine<T> c = Affine<T>::load(meta + (warp * NA + j) * TileMeta<FORM>::kBytes +
+            const Affine<T> c = Affine<T>::load(meta + (cw * NA + j) * TileMeta<FORM>::kBytes +
                                                     ((2 * kc + kp) * kSub / 4) * TileMeta<FORM>::kSubBytes,
                                                 lane >> 2);
             dequant8_affine<T>(kp ? wv[j].z : wv[j].x, a[j][0], c);
@@ -258,13 +310,28 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM>::k
         }
       }
     }
-    if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, warp, lane, args.scales_bf16, acc);
+    if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, cw, lane, args.scales_bf16, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums
 
   float *red = reinterpret_cast<float *>(smem);
-  store_partials<C>(acc, red, warp, lane);
+  store_partials<C>(acc, red + slice * C::kRows * C::kRedStride, cw, lane);
+  if constexpr (KS > 1) {
+    // The slices' partial sums, added in slice order 0..KS-1 into slice 0's: the same bits on every call.
+    __syncthreads();
+    constexpr int kVec4 = C::kCols / 4;
+    for (int it = tid; it < rows * kVec4; it += C::kThreads) {
+      float *v = red + (it / kVec4) * C::kRedStride + (it % kVec4) * 4;
+      float4 s = *reinterpret_cast<const float4 *>(v);
+#pragma unroll
+      for (int q = 1; q < KS; ++q) {
+        const float4 o = *reinterpret_cast<const float4 *>(v + q * C::kRows * C::kRedStride);
+        s.x += o.x, s.y += o.y, s.z += o.z, s.w += o.w;
+      }
+      *reinterpret_cast<float4 *>(v) = s;
+    }
+  }
 
 #if __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;

@@ -93,6 +93,14 @@ static uint64_t run_form(const w4t_form *f, int paths, uint64_t seed, w4t_stats 
   }
   set_splits(0);
   set_global(0);
+  /* kernel v1's decode variant (K sliced inside the CTA), forced: K = 1152 (one stage holding 9 of 16 groups),
+     K = 6272 (49 groups: 3 full stages, then one group), N = 4104 (129 CTAs of 32 columns: the last one partly
+     padding) */
+  set_kernel("sliced");
+  static const int64_t slicedM[] = {1, 3, 8};
+  for (int i = 0; i < 3; ++i) w4t_run_case_form(&gpu_ops, 1152, 520, slicedM[i], W4T_RANDOM, f, seed++, st, 0);
+  w4t_run_case_form(&gpu_ops, 6272, 136, 2, W4T_RANDOM, f, seed++, st, 0);
+  w4t_run_case_form(&gpu_ops, 2048, 4104, 5, W4T_OPPOSITE_RES, f, seed++, st, 0);
   set_kernel("v1");
   static const int64_t v1M[] = {1, 17, 64, 100};
   for (int i = 0; i < 4; ++i) w4t_run_case_form(&gpu_ops, 2048, 520, v1M[i], W4T_OPPOSITE_RES, f, seed++, st, 0);
@@ -224,6 +232,10 @@ static void run_matrix(int small, w4t_stats *st) {
     set_splits(3);
     w4t_run_case(&gpu_ops, 1024, 136, 17, W4T_RANDOM, seed++, st, 0);
     set_splits(0);
+    set_kernel("sliced"); /* v1's decode variant: one stage of 9 of 16 groups; 49 groups; 129 CTAs */
+    w4t_run_case(&gpu_ops, 1152, 520, 1, W4T_RANDOM, seed++, st, 0);
+    w4t_run_case(&gpu_ops, 6272, 136, 2, W4T_RANDOM, seed++, st, 0);
+    w4t_run_case(&gpu_ops, 2048, 4104, 8, W4T_OPPOSITE_RES, seed++, st, 0);
     set_kernel(NULL);
     return;
   }
@@ -584,29 +596,43 @@ static void test_cuda_errors(void) {
  * K through the workspace, not clusters, wherever the workspace takes a split: in a model each call follows
  * another kernel, and mixed widths or clusters start late behind it (bench/RESULTS.md sessions 20-21). From 48
  * tokens the cost model's mix of widths and of reductions is faster, in the layer too: 4096x4096 and 11008x4096
- * take W = 2 there, and 4096x4096 a cluster (session 27: 18-20 % faster than the workspace at M = 48-64). */
+ * take W = 2 there, and 4096x4096 a cluster (session 27: 18-20 % faster than the workspace at M = 48-64). The v3
+ * rule is checked with W4A16_FORCE_KERNEL=v3. By default the N = 4096 shapes, where that v3 configuration splits K,
+ * run kernel v1's decode variant instead (K sliced inside the CTA) at M <= 2, and up to 8 tokens where K = 4096
+ * (session 31); the wider shapes keep v3's configuration. */
 static void test_chooser(void) {
   static const int64_t shapes[][2] = {{4096, 4096}, {4096, 11008}, {11008, 4096}, {4096, 12288}, {4096, 22016}};
-  static const int64_t Ms[] = {1, 8, 16, 24, 32, 48, 64};
+  static const int64_t Ms[] = {1, 2, 3, 8, 16, 24, 32, 48, 64};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
     const int64_t K = shapes[i][0], N = shapes[i][1];
     const int wide_from_48 = N != 4096;  // the N = 4096 shapes take W = 2 from 48 tokens
     void *dq, *ds;
-    w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds);
-    int ok = plan != NULL;
-    char desc[256] = "";
+    w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds), *v3 = NULL;
+    set_kernel("v3");
+    if (plan) w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &v3);
+    set_kernel(NULL);
+    int ok = plan && v3, sliced = 0;
+    char desc[256] = "", desc3[256] = "";
     for (size_t m = 0; ok && m < sizeof Ms / sizeof Ms[0]; ++m) {
+      w4a16_plan_describe(v3, Ms[m], desc3, sizeof desc3);
       w4a16_plan_describe(plan, Ms[m], desc, sizeof desc);
-      const int cluster = strstr(desc, "cluster") != NULL;
-      ok = strstr(desc, Ms[m] <= 32 || wide_from_48 ? " W=4 " : " W=2 ") &&
+      const int cluster = strstr(desc3, "cluster") != NULL;
+      ok = strstr(desc3, Ms[m] <= 32 || wide_from_48 ? " W=4 " : " W=2 ") &&
            (Ms[m] <= 32 ? !cluster : K != 4096 || N != 4096 || cluster);
+      const int expect_sliced = N == 4096 && (Ms[m] <= 2 || (Ms[m] <= 8 && K <= 4096));
+      if (ok && expect_sliced) ok = strstr(desc3, "split-K") && strstr(desc, "k-slices"), sliced = 1;
+      else if (ok) ok = !strcmp(desc, desc3);
     }
-    char what[384];
-    snprintf(what, sizeof what, "chooser: %lldx%lld plain plan, W = 4 and no cluster at M = 1..32, W = %d at 48, 64%s%s%s",
+    char what[512];
+    snprintf(what, sizeof what,
+             "chooser: %lldx%lld plain plan, v3 W = 4 and no cluster at M = 1..32, W = %d at 48, 64%s; %s%s%s",
              (long long)K, (long long)N, wide_from_48 ? 4 : 2, K == 4096 && N == 4096 ? " (a cluster)" : "",
+             !sliced ? "v3 at every M" : K <= 4096 ? "v1 sliced at M = 1..8 (v3 splits K there)"
+                                                   : "v1 sliced at M = 1, 2 (v3 splits K there), v3 at 3 and 8",
              ok ? "" : "; got: ", ok ? "" : desc);
     check(ok, what);
     w4a16_plan_destroy(plan);
+    w4a16_plan_destroy(v3);
     g_release(dq), g_release(ds);
   }
 }

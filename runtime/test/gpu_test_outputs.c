@@ -13,7 +13,7 @@
 
 /* ---- several outputs from one plan (w4a16_plan_run_outputs, issue #21) ---- */
 /* Kernel paths, forced at plan creation: v3 as chosen, both CTA widths, cluster split-K, split-K through the
- * workspace (two CTA widths), v1 without and with cluster split-K. */
+ * workspace (two CTA widths), v1 without and with cluster split-K, v1's decode variant (M <= 8). */
 typedef struct {
   const char *name, *kernel;
   int wg, splits, global;
@@ -21,7 +21,7 @@ typedef struct {
 static const OutPath kOutPaths[] = {{"v3 default", NULL, 0, 0, 0},         {"v3 W=2 S=1", NULL, 2, 1, 0},
                                     {"v3 W=4 cluster 3", NULL, 4, 3, 0},   {"v3 W=4 workspace 2", NULL, 4, 2, 1},
                                     {"v3 W=2 workspace 5", NULL, 2, 5, 1}, {"v1", "v1", 0, 1, 0},
-                                    {"v1 cluster 3", "v1", 0, 3, 0}};
+                                    {"v1 cluster 3", "v1", 0, 3, 0},       {"v1 sliced", "sliced", 0, 0, 0}};
 enum { kNumOutPaths = sizeof kOutPaths / sizeof kOutPaths[0] };
 static void force_out_path(const OutPath *c) {
   set_kernel(c ? c->kernel : NULL);

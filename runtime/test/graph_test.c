@@ -1,6 +1,6 @@
 /* CUDA-graph safety of the runtime (issue #16, docs/contract.md §2), on the GPU:
- *   1. every configuration class the chooser can pick, forced (kernel v1; v3 with 2 or 4 warpgroups,
- *      one split, cluster split-K, split-K through the workspace) at M in {1, 8, 16, 17, 24, 32, 48, 64}
+ *   1. every configuration class the chooser can pick, forced (kernel v1, and its decode variant with K sliced
+ *      inside the CTA; v3 with 2 or 4 warpgroups, one split, cluster split-K, split-K through the workspace) at M in {1, 8, 16, 17, 24, 32, 48, 64}
  *      on the benchmark shapes and 4096x11008 / 11008x4096: each call captured in global and in
  *      thread-local mode, the graph replayed (1000 times for the first M of a class, else 50), every
  *      replay's output bitwise equal to the eager call's, and an eager call after the replays too;
@@ -11,7 +11,7 @@
  *   6. act-order plans (random g_idx: a gather into the plan's buffer before every GEMM) on three paths: 1. and 5.
  *      for the gather buffer, and one plan on two streams at once;
  *   7. the other kernel instantiations (integer zero points, the affine form with offsets, bf16 x and scales,
- *      bf16 with zero points) in four classes (v3 default, v3 cluster, v3 workspace, v1): 1. for each;
+ *      bf16 with zero points) in five classes (v3 default, v3 cluster, v3 workspace, v1, v1 sliced): 1. for each;
  *   8. w4a16_plan_run_outputs (issue #21): three outputs (N/4 | N/2 | N/4) and a GLU output, each in six classes
  *      and on an act-order plan: 1. for each, and the outputs bitwise equal to the plan's own columns.
  * --small: one shape, fewer M and replays (for compute-sanitizer); --class NAME: that class only.
@@ -51,6 +51,7 @@ static const Class kClasses[] = {
     {"v3-W2-workspace4", NULL, "2", "4", "1"},
     {"v1-S1", "v1", NULL, "1", NULL},
     {"v1-cluster2", "v1", NULL, "2", NULL},
+    {"v1-sliced", "sliced", NULL, NULL, NULL}, /* v1's decode variant at M <= 8; v3's choice above */
 };
 enum { kNumClasses = sizeof kClasses / sizeof kClasses[0] };
 
@@ -290,9 +291,9 @@ static void test_forms(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_
                {"offsets (affine)", NULL, offsets, W4A16_ELEM_F16, W4A16_ELEM_F16},
                {"bf16", NULL, NULL, W4A16_ELEM_BF16, W4A16_ELEM_BF16},
                {"bf16 zero points", zero_points, NULL, W4A16_ELEM_BF16, W4A16_ELEM_F16}};
-  static const int classes[] = {0, 2, 3, 7}; /* v3-default, v3-W4-cluster3, v3-W4-workspace3, v1-S1 */
+  static const int classes[] = {0, 2, 3, 7, 9}; /* v3-default, v3-W4-cluster3, v3-W4-workspace3, v1-S1, v1-sliced */
   for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f)
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ci = 0; ci < 5; ++ci) {
       const Class *cl = &kClasses[classes[ci]];
       force_class(cl);
       w4a16_plan *p = NULL;

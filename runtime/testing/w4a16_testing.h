@@ -4,10 +4,13 @@
  *
  * Environment overrides, read by the CUDA backend at w4a16_plan_create (unset = the runtime's choice):
  *   W4A16_FORCE_KERNEL=v1   kernel v1 on sm_90 too (v3 is the default there)
+ *   W4A16_FORCE_KERNEL=v3   sm_90: kernel v3 only, never v1's decode variant (K sliced inside the CTA, M <= 8)
+ *   W4A16_FORCE_KERNEL=sliced  sm_90: v1's decode variant at every M <= 8 where its grid fits in one wave
+ *                           (by default only where v3 would split K; any W4A16_FORCE_WG/_SPLITS/_GLOBAL pins v3)
  *   W4A16_FORCE_SPLITS=s    split K over s CTAs (1..8, at most K/128)
  *   W4A16_FORCE_WG=2|4      kernel v3: warpgroups per CTA
  *   W4A16_FORCE_GLOBAL=1|0  kernel v3: reduce split-K through the plan's workspace (1) or clusters (0)
- *   W4A16_NO_PDL=1          kernel v3: launch without programmatic dependent launch
+ *   W4A16_NO_PDL=1          kernels v3 and v1's decode variant: launch without programmatic dependent launch
  *   W4A16_GATHER_LAUNCH=1   act-order: gather x in a launch of its own, never in the GEMM
  *   W4A16_GATHER_SLICES=P   act-order gather launch: P CTAs per row at every M (0: one 1024-thread CTA per row) */
 #ifndef W4A16_TESTING_H
