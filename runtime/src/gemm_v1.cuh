@@ -23,7 +23,7 @@
 //    partial sums are added in slice order through shared memory. A few tokens need no more columns per
 //    CTA than that, so N = 4096 spreads over 128 SMs with the whole K in each CTA: no exchange between
 //    CTAs, where kernel v3 (256 or 128 columns per CTA) would have to split K across CTAs and pay their
-//    round trips through global memory on the call's critical path (docs/kernel.md, "Kernel v1 sliced").
+//    round trips through global memory on the call's critical path (docs/kernel.md, "Decode variant").
 //    These variants are launched with programmatic dependent launch: the plan's weights and records of
 //    the first stages are requested before the grid dependency wait, x only after it.
 //  * Split-K without workspace: the `splits` CTAs that share a column tile form one thread-block
