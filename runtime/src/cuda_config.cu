@@ -245,13 +245,14 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
 // barrier on the call's critical path: ~4-6 us of the LLaMA-7B layer's o and down projections at M = 1, whose main
 // loops take 1-5 us (per-CTA timeline, bench/RESULTS.md session 15). The variant's CTAs each read all of x, M/8 of
 // their weight bytes again, and its stream lags v3's as K grows: on the H200 (graph replays, L2-cold, session 31
-// run 4) it took 4096x4096 at M = 1-8 -17..-23 %, 11008x4096 -10 / -7 / -1 / +8 % and 14336x4096 -6 / -3 / +4 / +14 % at
-// M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on 28672x8192. Hence: 32-column
-// CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096. Act-order plans keep v3 (their
-// gathering kernels), and so does any forced v3 configuration (the tests' W4A16_FORCE_* pins). So do the affine
-// forms: at M <= 4 v3 adds their offsets as o * (sum of x) to exact products, where v1 rounds every weight
-// fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point 16, large scales: heavy cancellation)
-// that rounding reached 1.3x the f16 element bound where v3's sums stay inside it (gpu_test, session 31).
+// run 4) it took 4096x4096 at M = 1-8 -17..-23 %, 11008x4096 -10 / -7 / -1 / +8 % and 14336x4096
+// -6 / -3 / +4 / +14 % at M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on
+// 28672x8192. Hence: 32-column CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096.
+// Act-order plans keep v3 (their gathering kernels), and so does any forced v3 configuration (the tests'
+// W4A16_FORCE_* pins). So do the affine forms: at M <= 4 v3 adds their offsets as o * (sum of x) to exact
+// products, where v1 rounds every weight fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point
+// 16, large scales: heavy cancellation) that rounding reached 1.3x the f16 element bound where v3's sums stay inside
+// it (gpu_test, session 31).
 // Returns the slices (w4a16::kSlices) or 0 = kernel v3.
 int choose_slices(const w4a16_cuda_plan *p, int64_t M) {
   if (M < 1 || M > 8 || p->act_order || p->force_slices == 0) return 0;

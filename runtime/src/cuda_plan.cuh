@@ -25,7 +25,7 @@ struct w4a16_cuda_plan {
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
   uint8_t gathers[9];   // v3, M = 1..8: how an act-order call gathers x (a w4a16_gather_mode: gather_fits)
-  uint8_t slices[9];    // v3 plans, M = 1..8: kernel v1's decode variant (its K slices per CTA), or 0 = v3 (choose_slices)
+  uint8_t slices[9];    // v3 plans, M = 1..8: K slices per CTA of kernel v1's decode variant, 0 = v3 (choose_slices)
   int force_slices;     // W4A16_FORCE_KERNEL: 1 = v1's decode variant wherever its grid fits, 0 = never, -1 = none
   bool act_order;       // the plan's calls gather x's columns first (act_order_cuda.cu): choose_v3 leaves room
   int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none

@@ -1,7 +1,7 @@
 // Instantiates the v1 kernels (see kernels.h) of one io type and one family of forms (common.cuh): the
-// forms x 4 or 8 warps x token tiles 1..8 (M rounded up to 8, at most 64 per CTA), and the decode variant (K sliced
-// inside the CTA). Deeper pipelines where
-// the staged x slice is small; two CTAs of ~100 KB fit one SM in every configuration. f16 and the exact
+// forms x 4 or 8 warps x token tiles 1..8 (M rounded up to 8, at most 64 per CTA), and per form the decode variant
+// (K sliced inside the CTA). Deeper pipelines where the staged x slice is small; two CTAs of ~100 KB fit one SM in
+// every configuration but the decode variant (one per SM). f16 and the exact
 // forms here; gemm_v1_{bf16,affine,affine_bf16}.cu include this file with W4A16_KERNEL_BF16 and / or
 // W4A16_KERNEL_AFFINE set.
 #include "kernels.h"
@@ -30,23 +30,19 @@ template <int FORM> constexpr KernelEntry sliced() {
   {entry<1, WARPS, F>(), entry<2, WARPS, F>(), entry<3, WARPS, F>(), entry<4, WARPS, F>(),                           \
    entry<5, WARPS, F>(), entry<6, WARPS, F>(), entry<7, WARPS, F>(), entry<8, WARPS, F>()}
 #define W4A16_V1_FORM(F) {W4A16_V1_ROW(4, F), W4A16_V1_ROW(8, F)}
-#define W4A16_V1_SLICED(F) sliced<F>()
 #if defined(W4A16_KERNEL_AFFINE) && defined(W4A16_KERNEL_BF16)
 extern const KernelEntry kV1BF16Affine[3][2][8] = {W4A16_V1_FORM(kAffine128), W4A16_V1_FORM(kAffine64), W4A16_V1_FORM(kAffine32)};
-extern const KernelEntry kV1BF16AffineSliced[3] = {W4A16_V1_SLICED(kAffine128), W4A16_V1_SLICED(kAffine64),
-                                                      W4A16_V1_SLICED(kAffine32)};
+extern const KernelEntry kV1BF16AffineSliced[3] = {sliced<kAffine128>(), sliced<kAffine64>(), sliced<kAffine32>()};
 #elif defined(W4A16_KERNEL_AFFINE)
 extern const KernelEntry kV1F16Affine[3][2][8] = {W4A16_V1_FORM(kAffine128), W4A16_V1_FORM(kAffine64), W4A16_V1_FORM(kAffine32)};
-extern const KernelEntry kV1F16AffineSliced[3] = {W4A16_V1_SLICED(kAffine128), W4A16_V1_SLICED(kAffine64),
-                                                     W4A16_V1_SLICED(kAffine32)};
+extern const KernelEntry kV1F16AffineSliced[3] = {sliced<kAffine128>(), sliced<kAffine64>(), sliced<kAffine32>()};
 #elif defined(W4A16_KERNEL_BF16)
 extern const KernelEntry kV1BF16Exact[2][2][8] = {W4A16_V1_FORM(kSymmetric), W4A16_V1_FORM(kZeroPoints)};
-extern const KernelEntry kV1BF16ExactSliced[2] = {W4A16_V1_SLICED(kSymmetric), W4A16_V1_SLICED(kZeroPoints)};
+extern const KernelEntry kV1BF16ExactSliced[2] = {sliced<kSymmetric>(), sliced<kZeroPoints>()};
 #else
 extern const KernelEntry kV1F16Exact[2][2][8] = {W4A16_V1_FORM(kSymmetric), W4A16_V1_FORM(kZeroPoints)};
-extern const KernelEntry kV1F16ExactSliced[2] = {W4A16_V1_SLICED(kSymmetric), W4A16_V1_SLICED(kZeroPoints)};
+extern const KernelEntry kV1F16ExactSliced[2] = {sliced<kSymmetric>(), sliced<kZeroPoints>()};
 #endif
-#undef W4A16_V1_SLICED
 #undef W4A16_V1_FORM
 #undef W4A16_V1_ROW
 }  // namespace w4a16

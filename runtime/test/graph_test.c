@@ -1,7 +1,7 @@
 /* CUDA-graph safety of the runtime (issue #16, docs/contract.md §2), on the GPU:
  *   1. every configuration class the chooser can pick, forced (kernel v1, and its decode variant with K sliced
- *      inside the CTA; v3 with 2 or 4 warpgroups, one split, cluster split-K, split-K through the workspace) at M in {1, 8, 16, 17, 24, 32, 48, 64}
- *      on the benchmark shapes and 4096x11008 / 11008x4096: each call captured in global and in
+ *      inside the CTA; v3 with 2 or 4 warpgroups, one split, cluster split-K, split-K through the workspace) at
+ *      M in {1, 8, 16, 17, 24, 32, 48, 64} on the benchmark shapes and 4096x11008 / 11008x4096: each call captured in global and in
  *      thread-local mode, the graph replayed (1000 times for the first M of a class, else 50), every
  *      replay's output bitwise equal to the eager call's, and an eager call after the replays too;
  *   2. two graphs of one plan replayed alternately with eager calls between;
