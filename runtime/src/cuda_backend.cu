@@ -459,7 +459,7 @@ extern "C" w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_
 }
 
 extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
-  return p && p->version == 3 && M >= 1 && !(M <= 8 && p->slices[M]) ? split_bytes(p, v3_choice(p, M), M) : 0;
+  return p && p->version == 3 && M >= 1 && !sliced_at(p, M) ? split_bytes(p, v3_choice(p, M), M) : 0;
 }
 
 // The weight's form, when not symmetric.
@@ -475,10 +475,10 @@ static const char *type_note(const w4a16_cuda_plan *p) {
 
 extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, char *buf, int len) {
   const int nt = token_tiles(M < 1 ? 1 : M);
-  if (p->version == 3 && M >= 1 && M <= 8 && p->slices[M]) {
+  if (const int ks = sliced_at(p, M)) {
     const int cols = w4a16::kSlicedCols;
     snprintf(buf, (size_t)len, "tc-v1 K=%d N=%d M=%lld columns=%d k-slices=%d grid=%d (K sliced inside the CTA)%s%s",
-             p->K, p->N, (long long)M, cols, p->slices[M], (p->Npad + cols - 1) / cols, form_note(p), type_note(p));
+             p->K, p->N, (long long)M, cols, ks, (p->Npad + cols - 1) / cols, form_note(p), type_note(p));
     return;
   }
   if (p->version == 3) {
@@ -683,7 +683,7 @@ extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                                const w4a16_outputs *outs, void *stream) {
-  const int ks = p->version == 3 && M <= 8 ? p->slices[M] : 0;
+  const int ks = sliced_at(p, M);  // only v3 plans choose it
   if (p->version == 3 && !ks) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
   // Kernel v1: CTAs of 32 * warps columns, `splits` per column tile in a cluster; or, for a v3 plan at M <= 8, the
   // decode variant (K sliced inside CTAs of 32 columns, no split, programmatic dependent launch as v3's).

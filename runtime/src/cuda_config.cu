@@ -36,8 +36,8 @@ int choose_splits(int ctas_n, int G, int capacity) {
   return best;
 }
 
-// CTAs of a kernel with cluster size S that the GPU holds at once.
-static int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int smem, int S, int sms) {
+// CTAs of a kernel (v1 or v3) with cluster size S that the GPU holds at once; 0 where it fits none.
+static int capacity(const void *fn, int threads, int smem, int S, int sms) {
   int c = 0;
   if (S == 1) {
     int per_sm = 0;
@@ -52,7 +52,7 @@ static int capacity(void (*fn)(CUtensorMap, w4a16::sm90::Args), int threads, int
     cudaLaunchAttribute attrs[1];
     add_cluster(cfg, attrs, S);
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg) != cudaSuccess)
+    if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess)
       clusters = 0, cudaGetLastError();
     c = clusters * S;
   }
@@ -65,7 +65,7 @@ static int v3_capacity(bool bf16, int form, int wi, int nt, int S, int sms) {
   int &c = g_occ[bf16][form][wi][nt - 1][S];
   if (c < 0) {
     const w4a16::V3Entry &k = w4a16::v3_kernel(bf16, form, wi, nt);
-    c = capacity(k.fn, k.threads, k.smem, S, sms);
+    c = capacity((const void *)k.fn, k.threads, k.smem, S, sms);
   }
   return c;
 }
@@ -227,13 +227,9 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
   const int wi = c.W == 4 ? 1 : 0;
   const int plain_per_sm = v3_capacity(p->bf16, p->form, wi, 1, 1, p->sms) / p->sms;  // cached per device
   for (const w4a16_gather_mode mode : {W4A16_GATHER_PERM_IN_SMEM, W4A16_GATHER_PERM_STREAMED}) {
-    int gather_per_sm = 0;
     const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi, mode == W4A16_GATHER_PERM_STREAMED);
     const int smem = g.smem + (int)gather_smem_bytes(p, c, M, mode == W4A16_GATHER_PERM_IN_SMEM);
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&gather_per_sm, g.fn, g.threads, smem) != cudaSuccess) {
-      cudaGetLastError();  // too large for a CTA
-      continue;
-    }
+    const int gather_per_sm = capacity((const void *)g.fn, g.threads, smem, 1, p->sms) / p->sms;  // 0: too large
     if (plain_per_sm >= 1 && gather_per_sm >= plain_per_sm) return mode;
   }
   return W4A16_GATHER_BY_LAUNCH;  // the gather launch instead
@@ -263,10 +259,7 @@ int choose_slices(const w4a16_cuda_plan *p, int64_t M) {
   int &cap = g_occ_sliced[p->bf16][p->form];
   if (cap < 0) {
     const w4a16::KernelEntry &k = w4a16::v1_sliced_kernel(p->bf16, p->form);
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, k.smem) != cudaSuccess)
-      per_sm = 0, cudaGetLastError();
-    cap = per_sm * p->sms;
+    cap = capacity((const void *)k.fn, k.threads, k.smem, 1, p->sms);
   }
   return (p->Npad + w4a16::kSlicedCols - 1) / w4a16::kSlicedCols <= cap ? w4a16::kSlices : 0;
 }

@@ -85,6 +85,8 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M);
 size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem);
 w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M);
 int choose_slices(const w4a16_cuda_plan *p, int64_t M);
+// The K slices of kernel v1's decode variant for a call of M tokens, or 0: not that kernel.
+inline int sliced_at(const w4a16_cuda_plan *p, int64_t M) { return M >= 1 && M <= 8 ? p->slices[M] : 0; }
 
 }  // namespace config
 }  // namespace w4a16
