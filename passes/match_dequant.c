@@ -22,6 +22,12 @@ bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
          opIs(op, "tensor.extract_slice") || opIs(op, "tensor.insert_slice") || opIs(op, "tensor.concat");
 }
 
+bool constantCodesSeeThrough(Evaluator *ev, MlirOperation op) {
+  if (opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0)
+    return false;
+  return dequantSeeThrough(ev, op);
+}
+
 typedef struct Synthetic {
   MlirValue slots[kMaxLeafReads];
   int numSlots;
@@ -92,6 +98,7 @@ typedef struct DequantEval {
   Evaluator ev;
   Synthetic data;
   DequantMatch *dq;
+  bool readNoCodes; /* a sample read no integer tensor */
 } DequantEval;
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
@@ -130,6 +137,7 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     else if (numFloats < 3)
       floats[numFloats++] = *r;
   }
+  p->readNoCodes |= numInts == 0;
   if (numInts < 1 || numInts > 2 || numFloats < 1 || numFloats > 2 || numInts + numFloats > 3) {
     setReason(why, mm->view.op,
               numFloats == 0 ? "no scale: weight element reads no float tensor"
@@ -581,6 +589,7 @@ typedef struct GroupIndexSeen {
   MlirValue runtime;
   int64_t range;
   MlirValue constantTable;
+  bool noCodes; /* no integer tensor read: the codes, if any, were a constant taken by value */
 } GroupIndexSeen;
 
 /* The match of p's chain, its evaluator set up (matchDequantAs). */
@@ -668,20 +677,20 @@ static bool matchSamples(DequantEval *p, Reason *why) {
   return true;
 }
 
-/* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order).
- * *seen says what it read that may be a group index. */
+/* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order);
+ * constantCodes: integer constants are leaves, not values. *seen says what it read that may be a group index. */
 static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
-                           GroupIndexSeen *seen, Reason *why) {
+                           bool constantCodes, GroupIndexSeen *seen, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
-  evalInit(&p.ev, dequantSeeThrough, syntheticLeaf, &p.data);
+  evalInit(&p.ev, constantCodes ? constantCodesSeeThrough : dequantSeeThrough, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
   p.ev.positionInvariantConditions = true;
   p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
   p.data.groups = groups;
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
-  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable};
+  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable, p.readNoCodes};
   return matched;
 }
 
@@ -742,9 +751,16 @@ static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *
 }
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  GroupIndexSeen seen = {{NULL}, 0, {NULL}};
-  if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, &seen, why))
+  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false};
+  if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
     return true;
+  /* Codes that are an integer constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
+   * were taken by value, so nothing was read as codes: evaluated again with integer constants as tensors. Only
+   * then, so that a splat zero-point tensor stays the constant zero point it is. */
+  if (seen.noCodes) {
+    *why = (Reason){{0}, {NULL}};
+    return matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, &seen, why);
+  }
   /* An index read from a runtime tensor, or a constant table of indices other than k / G: evaluated again with
    * that tensor as act-order's g_idx, holding group numbers; the match holds if every row reads the scales and
    * zero points of group g_idx[k]. The reason, if not, is that of this second try. */
@@ -758,5 +774,6 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   if (mlirValueIsNull(candidate))
     return false;
   *why = (Reason){{0}, {NULL}};
-  return groupIndexCandidate(mm, candidate, groups, why) && matchDequantAs(mm, dq, candidate, groups, &seen, why);
+  return groupIndexCandidate(mm, candidate, groups, why) &&
+         matchDequantAs(mm, dq, candidate, groups, false, &seen, why);
 }

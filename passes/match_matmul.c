@@ -288,10 +288,11 @@ static bool readAnyInteger(const Evaluator *ev) {
   return false;
 }
 
-/* Whether input i of the contraction is computed from integer data (a quantised weight). */
+/* Whether input i of the contraction is computed from integer data (a quantised weight; codes folded to a splat
+ * constant too). */
 static bool readsIntegerCodes(const LinalgView *view, int i) {
   Evaluator ev;
-  evalInit(&ev, dequantSeeThrough, leafIndexTag, NULL);
+  evalInit(&ev, constantCodesSeeThrough, leafIndexTag, NULL);
   int64_t zero[kMaxRank] = {0}, idx[kMaxRank];
   evalAffineMap(view->maps[i], zero, idx);
   evalElement(&ev, linalgInput(view, i), idx);

@@ -115,6 +115,13 @@ static const Example kExamples[] = {
      1,
      {{2048, 1.155}},
      2, false, false},
+    {"gptq_embedded", /* the weight, scales, zero points and bias are constants of the IR (dense_resource) */
+     1,
+     {{"x", ARG_X, 2, {DYN_M, 512}, 0}},
+     256,
+     1,
+     {{512, 1.155}},
+     2, false, false},
     {"autogptq_v1_torch",
      5,
      {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
