@@ -314,6 +314,10 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
     dq->scalesSplit = splitFor(scales, gn ? groups : mm->N);
     return true;
   }
+  if (!dependsOnK && !dependsOnN) {
+    setReason(why, mm->view.op, "one scale for the whole weight (per-tensor quantisation, no K groups)");
+    return false;
+  }
   if (!dependsOnK) {
     setReason(why, mm->view.op, "scale per column (one scale per output column, no K groups)");
     return false;
