@@ -23,6 +23,7 @@ typedef struct EpilogueEval {
   MlirValue ambiguous[2];
   int numAmbiguous;
   bool inInit; /* evaluating an element of the matmul's init */
+  bool constantSides; /* float tensor constants are sides (a bias folded to one value), not values */
 } EpilogueEval;
 
 static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
@@ -32,6 +33,8 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   /* The init's producers are not in the chain: a broadcast of the bias and its cast to f32 may be one generic. */
   if (p->inInit && isElementwiseProducer(op))
     return true;
+  if (p->constantSides && opIs(op, "arith.constant") && isFloat(elementTypeOf(mlirOperationGetResult(op, 0))))
+    return false;
   /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
   return isViewProducer(op) && !isReshape(op);
 }
@@ -310,9 +313,10 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
 }
 
 /* Which sides `end` reads as bias and residual, and its activation, into ep; chain: the epilogue's ops (empty where
- * end is y itself, read with its init). */
-static bool matchSides(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, EpilogueMatch *ep, Reason *why) {
-  EpilogueEval p = {.mm = mm, .chain = &ep->ops};
+ * end is y itself, read with its init); constantSides: float tensor constants are sides. */
+static bool matchSidesAs(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, bool constantSides,
+                         EpilogueMatch *ep, Reason *why) {
+  EpilogueEval p = {.mm = mm, .chain = &ep->ops, .constantSides = constantSides};
   evalInit(&p.ev, seeThroughChain, chainLeaf, &p);
   p.ev.positionInvariantConditions = true;
   if (!classifySides(&p, end, endOp, why))
@@ -343,6 +347,18 @@ static bool matchSides(const MatmulMatch *mm, MlirValue end, MlirOperation endOp
   for (int i = 0; i < p.ev.numTouched; ++i)
     opSetAdd(&ep->ops, p.ev.touched[i]);
   return true;
+}
+
+/* A splat bias or residual constant (a frontend's folding, a placeholder checkpoint) is first taken by value, which
+ * makes y + c no formula of the chain: evaluated again with float tensor constants as sides, only then, so that a
+ * tensor of ones in a sigmoid stays the constant it is. The reason, if neither holds, is the first try's. */
+static bool matchSides(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, EpilogueMatch *ep, Reason *why) {
+  const int chainOps = ep->ops.count;
+  if (matchSidesAs(mm, end, endOp, false, ep, why))
+    return true;
+  ep->ops.count = chainOps;
+  Reason again = {0};
+  return matchSidesAs(mm, end, endOp, true, ep, &again);
 }
 
 static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {
