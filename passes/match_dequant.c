@@ -39,7 +39,15 @@ typedef struct Synthetic {
   /* Act-order's g_idx (null: none): its element k holds actOrderGroup(k, groups). */
   MlirValue groupIndex;
   int64_t groups;
+  bool integerConstants; /* an integer tensor constant was evaluated by value (dequantSeeThroughNoting) */
 } Synthetic;
+
+/* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes integer tensor constants taken by value. */
+static bool dequantSeeThroughNoting(Evaluator *ev, MlirOperation op) {
+  if (opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0)
+    ((Synthetic *)ev->user)->integerConstants = true;
+  return dequantSeeThrough(ev, op);
+}
 
 /* The group number a synthetic g_idx gives row k: scattered over the groups, unlike k / G, so that a chain
  * reading group k / G, or any other, does not pass for one reading g_idx[k]. */
@@ -593,7 +601,8 @@ typedef struct GroupIndexSeen {
   MlirValue runtime;
   int64_t range;
   MlirValue constantTable;
-  bool noCodes; /* no integer tensor read: the codes, if any, were a constant taken by value */
+  bool noCodes;          /* no integer tensor read: the codes, if any, were a constant taken by value */
+  bool integerConstants; /* an integer tensor constant was taken by value */
 } GroupIndexSeen;
 
 /* The match of p's chain, its evaluator set up (matchDequantAs). */
@@ -687,14 +696,15 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
                            bool constantCodes, GroupIndexSeen *seen, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
-  evalInit(&p.ev, constantCodes ? constantCodesSeeThrough : dequantSeeThrough, syntheticLeaf, &p.data);
+  evalInit(&p.ev, constantCodes ? constantCodesSeeThrough : dequantSeeThroughNoting, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
   p.ev.positionInvariantConditions = true;
   p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
   p.data.groups = groups;
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
-  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable, p.readNoCodes};
+  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable, p.readNoCodes,
+                           p.data.integerConstants};
   return matched;
 }
 
@@ -755,15 +765,23 @@ static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *
 }
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false};
+  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false, false};
   if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
     return true;
   /* Codes that are an integer constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
-   * were taken by value, so nothing was read as codes: evaluated again with integer constants as tensors. Only
-   * then, so that a splat zero-point tensor stays the constant zero point it is. */
-  if (seen.noCodes) {
-    *why = (Reason){{0}, {NULL}};
-    return matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, &seen, why);
+   * were taken by value, so the codes were not read as a tensor (nothing was, or the zero points were taken for
+   * them): evaluated again with integer constants as tensors. Only then, so that a splat zero-point tensor stays
+   * the constant zero point it is. The reason, if that fails too, is the second try's where the first read no
+   * codes at all. */
+  if (seen.integerConstants) {
+    Reason again = {{0}, {NULL}};
+    GroupIndexSeen seenAgain;
+    if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, &seenAgain, &again))
+      return true;
+    if (seen.noCodes) {
+      *why = again;
+      return false;
+    }
   }
   /* An index read from a runtime tensor, or a constant table of indices other than k / G: evaluated again with
    * that tensor as act-order's g_idx, holding group numbers; the match holds if every row reads the scales and

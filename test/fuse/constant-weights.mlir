@@ -3,9 +3,9 @@
 // `dense_resource<__elided__>` when large); a splat is what a placeholder checkpoint or a frontend's constant folding
 // leaves. The fused op takes the constants as its operands (compiled, they become read-only globals:
 // examples/gptq_embedded.mlir runs end to end). Codes folded to one value are still codes: the matcher first takes
-// integer constants by value (a splat zero-point tensor of 8 is the symmetric form, no zero-point operand), and only
-// where that leaves no codes at all reads them as the weight's integer tensor. Until session 32 a splat-code chain got
-// neither a fusion nor a remark.
+// integer constants by value (a splat zero-point tensor of 8 is the symmetric form, no zero-point operand), and
+// where that fails (nothing read as codes, or the zero points taken for them) evaluates again with integer constants
+// as tensors. Until session 32 a splat-code chain got neither a fusion nor a remark.
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --input-file=%t
@@ -132,4 +132,56 @@ func.func @splat_wide_codes(%x: tensor<2x128xf16>, %s: tensor<1x8xf16>) -> tenso
 // REMARK: constant-weights.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: codes wider than 4 bits: the i8 code element is used whole
   %mm = linalg.matmul ins(%x, %wd : tensor<2x128xf16>, tensor<128x8xf16>) outs(%z : tensor<2x8xf16>) -> tensor<2x8xf16>
   return %mm : tensor<2x8xf16>
+}
+
+// -----
+
+// Splat packed codes beside a runtime zero-point tensor (GPTQ's qzeros): the first evaluation, the splat taken by
+// value, reads qzeros as the only integer tensor and takes it for the codes; the second reads the splat as the codes.
+// CHECK-LABEL: func.func @splat_codes_runtime_zeros(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x256xf16>, %[[S:[a-zA-Z0-9_]+]]: tensor<2x64xf16>, %[[QZ:[a-zA-Z0-9_]+]]: tensor<2x8xi32>
+// CHECK:         %[[QW:.+]] = arith.constant dense<305419896> : tensor<32x64xi32>
+// CHECK:         "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[QZ]])
+// CHECK-SAME:      weight_layout = "packed_k8_n"
+// CHECK-SAME:      zero_point_layout = "packed_g_n8"
+func.func @splat_codes_runtime_zeros(%x: tensor<?x256xf16>, %scales: tensor<2x64xf16>, %qzeros: tensor<2x8xi32>) -> tensor<?x64xf16> {
+  %qweight = arith.constant dense<305419896> : tensor<32x64xi32>
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %e = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %lane = arith.remui %k, %c8 : index
+    %lane32 = arith.index_cast %lane : index to i32
+    %sh = arith.muli %lane32, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %c15 : i32
+    %g = arith.divui %k, %c128 : index
+    %nw = arith.divui %n, %c8 : index
+    %zword = tensor.extract %qzeros[%g, %nw] : tensor<2x8xi32>
+    %nl = arith.remui %n, %c8 : index
+    %nl32 = arith.index_cast %nl : index to i32
+    %zsh = arith.muli %nl32, %c4 : i32
+    %zv = arith.shrui %zword, %zsh : i32
+    %z = arith.andi %zv, %c15 : i32
+    %d = arith.subi %code, %z : i32
+    %f = arith.sitofp %d : i32 to f16
+    %sc = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %wv = arith.mulf %f, %sc : f16
+    linalg.yield %wv : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %ey = tensor.empty(%m) : tensor<?x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%ey : tensor<?x64xf16>) -> tensor<?x64xf16>
+  // REMARK: constant-weights.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero points packed_g_n8 tensor<2x8xi32>) -> matmul
+  %y = linalg.matmul ins(%x, %w : tensor<?x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<?x64xf16>) -> tensor<?x64xf16>
+  return %y : tensor<?x64xf16>
 }
