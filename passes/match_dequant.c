@@ -22,10 +22,12 @@ bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
          opIs(op, "tensor.extract_slice") || opIs(op, "tensor.insert_slice") || opIs(op, "tensor.concat");
 }
 
+static bool isIntegerConstant(MlirOperation op) {
+  return opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0;
+}
+
 bool constantCodesSeeThrough(Evaluator *ev, MlirOperation op) {
-  if (opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0)
-    return false;
-  return dequantSeeThrough(ev, op);
+  return !isIntegerConstant(op) && dequantSeeThrough(ev, op);
 }
 
 typedef struct Synthetic {
@@ -44,7 +46,7 @@ typedef struct Synthetic {
 
 /* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes integer tensor constants taken by value. */
 static bool dequantSeeThroughNoting(Evaluator *ev, MlirOperation op) {
-  if (opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0)
+  if (isIntegerConstant(op))
     ((Synthetic *)ev->user)->integerConstants = true;
   return dequantSeeThrough(ev, op);
 }
