@@ -30,6 +30,12 @@ bool constantCodesSeeThrough(Evaluator *ev, MlirOperation op) {
   return !isIntegerConstant(op) && dequantSeeThrough(ev, op);
 }
 
+/* The same, stopping at every tensor constant (the see-through only meets constants that are tensors): codes,
+ * scales or zero points folded to one value read as tensors. */
+static bool constantsSeeThrough(Evaluator *ev, MlirOperation op) {
+  return !opIs(op, "arith.constant") && dequantSeeThrough(ev, op);
+}
+
 typedef struct Synthetic {
   MlirValue slots[kMaxLeafReads];
   int numSlots;
@@ -41,13 +47,13 @@ typedef struct Synthetic {
   /* Act-order's g_idx (null: none): its element k holds actOrderGroup(k, groups). */
   MlirValue groupIndex;
   int64_t groups;
-  bool integerConstants; /* an integer tensor constant was evaluated by value (dequantSeeThroughNoting) */
+  bool constants; /* a tensor constant was evaluated by value (dequantSeeThroughNoting) */
 } Synthetic;
 
-/* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes integer tensor constants taken by value. */
+/* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes tensor constants taken by value. */
 static bool dequantSeeThroughNoting(Evaluator *ev, MlirOperation op) {
-  if (isIntegerConstant(op))
-    ((Synthetic *)ev->user)->integerConstants = true;
+  if (opIs(op, "arith.constant"))
+    ((Synthetic *)ev->user)->constants = true;
   return dequantSeeThrough(ev, op);
 }
 
@@ -108,7 +114,7 @@ typedef struct DequantEval {
   Evaluator ev;
   Synthetic data;
   DequantMatch *dq;
-  bool readNoCodes; /* a sample read no integer tensor */
+  bool readNoCodes, readNoScales; /* a sample read no integer tensor, no float tensor */
 } DequantEval;
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
@@ -147,7 +153,7 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     else if (numFloats < 3)
       floats[numFloats++] = *r;
   }
-  p->readNoCodes |= numInts == 0;
+  p->readNoCodes |= numInts == 0, p->readNoScales |= numFloats == 0;
   if (numInts < 1 || numInts > 2 || numFloats < 1 || numFloats > 2 || numInts + numFloats > 3) {
     setReason(why, mm->view.op,
               numFloats == 0 ? "no scale: weight element reads no float tensor"
@@ -603,8 +609,8 @@ typedef struct GroupIndexSeen {
   MlirValue runtime;
   int64_t range;
   MlirValue constantTable;
-  bool noCodes;          /* no integer tensor read: the codes, if any, were a constant taken by value */
-  bool integerConstants; /* an integer tensor constant was taken by value */
+  bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
+  bool constants;       /* a tensor constant was taken by value */
 } GroupIndexSeen;
 
 /* The match of p's chain, its evaluator set up (matchDequantAs). */
@@ -693,20 +699,20 @@ static bool matchSamples(DequantEval *p, Reason *why) {
 }
 
 /* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order);
- * constantCodes: integer constants are leaves, not values. *seen says what it read that may be a group index. */
+ * constantLeaves: tensor constants are leaves, not values. *seen says what it read that may be a group index. */
 static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
-                           bool constantCodes, GroupIndexSeen *seen, Reason *why) {
+                           bool constantLeaves, GroupIndexSeen *seen, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
-  evalInit(&p.ev, constantCodes ? constantCodesSeeThrough : dequantSeeThroughNoting, syntheticLeaf, &p.data);
+  evalInit(&p.ev, constantLeaves ? constantsSeeThrough : dequantSeeThroughNoting, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
   p.ev.positionInvariantConditions = true;
   p.ev.groupIndex = p.data.groupIndex = dq->groupIndex = groupIndex;
   p.data.groups = groups;
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
-  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable, p.readNoCodes,
-                           p.data.integerConstants};
+  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable,
+                           p.readNoCodes || p.readNoScales, p.data.constants};
   return matched;
 }
 
@@ -770,17 +776,17 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   GroupIndexSeen seen = {{NULL}, 0, {NULL}, false, false};
   if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
     return true;
-  /* Codes that are an integer constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
-   * were taken by value, so the codes were not read as a tensor (nothing was, or the zero points were taken for
-   * them): evaluated again with integer constants as tensors. Only then, so that a splat zero-point tensor stays
+  /* Codes or scales that are a constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
+   * were taken by value, so they were not read as tensors (nothing was, or the zero points were taken for the
+   * codes): evaluated again with tensor constants as tensors. Only then, so that a splat zero-point tensor stays
    * the constant zero point it is. The reason, if that fails too, is the second try's where the first read no
-   * codes at all. */
-  if (seen.integerConstants) {
+   * codes or no scales at all. */
+  if (seen.constants) {
     Reason again = {{0}, {NULL}};
     GroupIndexSeen seenAgain;
     if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, &seenAgain, &again))
       return true;
-    if (seen.noCodes) {
+    if (seen.noCodesOrScales) {
       *why = again;
       return false;
     }

@@ -2,10 +2,11 @@
 // torch-mlir's FX importer writes parameters that are not lifted as `arith.constant dense_resource<...>` (printed
 // `dense_resource<__elided__>` when large); a splat is what a placeholder checkpoint or a frontend's constant folding
 // leaves. The fused op takes the constants as its operands (compiled, they become read-only globals:
-// examples/gptq_embedded.mlir runs end to end). Codes folded to one value are still codes: the matcher first takes
-// integer constants by value (a splat zero-point tensor of 8 is the symmetric form, no zero-point operand), and
-// where that fails (nothing read as codes, or the zero points taken for them) evaluates again with integer constants
-// as tensors. Until session 32 a splat-code chain got neither a fusion nor a remark.
+// examples/gptq_embedded.mlir runs end to end). Codes or scales folded to one value are still codes and scales: the
+// matcher first takes tensor constants by value (a splat zero-point tensor of 8 is the symmetric form, no zero-point
+// operand), and where that fails (nothing read as codes or as scales, or the zero points taken for the codes)
+// evaluates again with tensor constants as tensors. Until session 32 a splat-code chain got neither a fusion nor a
+// remark, and splat scales the remark "no scale".
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --input-file=%t
@@ -184,4 +185,55 @@ func.func @splat_codes_runtime_zeros(%x: tensor<?x256xf16>, %scales: tensor<2x64
   // REMARK: constant-weights.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero points packed_g_n8 tensor<2x8xi32>) -> matmul
   %y = linalg.matmul ins(%x, %w : tensor<?x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<?x64xf16>) -> tensor<?x64xf16>
   return %y : tensor<?x64xf16>
+}
+
+// -----
+
+// Scales folded to one value, shaped (K/G, N): the splat is the op's scales.
+// CHECK-LABEL: func.func @splat_scales(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<2x4096xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<4096x4096xi4>
+// CHECK:         %[[S:.+]] = arith.constant dense<1.000210e-02> : tensor<32x4096xf16>
+// CHECK:         "w4a16.fused_matmul"(%[[X]], %[[W]], %[[S]])
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>
+func.func @splat_scales(%x: tensor<2x4096xf16>, %w: tensor<4096x4096xi4>) -> tensor<2x4096xf16> {
+  %s = arith.constant dense<0.01> : tensor<32x4096xf16>
+  %e0 = tensor.empty() : tensor<4096x4096xf16>
+  %wd = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k floordiv 128, n)>, affine_map<(k, n) -> (k, n)>], iterator_types = ["parallel", "parallel"]} ins(%w, %s : tensor<4096x4096xi4>, tensor<32x4096xf16>) outs(%e0 : tensor<4096x4096xf16>) {
+  ^bb0(%q: i4, %sc: f16, %out: f16):
+    %f = arith.uitofp %q : i4 to f16
+    %c8 = arith.constant 8.0 : f16
+    %m = arith.subf %f, %c8 : f16
+    %r = arith.mulf %m, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<4096x4096xf16>
+  %cst = arith.constant 0.0 : f16
+  %e3 = tensor.empty() : tensor<2x4096xf16>
+  %z = linalg.fill ins(%cst : f16) outs(%e3 : tensor<2x4096xf16>) -> tensor<2x4096xf16>
+  // REMARK: constant-weights.mlir:[[@LINE+1]]:9: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul
+  %mm = linalg.matmul ins(%x, %wd : tensor<2x4096xf16>, tensor<4096x4096xf16>) outs(%z : tensor<2x4096xf16>) -> tensor<2x4096xf16>
+  return %mm : tensor<2x4096xf16>
+}
+
+// -----
+
+// One constant scale for the whole weight, as a (1, 1) tensor: per-tensor quantisation, not fused, named as such.
+// CHECK-LABEL: func.func @constant_per_tensor_scale(
+// CHECK-NOT:     w4a16.fused_matmul
+func.func @constant_per_tensor_scale(%x: tensor<2x4096xf16>, %w: tensor<4096x4096xi4>) -> tensor<2x4096xf16> {
+  %s = arith.constant dense<0.01> : tensor<1x1xf16>
+  %e0 = tensor.empty() : tensor<4096x4096xf16>
+  %wd = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (0, 0)>, affine_map<(k, n) -> (k, n)>], iterator_types = ["parallel", "parallel"]} ins(%w, %s : tensor<4096x4096xi4>, tensor<1x1xf16>) outs(%e0 : tensor<4096x4096xf16>) {
+  ^bb0(%q: i4, %sc: f16, %out: f16):
+    %f = arith.uitofp %q : i4 to f16
+    %c8 = arith.constant 8.0 : f16
+    %m = arith.subf %f, %c8 : f16
+    %r = arith.mulf %m, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<4096x4096xf16>
+  %cst = arith.constant 0.0 : f16
+  %e3 = tensor.empty() : tensor<2x4096xf16>
+  %z = linalg.fill ins(%cst : f16) outs(%e3 : tensor<2x4096xf16>) -> tensor<2x4096xf16>
+  // REMARK: constant-weights.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: one scale for the whole weight (per-tensor quantisation, no K groups)
+  %mm = linalg.matmul ins(%x, %wd : tensor<2x4096xf16>, tensor<4096x4096xf16>) outs(%z : tensor<2x4096xf16>) -> tensor<2x4096xf16>
+  return %mm : tensor<2x4096xf16>
 }
