@@ -119,8 +119,9 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why);
 /* Evaluator policy of the dequantisation: evaluate through every elementwise op and view, so the leaves
  * are the stored codes and scales. */
 bool dequantSeeThrough(Evaluator *ev, MlirOperation op);
-/* The same, stopping at integer constants: codes folded to one value (a splat) read as a tensor. */
-bool constantCodesSeeThrough(Evaluator *ev, MlirOperation op);
+/* The same, stopping at tensor constants (the only constants it meets): codes, scales or zero points folded to one
+ * value (a splat) read as tensors. */
+bool constantsSeeThrough(Evaluator *ev, MlirOperation op);
 
 /* Deterministic pseudo-random numbers for synthetic leaf data and sample points. */
 uint64_t mix64(uint64_t x);

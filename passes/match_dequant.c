@@ -22,17 +22,7 @@ bool dequantSeeThrough(Evaluator *ev, MlirOperation op) {
          opIs(op, "tensor.extract_slice") || opIs(op, "tensor.insert_slice") || opIs(op, "tensor.concat");
 }
 
-static bool isIntegerConstant(MlirOperation op) {
-  return opIs(op, "arith.constant") && intWidth(elementTypeOf(mlirOperationGetResult(op, 0))) > 0;
-}
-
-bool constantCodesSeeThrough(Evaluator *ev, MlirOperation op) {
-  return !isIntegerConstant(op) && dequantSeeThrough(ev, op);
-}
-
-/* The same, stopping at every tensor constant (the see-through only meets constants that are tensors): codes,
- * scales or zero points folded to one value read as tensors. */
-static bool constantsSeeThrough(Evaluator *ev, MlirOperation op) {
+bool constantsSeeThrough(Evaluator *ev, MlirOperation op) {
   return !opIs(op, "arith.constant") && dequantSeeThrough(ev, op);
 }
 
@@ -114,7 +104,7 @@ typedef struct DequantEval {
   Evaluator ev;
   Synthetic data;
   DequantMatch *dq;
-  bool readNoCodes, readNoScales; /* a sample read no integer tensor, no float tensor */
+  bool readNoCodesOrScales; /* a sample read no integer tensor or no float tensor */
 } DequantEval;
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
@@ -153,7 +143,7 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
     else if (numFloats < 3)
       floats[numFloats++] = *r;
   }
-  p->readNoCodes |= numInts == 0, p->readNoScales |= numFloats == 0;
+  p->readNoCodesOrScales |= numInts == 0 || numFloats == 0;
   if (numInts < 1 || numInts > 2 || numFloats < 1 || numFloats > 2 || numInts + numFloats > 3) {
     setReason(why, mm->view.op,
               numFloats == 0 ? "no scale: weight element reads no float tensor"
@@ -604,7 +594,8 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
 }
 
 /* What a failed match saw that may be act-order's group index: a runtime tensor an index was read from, with the
- * size of the dim it indexed, or a constant integer table of more than 16 elements evaluated as indices. */
+ * size of the dim it indexed, or a constant integer table of more than 16 elements evaluated as indices; and whether
+ * it took tensor constants by value (matchDequant's second try). */
 typedef struct GroupIndexSeen {
   MlirValue runtime;
   int64_t range;
@@ -712,7 +703,7 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
   *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable,
-                           p.readNoCodes || p.readNoScales, p.data.constants};
+                           p.readNoCodesOrScales, p.data.constants};
   return matched;
 }
 

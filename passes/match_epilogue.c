@@ -24,6 +24,7 @@ typedef struct EpilogueEval {
   int numAmbiguous;
   bool inInit; /* evaluating an element of the matmul's init */
   bool constantSides; /* float tensor constants are sides (a bias folded to one value), not values */
+  bool tookConstants; /* a float tensor constant was evaluated by value */
 } EpilogueEval;
 
 static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
@@ -33,8 +34,11 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   /* The init's producers are not in the chain: a broadcast of the bias and its cast to f32 may be one generic. */
   if (p->inInit && isElementwiseProducer(op))
     return true;
-  if (p->constantSides && opIs(op, "arith.constant") && isFloat(elementTypeOf(mlirOperationGetResult(op, 0))))
-    return false;
+  if (opIs(op, "arith.constant") && isFloat(elementTypeOf(mlirOperationGetResult(op, 0)))) {
+    if (p->constantSides)
+      return false;
+    p->tookConstants = true;
+  }
   /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
   return isViewProducer(op) && !isReshape(op);
 }
@@ -313,13 +317,16 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
 }
 
 /* Which sides `end` reads as bias and residual, and its activation, into ep; chain: the epilogue's ops (empty where
- * end is y itself, read with its init); constantSides: float tensor constants are sides. */
+ * end is y itself, read with its init); constantSides: float tensor constants are sides; *tookConstants: whether
+ * any was evaluated by value. */
 static bool matchSidesAs(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, bool constantSides,
-                         EpilogueMatch *ep, Reason *why) {
+                         bool *tookConstants, EpilogueMatch *ep, Reason *why) {
   EpilogueEval p = {.mm = mm, .chain = &ep->ops, .constantSides = constantSides};
   evalInit(&p.ev, seeThroughChain, chainLeaf, &p);
   p.ev.positionInvariantConditions = true;
-  if (!classifySides(&p, end, endOp, why))
+  const bool classified = classifySides(&p, end, endOp, why);
+  *tookConstants = p.tookConstants;
+  if (!classified)
     return false;
   /* Each (N)-shaped side at M = 1 is tried as bias, then as residual; the first reason is reported. */
   const MlirValue bias = p.biasLeaf, residual = p.residualLeaf;
@@ -338,6 +345,7 @@ static bool matchSidesAs(const MatmulMatch *mm, MlirValue end, MlirOperation end
   }
   if (act < 0 && !why->text[0])
     setReason(why, endOp, "cannot tell the bias from the residual");
+  *tookConstants = p.tookConstants;
   if (act < 0 || !sidesHaveXType(&p, endOp, why))
     return false;
   ep->end = end;
@@ -350,15 +358,15 @@ static bool matchSidesAs(const MatmulMatch *mm, MlirValue end, MlirOperation end
 }
 
 /* A splat bias or residual constant (a frontend's folding, a placeholder checkpoint) is first taken by value, which
- * makes y + c no formula of the chain: evaluated again with float tensor constants as sides, only then, so that a
- * tensor of ones in a sigmoid stays the constant it is. The reason, if neither holds, is the first try's. */
+ * makes y + c no formula of the chain: where the first evaluation took a float tensor constant by value and failed,
+ * evaluated again with those constants as sides -- only then, so that a tensor of ones in a sigmoid stays the
+ * constant it is. The reason, if neither holds, is the first try's. */
 static bool matchSides(const MatmulMatch *mm, MlirValue end, MlirOperation endOp, EpilogueMatch *ep, Reason *why) {
-  const int chainOps = ep->ops.count;
-  if (matchSidesAs(mm, end, endOp, false, ep, why))
+  bool tookConstants = false, unused;
+  if (matchSidesAs(mm, end, endOp, false, &tookConstants, ep, why))
     return true;
-  ep->ops.count = chainOps;
   Reason again = {0};
-  return matchSidesAs(mm, end, endOp, true, ep, &again);
+  return tookConstants && matchSidesAs(mm, end, endOp, true, &unused, ep, &again);
 }
 
 static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forward, EpilogueMatch *ep, Reason *why) {

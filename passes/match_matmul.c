@@ -292,7 +292,7 @@ static bool readAnyInteger(const Evaluator *ev) {
  * constant too). */
 static bool readsIntegerCodes(const LinalgView *view, int i) {
   Evaluator ev;
-  evalInit(&ev, constantCodesSeeThrough, leafIndexTag, NULL);
+  evalInit(&ev, constantsSeeThrough, leafIndexTag, NULL);
   int64_t zero[kMaxRank] = {0}, idx[kMaxRank];
   evalAffineMap(view->maps[i], zero, idx);
   evalElement(&ev, linalgInput(view, i), idx);
