@@ -143,12 +143,17 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   }
   const int layout = enumAttr(v, "zero_point_layout", w4a16_zero_point_layout_name);
   const int64_t groups = K / groupSize;
-  if (layout == W4A16_ZP_G_N)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N}, w4a16IsZeroPointType, "i4, i8, i32, f16, bf16 or f32");
-  else if (layout == W4A16_ZP_N_G)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){N, groups}, w4a16IsZeroPointType, "i4, i8, i32, f16, bf16 or f32");
-  else if (layout >= 0)
-    expectTensor(v, zeroPoints, "zero_points", 2, (int64_t[]){groups, N / 8}, isI32, "i32");
+  if (layout < 0)
+    return;
+  int64_t shape[2];
+  w4a16_zp_shape(layout, groups, N, &shape[0], &shape[1]);
+  const int packedIn = w4a16_zp_container_bits(layout);
+  if (packedIn == 32)
+    expectTensor(v, zeroPoints, "zero_points", 2, shape, isI32, "i32");
+  else if (packedIn == 8)
+    expectTensor(v, zeroPoints, "zero_points", 2, shape, isI8, "i8");
+  else
+    expectTensor(v, zeroPoints, "zero_points", 2, shape, w4a16IsZeroPointType, "i4, i8, i32, f16, bf16 or f32");
 }
 
 /* The attributes every matmul op of the dialect carries. */

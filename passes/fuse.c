@@ -341,10 +341,9 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     operands[n++] = asMatrix(ep->residual, rankOf(ep->residual) - matmulNDimsOf(mm, ep->residual), last, loc);
   const bool hasZeroPoints = !mlirValueIsNull(dq->zeroPoints);
   if (hasZeroPoints) {
-    const bool packed = dq->zpLayout == W4A16_ZP_PACKED_G_N8 || dq->zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
-    const bool byColumn = dq->zpLayout == W4A16_ZP_N_G;
-    operands[n++] = asOperand(dq->zeroPoints, dq->zpSplit, byColumn ? N : groups, byColumn ? groups : packed ? N / 8 : N,
-                              last, loc);
+    int64_t rows, cols;
+    w4a16_zp_shape(dq->zpLayout, groups, N, &rows, &cols);
+    operands[n++] = asOperand(dq->zeroPoints, dq->zpSplit, rows, cols, last, loc);
   }
   const bool actOrder = !mlirValueIsNull(dq->groupIndex);
   if (actOrder)

@@ -427,15 +427,14 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
   }
   bool anyIndexRule = false;
   for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
-    const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
-    if (packed && (width != 32 || N % 8 != 0))
+    const int packedIn = w4a16_zp_container_bits(layout);
+    if (packedIn && (width != packedIn || (packedIn == 32 && N % 8 != 0)))
       continue;
     bool indexed = true;
     for (int i = 0; i < count && indexed; ++i) {
       const Sample *s = &samples[i];
-      const int64_t g = groupOf(s, G), linear = linearIndex(zp, s->zpRead->idx);
-      indexed = linear == (layout == W4A16_ZP_G_N ? g * N + s->n : layout == W4A16_ZP_N_G ? s->n * groups + g
-                                                                                         : g * (N / 8) + s->n / 8);
+      int nibble;
+      indexed = linearIndex(zp, s->zpRead->idx) == w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
     }
     anyIndexRule |= indexed;
     /* The stored value plus 0 or 1 (GPTQ v1 stores z - 1), that plus 1 taken mod 16 (AutoGPTQ's v1 torch
@@ -447,8 +446,10 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       for (int i = 0; i < count && decodes; ++i) {
         const Sample *s = &samples[i];
         /* an unpacked i32 is signed, as the runtime reads it (torch-mlir's int32 zeros: sitofp) */
-        double z = !width       ? s->zpRaw.f
-                   : packed     ? (double)((s->zpRaw.bits >> (4 * w4a16_zp_nibble(layout, (int)(s->n % 8)))) & 15)
+        int nibble;
+        w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
+        double z = !width        ? s->zpRaw.f
+                   : nibble >= 0 ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
                    : width == 32 ? (double)scalarSigned(s->zpRaw)
                                  : (double)s->zpRaw.bits;
         z = wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
@@ -456,7 +457,7 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       }
       if (decodes) {
         dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
-        dq->zpSplit = splitFor(zp, layout == W4A16_ZP_N_G ? N : groups);
+        dq->zpSplit = splitFor(zp, w4a16_zp_by_column(layout) ? N : groups);
         return true;
       }
     }
@@ -578,7 +579,8 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
       return false;
     const int64_t g = groupOf(&s, G);
     const bool scaleOk = linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N : g);
-    const int64_t zpWant = dq->zpLayout == W4A16_ZP_N_G ? g : dq->zpLayout == W4A16_ZP_G_N ? g * N : g * (N / 8);
+    int nibble;
+    const int64_t zpWant = w4a16_zp_element(dq->zpLayout, g, 0, mm->K / G, N, &nibble);
     const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))

@@ -395,9 +395,9 @@ static const char *windowRule(Chunked *c, char *why, size_t size) {
     return "its weight or scales are not of the shapes their layouts name";
   if (hasOperand(c, kZeroPoints)) {
     const MlirValue z = operandOf(c, kZeroPoints);
-    const bool packed = zeroPoints == W4A16_ZP_PACKED_G_N8 || zeroPoints == W4A16_ZP_PACKED_G_N8_AWQ;
-    const int64_t zc = zeroPoints == W4A16_ZP_N_G ? groups : packed ? c->N / 8 : c->N;
-    if (rankOf(z) != 2 || dimOf(z, 0) != (zeroPoints == W4A16_ZP_N_G ? c->N : groups) || dimOf(z, 1) != zc)
+    int64_t zr, zc;
+    w4a16_zp_shape(zeroPoints, groups, c->N, &zr, &zc);
+    if (rankOf(z) != 2 || dimOf(z, 0) != zr || dimOf(z, 1) != zc)
       return "its zero points are not of the shape their layout names";
   }
   for (int h = 0; h < 2; ++h) {
@@ -410,8 +410,8 @@ static const char *windowRule(Chunked *c, char *why, size_t size) {
     }
     columnWindow(scales == W4A16_SCALES_N_G, false, c0, c->I, &w[kScales]);
     if (hasOperand(c, kZeroPoints) &&
-        !columnWindow(zeroPoints == W4A16_ZP_N_G, zeroPoints == W4A16_ZP_PACKED_G_N8 || zeroPoints == W4A16_ZP_PACKED_G_N8_AWQ,
-                      c0, c->I, &w[kZeroPoints]))
+        !columnWindow(w4a16_zp_by_column(zeroPoints), w4a16_zp_container_bits(zeroPoints) == 32, c0, c->I,
+                      &w[kZeroPoints]))
       return "zero points packed along N: a half is not whole words";
   }
   return NULL;

@@ -54,8 +54,8 @@ w4a16_status planFromWeights(const GroupKey *key, w4a16_plan **plan, w4a16_backe
                              char *why);
 
 /* The (rows, cols) of a zero-point tensor of this layout (flags ignored) for `groups` groups and N columns;
- * whether it is packed eight to a word. */
-bool zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols);
+ * the bits of the element that packs its nibbles (32: i32 words, 8: bytes), 0 when one element holds one. */
+int zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols);
 
 /* A device copy of `bytes` bytes at host: NULL for a NULL host pointer, or once *ok is false (a failed copy sets
  * it; cudaGetLastError says why). Only in CUDA builds. */

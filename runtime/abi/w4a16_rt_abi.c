@@ -342,8 +342,9 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
   const int64_t groups = G > 0 ? K / G : 0;
   const int layout = zp->layout & ~W4A16_ZP_FLAGS;
   int64_t rows, cols;
-  const bool packed = zeroPointShape(zp->layout, groups, N, &rows, &cols);
-  if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packed && zp->kind != ZP_I32) ||
+  const int packedIn = zeroPointShape(zp->layout, groups, N, &rows, &cols);
+  if (layout < 0 || layout >= W4A16_ZP_LAYOUT_COUNT || (packedIn == 32 && zp->kind != ZP_I32) ||
+      (packedIn == 8 && zp->kind != ZP_I8) ||
       zp->sizes[0] != rows || zp->sizes[1] != cols || !window2d(zp->strides)) {
     snprintf(why, WHY_SIZE, "zero points are %lldx%lld (strides %lld, %lld), expected a %lldx%lld %s tensor",
              (long long)zp->sizes[0], (long long)zp->sizes[1], (long long)zp->strides[0], (long long)zp->strides[1],

@@ -117,12 +117,13 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
     for (int64_t n = 0; n < N; ++n) {
       double v = key->zeroPoint;
       if (key->zpKind != ZP_NONE) {
-        const bool packed = zpLayout == W4A16_ZP_PACKED_G_N8 || zpLayout == W4A16_ZP_PACKED_G_N8_AWQ;
-        const int64_t i = packed ? g * (N / 8) + n / 8 : zpLayout == W4A16_ZP_N_G ? n * groups + g : g * N + n;
+        int nibble;
+        const int64_t i = w4a16_zp_element(zpLayout, g, n, groups, N, &nibble);
         switch (key->zpKind) {
         case ZP_I4: v = ((const uint8_t *)key->zeroPoints)[i] & 15; break; /* LLVM keeps an i4 in a byte */
         case ZP_I8:
-          v = ((const uint8_t *)key->zeroPoints)[i];
+          v = nibble >= 0 ? (double)((((const uint8_t *)key->zeroPoints)[i] >> (4 * nibble)) & 15u)
+                          : (double)((const uint8_t *)key->zeroPoints)[i];
           if (v >= 128 && !wraps && *unsure < 0) *unsure = g * N + n;
           break;
         case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
@@ -130,7 +131,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
         case ZP_F32: v = ((const float *)key->zeroPoints)[i]; break;
         default: {
           const uint32_t word = (uint32_t)((const int32_t *)key->zeroPoints)[i];
-          v = packed ? (double)((word >> (4 * w4a16_zp_nibble(zpLayout, (int)(n % 8)))) & 15u) : (double)(int32_t)word;
+          v = nibble >= 0 ? (double)((word >> (4 * nibble)) & 15u) : (double)(int32_t)word;
         }
         }
         v += key->zpOffset;
@@ -199,14 +200,12 @@ static w4a16_backend backendFor(const PlanKey *key, char *fallback) {
   return key->K % 128 != 0 ? W4A16_BACKEND_CPU : key->backend;
 }
 
-/* The (rows, cols) of a zero-point tensor of this layout (flags ignored) for K / G groups and N columns; whether
- * it is packed eight to a word. */
-bool zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols) {
+/* The (rows, cols) of a zero-point tensor of this layout (flags ignored) for K / G groups and N columns; the bits
+ * of the element that packs its nibbles (w4a16_zp_container_bits: 32, 8, or 0 when not packed). */
+int zeroPointShape(int zpLayout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols) {
   const int layout = zpLayout & ~W4A16_ZP_FLAGS;
-  const bool packed = layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ;
-  *rows = layout == W4A16_ZP_N_G ? N : groups;
-  *cols = layout == W4A16_ZP_N_G ? groups : packed ? N / 8 : N;
-  return packed;
+  w4a16_zp_shape(layout, groups, N, rows, cols);
+  return w4a16_zp_container_bits(layout);
 }
 
 /* Bytes of one zero point of each kind (an i4 takes a byte). */

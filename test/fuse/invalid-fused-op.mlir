@@ -169,6 +169,34 @@ func.func @wraps_without_offset(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s
 
 // -----
 
+// zero points packed two per byte along the groups (ONNX Runtime's MatMulNBits, "packed_n_g2") must be i8 ...
+func.func @packed_n_g2_not_i8(%x: tensor<?x256xf16>, %w: tensor<64x128xi8>, %s: tensor<64x8xf16>, %z: tensor<64x4xi32>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op zero_points must have i8 elements}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 32 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "n_g", weight_layout = "packed_n_k2", zero_point_layout = "packed_n_g2"} : (tensor<?x256xf16>, tensor<64x128xi8>, tensor<64x8xf16>, tensor<64x4xi32>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+
+// -----
+
+// ... of shape (N, ceil(K/G / 2)): 8 groups take 4 bytes per column, not 8
+func.func @packed_n_g2_one_group_per_byte(%x: tensor<?x256xf16>, %w: tensor<64x128xi8>, %s: tensor<64x8xf16>, %z: tensor<64x8xi8>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op zero_points dim 1 is 8, expected 4}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 32 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "n_g", weight_layout = "packed_n_k2", zero_point_layout = "packed_n_g2"} : (tensor<?x256xf16>, tensor<64x128xi8>, tensor<64x8xf16>, tensor<64x8xi8>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+
+// -----
+
+// a valid packed_n_g2 op with an odd group count (K = 192, G = 64: 2 bytes per column): printed, no error.
+// VALID-LABEL: func.func @valid_packed_n_g2_odd_groups(
+// VALID: zero_point_layout = "packed_n_g2"
+func.func @valid_packed_n_g2_odd_groups(%x: tensor<?x192xf16>, %w: tensor<32x96xi8>, %s: tensor<32x3xf16>, %z: tensor<32x2xi8>) -> tensor<?x32xf16> {
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "n_g", weight_layout = "packed_n_k2", zero_point_layout = "packed_n_g2"} : (tensor<?x192xf16>, tensor<32x96xi8>, tensor<32x3xf16>, tensor<32x2xi8>) -> tensor<?x32xf16>
+  return %0 : tensor<?x32xf16>
+}
+
+// -----
+
 // a valid bf16 op with f16 scales (GPTQ keeps f16 scales for bf16 models): printed, no error.
 func.func @valid_bf16(%x: tensor<?x256xbf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xbf16>) -> tensor<?x64xbf16> {
   %0 = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xbf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xbf16>) -> tensor<?x64xbf16>
