@@ -254,7 +254,7 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
   }
   char name[32];
   setReason(why, mm->view.op,
-            width == 32 ? "packed %s codes are not laid out as (K/8, N) or (K, N/8) words"
+            width == 32 ? "packed %s codes are not laid out as (K/8, N), (K, N/8) or (N, K/8) words"
                         : "%s codes are not laid out as (K, N) or (N, K), nor two per byte as (N, K/2), (K/2, N), "
                           "GGML Q4_0 blocks or (N, K)'s halves",
             typeName(elementTypeOf(codes), name, sizeof name));
@@ -497,7 +497,8 @@ static bool matchArithmetic(const MatmulMatch *mm, DequantMatch *dq, const Sampl
     sameZero &= fabs(z - zero) <= 1e-6;
     signedCodes &= fabs(q - (double)(code >= 8 ? code - 16 : code)) <= 1e-6;
     int64_t msb = (int64_t)((s->codeWord >> (4 * (7 - s->k % 8))) & 15);
-    msbFirst &= dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N && fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
+    msbFirst &= (dq->weightLayout == W4A16_WEIGHT_PACKED_K8_N || dq->weightLayout == W4A16_WEIGHT_PACKED_N_K8) &&
+                fabs(q - (double)(msb - kZeroPoint)) <= 1e-6;
   }
   dq->zeroPoint = kZeroPoint;
   if (exact)

@@ -50,7 +50,7 @@ func.func @f(%x: tensor<?x512xf16>, %qw: tensor<128x128xi32>, %sc: tensor<8x128x
   %zero = arith.constant 0.000000e+00 : f32
   %e = tensor.empty(%m) : tensor<?x128xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>) -> tensor<?x128xf32>
-  // CHECK: {{.*}}silent-candidates.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: packed i32 codes are not laid out as (K/8, N) or (K, N/8) words
+  // CHECK: {{.*}}silent-candidates.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: packed i32 codes are not laid out as (K/8, N), (K, N/8) or (N, K/8) words
   %y = linalg.matmul ins(%x32, %w : tensor<?x512xf32>, tensor<512x128xf32>) outs(%acc : tensor<?x128xf32>) -> tensor<?x128xf32>
   %e2 = tensor.empty(%m) : tensor<?x128xf16>
   %outv = linalg.generic {indexing_maps = [#id2, #bmap, #rmap, #id2], iterator_types = ["parallel", "parallel"]}

@@ -47,11 +47,13 @@ typedef enum w4a16_weight_layout {
                                    low nibble for k % 32 < 16, the high one for the block's second half */
   W4A16_WEIGHT_PACKED_N_K2_HI = 8, /* like PACKED_N_K2 with even k in the high nibble (torchao's bit packing) */
   W4A16_WEIGHT_PACKED_K2_N_HI = 9, /* like PACKED_K2_N with even k in the high nibble */
-  W4A16_WEIGHT_HALVES_N_K = 10     /* (N/2, K): byte [n mod N/2, k], the high nibble for n < N/2, else the low one:
+  W4A16_WEIGHT_HALVES_N_K = 10,    /* (N/2, K): byte [n mod N/2, k], the high nibble for n < N/2, else the low one:
                                       the (N, K) codes' first half paired with their second (HQQ's 4-bit packing,
                                       whatever its grouped view: it pairs element e with e + N*K/2) */
+  W4A16_WEIGHT_PACKED_N_K8 = 11    /* (N, K/8) i32: nibble k % 8 of word [n, k/8], least significant first (MLX's
+                                      4-bit mx.quantize) */
 } w4a16_weight_layout;
-#define W4A16_WEIGHT_LAYOUT_COUNT 11
+#define W4A16_WEIGHT_LAYOUT_COUNT 12
 /* Or-ed into the weight layout code the runtime entry points take: the stored 4-bit values are two's-
  * complement signed s, W = s * scale, i.e. code = s XOR 8 with zero point 8 (the op's signed_codes). */
 #define W4A16_WEIGHT_SIGNED_CODES 16
@@ -93,7 +95,7 @@ static inline int w4a16_nibble_of_column(int awqOrder, int c) {
 typedef enum { W4A16_CODES_IN_WORDS, W4A16_CODES_IN_BYTE_PAIRS, W4A16_CODES_ONE_PER_ELEMENT } w4a16_code_container;
 static inline w4a16_code_container w4a16_weight_container(int layout) {
   if (layout == W4A16_WEIGHT_PACKED_K8_N || layout == W4A16_WEIGHT_PACKED_K_N8 ||
-      layout == W4A16_WEIGHT_PACKED_K_N8_AWQ)
+      layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || layout == W4A16_WEIGHT_PACKED_N_K8)
     return W4A16_CODES_IN_WORDS;
   if (layout == W4A16_WEIGHT_PACKED_N_K2 || layout == W4A16_WEIGHT_PACKED_K2_N || layout == W4A16_WEIGHT_Q4_0_BLOCKS ||
       layout == W4A16_WEIGHT_PACKED_N_K2_HI || layout == W4A16_WEIGHT_PACKED_K2_N_HI || layout == W4A16_WEIGHT_HALVES_N_K)
@@ -112,6 +114,7 @@ static inline void w4a16_weight_shape(int layout, int64_t K, int64_t N, int64_t 
   case W4A16_WEIGHT_PACKED_K2_N:
   case W4A16_WEIGHT_PACKED_K2_N_HI: *rows = K / 2, *cols = N; return;
   case W4A16_WEIGHT_HALVES_N_K: *rows = N / 2, *cols = K; return;
+  case W4A16_WEIGHT_PACKED_N_K8: *rows = N, *cols = K / 8; return;
   default: *rows = K, *cols = N; return; /* W4A16_WEIGHT_K_N */
   }
 }
@@ -132,6 +135,7 @@ static inline int64_t w4a16_code_element(int layout, int64_t k, int64_t n, int64
   case W4A16_WEIGHT_PACKED_K2_N_HI: *nibble = 1 - (int)(k % 2); return (k / 2) * N + n;
   case W4A16_WEIGHT_Q4_0_BLOCKS: *nibble = (int)(k % 32 / 16); return n * (K / 2) + (k / 32) * 16 + k % 16;
   case W4A16_WEIGHT_HALVES_N_K: *nibble = n < N / 2; return (n % (N / 2)) * K + k;
+  case W4A16_WEIGHT_PACKED_N_K8: *nibble = (int)(k % 8); return n * (K / 8) + k / 8;
   default: return k * N + n; /* W4A16_WEIGHT_K_N */
   }
 }
@@ -225,7 +229,7 @@ static inline const char *w4a16_weight_layout_name(int layout) {
   static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n",         "n_k",
                                                                "packed_k_n8", "packed_k_n8_awq", "packed_n_k2",
                                                                "packed_k2_n", "q4_0_blocks",   "packed_n_k2_hi",
-                                                               "packed_k2_n_hi", "halves_n_k"};
+                                                               "packed_k2_n_hi", "halves_n_k",  "packed_n_k8"};
   return layout >= 0 && layout < W4A16_WEIGHT_LAYOUT_COUNT ? names[layout] : NULL;
 }
 static inline const char *w4a16_scales_layout_name(int layout) {
