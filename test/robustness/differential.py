@@ -14,7 +14,8 @@ of magnitude 1/16..1 and random sign; every dynamic dim 3) through their w4a16c_
 entry points, the fused build on the CPU runtime (a shared copy of it, --runtime-lib); the results must agree
 within 5e-2 relative L2, or have fewer than 5 % of their elements off by more than 2e-2 (1 + |ref|) (the reference
 accumulates in the IR's own type, f16 included, so the bounds are loose: a matcher that takes a different formula
-moves most elements by O(1)). A 1-D i32/i64 argument is taken for GPTQ's g_idx: the
+moves most elements by O(1); where the IR accumulates in bf16, whose 8 bits leave the reference itself off by ~7 %
+over K = 4096, the bound is 25 % relative L2). A 1-D i32/i64 argument is taken for GPTQ's g_idx: the
 group numbers k / 128, shuffled (act-order); another 1-D i64 argument for a column list (the LLM.int8
 correction's cols): random indices below every static last dim of a matrix argument. Variants with other 1-D
 integer arguments (a gather index read at random would be out of bounds), or an input of more than --max-elems elements (16x that for integers, generated
@@ -40,6 +41,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutate  # noqa: E402  (the suite's mutations)
 
 FUNC_RE = re.compile(r"func\.func @([\w$.]+)\(([^)]*)\)\s*->\s*(\([^)]*\)|tensor<[^>]*>)\s*\{")
+# A reduction (a generic with a reduction loop, or a named matmul) whose accumulator is bf16.
+BF16_ACCUMULATOR_RE = re.compile(r'(?:"reduction"[^\n]*|linalg\.(?:batch_)?matmul[^\n]*)outs\([^)]*xbf16>\)')
+
+
+def accumulates_in_bf16(text, fname):
+    """Whether function `fname` of `text` reduces into a bf16 accumulator (the reference's own error is large)."""
+    head = re.search(r"^\s*func\.func @%s\(" % re.escape(fname), text, re.M)  # the definition, not a CHECK line
+    if not head:
+        return False
+    tail = re.search(r"^\s*func\.func @", text[head.end():], re.M)
+    return bool(BF16_ACCUMULATOR_RE.search(text[head.start():head.end() + tail.start() if tail else len(text)]))
 RESULT_TYPE_RE = re.compile(r"tensor<[^>]*>")
 ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
@@ -154,7 +166,7 @@ def inputs_for(func, rng, max_elems, narrow):
     return args, results
 
 
-def compare(fused_so, ref_so, fname, args, result):
+def compare(fused_so, ref_so, fname, args, result, bf16_accumulator=False):
     """'ok', a skip reason, or what differs between the two builds' results."""
     # Each build runs in a child process: a crash of compiled code must not take the harness with it.
     got = call_in_child(fused_so, fname, args, result)
@@ -178,7 +190,7 @@ def compare(fused_so, ref_so, fname, args, result):
     # Both: a reference that accumulates in f16 over K = 4096 is itself off by a few %, and an epilogue the chain
     # does not take (y / (1 - y) after a bypassed exp) magnifies that at a few elements (rel L2 0.97 with 2.3 % of
     # them off); a different formula moves most elements.
-    if num / den <= 5e-2 or off < 0.05:
+    if num / den <= 5e-2 or off < 0.05 or (bf16_accumulator and num / den <= 0.25):
         return "ok"
     return "@%s: rel L2 %.3e, %.1f %% of the elements off by more than 2e-2 (1 + |ref|)" % (fname, num / den, 100 * off)
 
@@ -218,7 +230,8 @@ def check_variant(text, path_base, tool_dir, rng, max_elems):
                          timeout=120)
     if ref.returncode != 0:
         return "skip: the reference does not compile"
-    verdicts = [compare(path_base + ".fused.so", path_base + ".ref.so", *f) for f in runnable]
+    verdicts = [compare(path_base + ".fused.so", path_base + ".ref.so", *f, bf16_accumulator=accumulates_in_bf16(text, f[0]))
+                for f in runnable]
     bad = [v for v in verdicts if v != "ok" and not v.startswith("skip")]
     return "; ".join(bad) if bad else "ok" if "ok" in verdicts else verdicts[0]
 
