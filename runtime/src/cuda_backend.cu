@@ -179,6 +179,13 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
                 (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
+    for (int t = 0; t < 2 && major == 9; ++t)  // v3 with W = 3 (up to 32 tokens, the exact forms)
+      for (int f = 0; f < 2; ++f)
+        for (int nt = 1; nt <= w4a16::kV3Tiles3; ++nt) {
+          const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, 2, nt);
+          if ((e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
+            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3, W = 3)");
+        }
     for (int t = 0; t < 2 && major == 9; ++t)  // v1's decode variant (chosen for v3 plans only)
       for (int f = 0; f < w4a16::kForms; ++f) {
         const KernelEntry &k = w4a16::v1_sliced_kernel(t == 1, f);
@@ -373,7 +380,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
     if (force_s >= 1 && force_s <= 8 && force_s <= G && prop.major >= 9) p->splits = force_s;  // tests
     if (p->version == 3) {
       // v3 can also be forced to reduce splits through the workspace (W4A16_FORCE_GLOBAL=1).
-      p->force_w = force_w == 2 || force_w == 4 ? force_w : 0;
+      p->force_w = force_w >= 2 && force_w <= 4 ? force_w : 0;
       p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
@@ -549,7 +556,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
                     cudaStream_t stream) {
   const int nt = token_tiles(M);
   const V3Choice c = v3_choice(p, M);
-  const int wi = c.W == 4 ? 1 : 0;
+  const int wi = w4a16::v3_width_index(c.W);
   const bool streamed = perm && p->gathers[M] == W4A16_GATHER_PERM_STREAMED;
   const w4a16::V3Entry &k =
       perm ? w4a16::v3_gather_kernel(p->bf16, p->form, wi, streamed) : w4a16::v3_kernel(p->bf16, p->form, wi, nt);

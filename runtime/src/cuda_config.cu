@@ -12,7 +12,7 @@
 namespace w4a16 {
 namespace config {
 
-static int g_occ[2][kForms][2][8][9];  // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
+static int g_occ[2][kForms][w4a16::kV3Widths][8][9];  // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
 static int g_occ_sliced[2][kForms];     // v1's decode variant: resident CTAs per GPU for (bf16, form)
 
 void reset_capacity_cache() {
@@ -138,7 +138,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // stays because it still picks better there: without it 7 rows went from -7.8..+4.3 % over the plain call to
   // +9.5..+17.8 % (bench/RESULTS.md session 28, run 3).
   const bool gathered_before = p->act_order && M >= 8 && M <= 64;
-  for (int wi = 1; wi >= 0; --wi) {
+  for (int wi : {1, 2, 0}) {  // W = 4, 3, 2
     // Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave (act-order calls, whose sweep, session 18,
     // had both widths, excepted). In a model, a kernel whose CTAs take a whole SM following one of half-SM CTAs
     // (or the reverse) starts on an SM only when the previous kernel's CTAs there have all finished; with one width
@@ -147,6 +147,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     // M = 48 / 64 with it, 90.0 / 106.4 with W = 4 throughout; single N = 4096 calls 24-36 % slower with W = 4
     // (bench/RESULTS.md session 21). M = 33-40 (T = 40) keeps the mix too: no layer measured there.
     if (wi == 0 && T <= kLayerRuleTokens && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
+    if (!w4a16::v3_has(p->form, wi, nt) || (wi == 2 && p->act_order)) continue;  // no W = 3 gathering kernels
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
@@ -180,11 +181,11 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const long long resident = (cap + sms - 1) / sms;  // CTAs one SM holds at once
         const long long per_sm = ctas <= cap ? (ctas + sms - 1) / sms : waves * resident;  // the busiest SM's
         const double warps = (double)(per_sm < resident ? per_sm : resident) * 4 * k.W;   // ... at once
-        const double needed = T >= 48 ? 8 : 16;
+        const double needed = T >= 48 ? 8 : k.W == 3 ? 12 : 16;
         const double eff = warps >= needed ? 1.0 : warps / needed;
         const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
                                      (double)tiles * k.W * G / counted_sms(sms, T));
-        const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W == 4 ? 5.0 : 0.5;  // workspace: by slot size
+        const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W >= 3 ? 5.0 : 0.5;  // workspace: by slot size
         const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
@@ -224,7 +225,7 @@ size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool p
 w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
   if (p->version != 3 || w4a16::is_affine(p->form) || M < 1 || M > 8) return W4A16_GATHER_BY_LAUNCH;
   const V3Choice c = p->v3[M];
-  const int wi = c.W == 4 ? 1 : 0;
+  const int wi = w4a16::v3_width_index(c.W);
   const int plain_per_sm = v3_capacity(p->bf16, p->form, wi, 1, 1, p->sms) / p->sms;  // cached per device
   for (const w4a16_gather_mode mode : {W4A16_GATHER_PERM_IN_SMEM, W4A16_GATHER_PERM_STREAMED}) {
     const w4a16::V3Entry &g = w4a16::v3_gather_kernel(p->bf16, p->form, wi, mode == W4A16_GATHER_PERM_STREAMED);

@@ -60,18 +60,20 @@ using sm90::kBlockCols;
 // Shape of one CTA. W = 4 warpgroups, one CTA per SM; or W = 2 and two CTAs per SM, which gives the
 // host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
-// query sees). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier,
-// refills, loop control) are paid once per 256 k. FORM: the weight's form (its records, see load_w).
+// query sees); or, up to 32 tokens and for the exact forms, W = 3, one CTA per SM like W = 4, for N whose
+// 256-column tiles leave SMs idle (4096x22016: 86 tiles of 256 columns, 115 of 192, on 132 SMs). One
+// pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop control) are
+// paid once per 256 k. FORM: the weight's form (its records, see load_w).
 // GATHER: the act-order kernels' producer warp gathers x's columns itself (gather_x in the kernel).
 template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
-  static constexpr int kCtasPerSm = W == 4 ? 1 : 2;
+  static constexpr int kCtasPerSm = W >= 3 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
   // x comes from a warp of its own where that costs no registers (W = 4, up to 16 tokens: 544 threads
   // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
   // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
   // kernels always have one.
-  static constexpr bool kProducerWarp = GATHER || (W == 4 && kTok <= 16);
+  static constexpr bool kProducerWarp = GATHER || (W >= 3 && kTok <= 16);
   // Offsets (affine, 128-k groups), W = 4, up to kSumRows rows of x: the mma multiplies x by code - zi exactly, the
   // group's scales are applied per accumulator as in the exact forms, and the offsets enter as o * (the group's sum
   // of x), the sums of up to kSumGroups groups computed from x in global memory before the main loop (sum_groups in
@@ -85,7 +87,7 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kXBox = kTok * 128;              // one 64-k TMA box: kTok rows x 128 B
   static constexpr int kXStage = 4 * kXBox;             // 256 k; a multiple of 1024 (the swizzle atom)
   // x stages (the main loop handles 3 or 4); 3 where 4 would not fit (the affine forms' larger records)
-  static constexpr int kXS = kTok <= 32 && W == 4 && FORM != kAffine32 ? 4 : 3;
+  static constexpr int kXS = kTok <= 32 && W >= 3 && FORM != kAffine32 ? 4 : 3;
   static constexpr int kXAhead = kXS - 2;               // x steps requested ahead of the consumer
   // A warp's ring slot holds two groups: each 1 KB of its weights and its 16 columns' TileMeta record,
   // laid out [weights 0][weights 1][record 0][record 1] and padded to a multiple of 128 bytes, so that
@@ -96,7 +98,7 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kMeta1 = kMeta0 + TileMeta<FORM>::kBytes;    // group 1's record
   static constexpr int kWarpSlot = (kMeta1 + TileMeta<FORM>::kBytes + 127) / 128 * 128;
   static constexpr int kWStage = kW * 4 * kWarpSlot;
-  static constexpr int kBudget = W == 4 ? 222 * 1024 : 112 * 1024;
+  static constexpr int kBudget = W >= 3 ? 222 * 1024 : 112 * 1024;
   static constexpr int kWD = kXS;                       // weight ring depth (steps): the main loop is
                                                         // unrolled over both rings at once
   static constexpr int kXBytes = kXS * kXStage;
@@ -106,10 +108,10 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kRingOrRed = kRingBytes > kRedBytes ? kRingBytes : kRedBytes;
   // The epilogue's residual rows and bias, copied into shared memory while the main loop runs (behind
   // the ring and the partial sums), where that fits without costing occupancy: W = 4 up to 56 tokens,
-  // W = 2 up to 32. Read from global memory at the end instead, each load is a full memory round trip
+  // W = 3 and 2 up to 32. Read from global memory at the end instead, each load is a full memory round trip
   // (~2 us while the other CTAs stream) on the call's critical path (per-CTA timelines, bench/RESULTS.md session 6).
   static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
-  static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W == 4 ? 227 * 1024 : kBudget);
+  static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W >= 3 ? 227 * 1024 : kBudget);
   static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
   // GATHER: the CTA's range of perm, then x's rows, behind everything else (the host adds their bytes,
   // gather_smem_bytes, to kSmemBytes at launch).

@@ -84,6 +84,22 @@ static uint64_t run_form(const w4t_form *f, int paths, uint64_t seed, w4t_stats 
     for (int64_t M = 8; M <= 64; M += 8)
       w4t_run_case_form(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, f, seed++, st, 0);
   }
+  /* v3 with 3 warpgroups (up to 32 tokens, the exact forms; other plans keep W = 4 or 2): N = 520 (9 blocks: 3 whole
+     tiles), N = 4104 (65 blocks: the last tile 2 of 3), one split, 3 in a cluster, 3 through the workspace; one to
+     four token tiles */
+  set_wg(3);
+  setenv("W4A16_FORCE_GLOBAL", "0", 1); /* clusters */
+  for (int s = 1; s <= 3; s += 2) {
+    set_splits(s);
+    w4t_run_case_form(&gpu_ops, 2048, 520, 1 + s, W4T_RANDOM, f, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 1152, 4104, 8 - s, W4T_OPPOSITE_RES, f, seed++, st, 0);
+    w4t_run_case_form(&gpu_ops, 2048, 520, 14 + 6 * s, W4T_RANDOM, f, seed++, st, 0); /* 2 and 4 token tiles */
+  }
+  set_global(1);
+  w4t_run_case_form(&gpu_ops, 1152, 4104, 5, W4T_RANDOM, f, seed++, st, 0);
+  w4t_run_case_form(&gpu_ops, 1152, 4104, 23, W4T_RANDOM, f, seed++, st, 0);
+  set_global(0);
+  set_splits(0);
   set_wg(0);
   set_global(1);
   for (int s = 2; s <= 8; s += 3) {
@@ -216,6 +232,12 @@ static void run_matrix(int small, w4t_stats *st) {
       w4t_run_case(&gpu_ops, 2048, 520, 24, W4T_RANDOM, seed++, st, 0);
       w4t_run_case(&gpu_ops, 2048, 520, 64, W4T_OPPOSITE_RES, seed++, st, 0);
     }
+    set_wg(3); /* up to 32 tokens: the last tile of N = 4104 partly outside N; 3 splits through the workspace */
+    w4t_run_case(&gpu_ops, 2048, 4104, 1, W4T_RANDOM, seed++, st, 0);
+    w4t_run_case(&gpu_ops, 2048, 520, 32, W4T_OPPOSITE_RES, seed++, st, 0);
+    set_splits(3), set_global(1);
+    w4t_run_case(&gpu_ops, 1152, 4104, 8, W4T_OPPOSITE_RES, seed++, st, 0);
+    set_splits(0), set_global(0);
     set_wg(0);
     /* v3 split-K through the workspace instead of clusters: 2 and 7 splits (K = 1152: 9 groups,
        uneven), M = 1 (one-row slots), 17, 65 (two 64-token chunks: twice the tiles) */
@@ -592,9 +614,11 @@ static void test_cuda_errors(void) {
 }
 
 /* ---- the configuration the host chooses (docs/kernel.md, "How the host chooses the configuration") ----
- * On sm_90 a plain plan of the LLaMA-7B projection shapes runs CTAs of one width (W = 4) up to M = 32, and splits
+ * On sm_90 a plain plan of the LLaMA-7B projection shapes runs whole-SM CTAs (W = 4 or 3) up to M = 32, and splits
  * K through the workspace, not clusters, wherever the workspace takes a split: in a model each call follows
- * another kernel, and mixed widths or clusters start late behind it (bench/RESULTS.md sessions 20-21). From 48
+ * another kernel, and a kernel of half-SM CTAs (W = 2) behind one of whole-SM CTAs, or clusters, start late behind
+ * it (bench/RESULTS.md sessions 20-21). 4096x12288 and 4096x22016 (qkv and gate/up) take W = 3 there: 128 and 115
+ * CTAs of 192 columns instead of 96 and 86 of 256 on 132 SMs (session 33: 6-12 % faster). From 48
  * tokens the cost model's mix of widths and of reductions is faster, in the layer too: 4096x4096 and 11008x4096
  * take W = 2 there, and 4096x4096 a cluster (session 27: 18-20 % faster than the workspace at M = 48-64). The v3
  * rule is checked with W4A16_FORCE_KERNEL=v3. By default the N = 4096 shapes, where that v3 configuration splits K,
@@ -617,16 +641,18 @@ static void test_chooser(void) {
       w4a16_plan_describe(v3, Ms[m], desc3, sizeof desc3);
       w4a16_plan_describe(plan, Ms[m], desc, sizeof desc);
       const int cluster = strstr(desc3, "cluster") != NULL;
-      ok = strstr(desc3, Ms[m] <= 32 || wide_from_48 ? " W=4 " : " W=2 ") &&
-           (Ms[m] <= 32 ? !cluster : K != 4096 || N != 4096 || cluster);
+      const int three = N == 12288 || N == 22016;  // W = 3 up to 32 tokens
+      if (Ms[m] <= 32) ok = three ? strstr(desc3, " W=3 ") != NULL : strstr(desc3, " W=4 ") || strstr(desc3, " W=3 ");
+      else ok = strstr(desc3, wide_from_48 ? " W=4 " : " W=2 ") != NULL;
+      ok = ok && (Ms[m] <= 32 ? !cluster : K != 4096 || N != 4096 || cluster);
       const int expect_sliced = N == 4096 && (Ms[m] <= 2 || (Ms[m] <= 8 && K <= 4096));
       if (ok && expect_sliced) ok = strstr(desc3, "split-K") && strstr(desc, "k-slices"), sliced = 1;
       else if (ok) ok = !strcmp(desc, desc3);
     }
     char what[512];
     snprintf(what, sizeof what,
-             "chooser: %lldx%lld plain plan, v3 W = 4 and no cluster at M = 1..32, W = %d at 48, 64%s; %s%s%s",
-             (long long)K, (long long)N, wide_from_48 ? 4 : 2, K == 4096 && N == 4096 ? " (a cluster)" : "",
+             "chooser: %lldx%lld plain plan, v3 W = %s and no cluster at M = 1..32, W = %d at 48, 64%s; %s%s%s",
+             (long long)K, (long long)N, N == 12288 || N == 22016 ? "3" : "4 or 3", wide_from_48 ? 4 : 2, K == 4096 && N == 4096 ? " (a cluster)" : "",
              !sliced ? "v3 at every M" : K <= 4096 ? "v1 sliced at M = 1..8 (v3 splits K there)"
                                                    : "v1 sliced at M = 1, 2 (v3 splits K there), v3 at 3 and 8",
              ok ? "" : "; got: ", ok ? "" : desc);

@@ -1,6 +1,6 @@
 /* CUDA-graph safety of the runtime (issue #16, docs/contract.md §2), on the GPU:
  *   1. every configuration class the chooser can pick, forced (kernel v1, and its decode variant with K sliced
- *      inside the CTA; v3 with 2 or 4 warpgroups, one split, cluster split-K, split-K through the workspace) at
+ *      inside the CTA; v3 with 2, 3 or 4 warpgroups, one split, cluster split-K, split-K through the workspace) at
  *      M in {1, 8, 16, 17, 24, 32, 48, 64} on the benchmark shapes and 4096x11008 / 11008x4096: each call captured in global and in
  *      thread-local mode, the graph replayed (1000 times for the first M of a class, else 50), every
  *      replay's output bitwise equal to the eager call's, and an eager call after the replays too;
@@ -52,6 +52,10 @@ static const Class kClasses[] = {
     {"v1-S1", "v1", NULL, "1", NULL},
     {"v1-cluster2", "v1", NULL, "2", NULL},
     {"v1-sliced", "sliced", NULL, NULL, NULL}, /* v1's decode variant at M <= 8; v3's choice above */
+    /* W = 3 exists up to 32 tokens for the exact forms; beyond, forcing it leaves the cost model's W = 4, S = 1 */
+    {"v3-W3-S1", NULL, "3", "1", NULL},
+    {"v3-W3-cluster3", NULL, "3", "3", "0"},
+    {"v3-W3-workspace3", NULL, "3", "3", "1"},
 };
 enum { kNumClasses = sizeof kClasses / sizeof kClasses[0] };
 
