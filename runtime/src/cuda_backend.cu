@@ -179,8 +179,8 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
                 (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
-    for (int t = 0; t < 2 && major == 9; ++t)  // v3 with W = 3 (up to 32 tokens, the exact forms)
-      for (int f = 0; f < 2; ++f)
+    for (int t = 0; t < 2 && major == 9; ++t)  // v3 with W = 3 (up to 32 tokens)
+      for (int f = 0; f < w4a16::kForms; ++f)
         for (int nt = 1; nt <= w4a16::kV3Tiles3; ++nt) {
           const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, 2, nt);
           if ((e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)

@@ -1,7 +1,7 @@
 // Instantiates the v3 kernels (kernels.h) of one io type and one family of forms (common.cuh): the forms x
 // 2 or 4 warpgroups per CTA x token tiles 1..8 (M rounded up to 8, at most 64 per CTA), and for the exact
-// forms the act-order kernels that gather x's columns themselves and 3 warpgroups x token tiles 1..4. f16
-// and the exact forms here; gemm_v3_{bf16,affine,affine_bf16}.cu include this file with W4A16_KERNEL_BF16 and / or
+// forms the act-order kernels that gather x's columns themselves; every form also with 3 warpgroups x token
+// tiles 1..4. f16 and the exact forms here; gemm_v3_{bf16,affine,affine_bf16}.cu include this file with W4A16_KERNEL_BF16 and / or
 // W4A16_KERNEL_AFFINE set.
 #include "kernels.h"
 
@@ -22,7 +22,7 @@ template <int NT, int W, int FORM, bool GATHER = false, bool STREAMED = false> c
   {entry<1, W, F>(), entry<2, W, F>(), entry<3, W, F>(), entry<4, W, F>(), entry<5, W, F>(), entry<6, W, F>(),       \
    entry<7, W, F>(), entry<8, W, F>()}
 #define W4A16_V3_FORM(F) {W4A16_V3_ROW(2, F), W4A16_V3_ROW(4, F)}
-// W = 3 (exact forms, up to 32 tokens: kernels.h's kV3Tiles3)
+// W = 3 (up to 32 tokens: kernels.h's kV3Tiles3)
 #define W4A16_V3_W3(F) {entry<1, 3, F>(), entry<2, 3, F>(), entry<3, 3, F>(), entry<4, 3, F>()}
 // The act-order kernels that gather x themselves: one token tile (M <= 8), the exact forms (GPTQ's); perm in
 // shared memory, then read from global memory.
@@ -30,8 +30,10 @@ template <int NT, int W, int FORM, bool GATHER = false, bool STREAMED = false> c
   {{entry<1, 2, F, true>(), entry<1, 4, F, true>()}, {entry<1, 2, F, true, true>(), entry<1, 4, F, true, true>()}}
 #if defined(W4A16_KERNEL_AFFINE) && defined(W4A16_KERNEL_BF16)
 extern const V3Entry kV3BF16Affine[3][2][8] = {W4A16_V3_FORM(kAffine128), W4A16_V3_FORM(kAffine64), W4A16_V3_FORM(kAffine32)};
+extern const V3Entry kV3BF16Affine3[3][kV3Tiles3] = {W4A16_V3_W3(kAffine128), W4A16_V3_W3(kAffine64), W4A16_V3_W3(kAffine32)};
 #elif defined(W4A16_KERNEL_AFFINE)
 extern const V3Entry kV3F16Affine[3][2][8] = {W4A16_V3_FORM(kAffine128), W4A16_V3_FORM(kAffine64), W4A16_V3_FORM(kAffine32)};
+extern const V3Entry kV3F16Affine3[3][kV3Tiles3] = {W4A16_V3_W3(kAffine128), W4A16_V3_W3(kAffine64), W4A16_V3_W3(kAffine32)};
 #elif defined(W4A16_KERNEL_BF16)
 extern const V3Entry kV3BF16Exact[2][2][8] = {W4A16_V3_FORM(kSymmetric), W4A16_V3_FORM(kZeroPoints)};
 extern const V3Entry kV3BF16Gather[2][2][2] = {W4A16_V3_GATHER(kSymmetric), W4A16_V3_GATHER(kZeroPoints)};

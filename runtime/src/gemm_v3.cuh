@@ -60,7 +60,7 @@ using sm90::kBlockCols;
 // Shape of one CTA. W = 4 warpgroups, one CTA per SM; or W = 2 and two CTAs per SM, which gives the
 // host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
 // columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
-// query sees); or, up to 32 tokens and for the exact forms, W = 3, one CTA per SM like W = 4, for N whose
+// query sees); or, up to 32 tokens, W = 3, one CTA per SM like W = 4, for N whose
 // 256-column tiles leave SMs idle (4096x22016: 86 tiles of 256 columns, 115 of 192, on 132 SMs). One
 // pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop control) are
 // paid once per 256 k. FORM: the weight's form (its records, see load_w).
@@ -74,13 +74,13 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
   // kernels always have one.
   static constexpr bool kProducerWarp = GATHER || (W >= 3 && kTok <= 16);
-  // Offsets (affine, 128-k groups), W = 4, up to kSumRows rows of x: the mma multiplies x by code - zi exactly, the
+  // Offsets (affine, 128-k groups), W = 4 or 3, up to kSumRows rows of x: the mma multiplies x by code - zi exactly, the
   // group's scales are applied per accumulator as in the exact forms, and the offsets enter as o * (the group's sum
   // of x), the sums of up to kSumGroups groups computed from x in global memory before the main loop (sum_groups in
   // the kernel). Computing W = (code - zi) * s + o in the dequantisation instead costs each lane 4 more fma per word
   // (+8..+33 % at M <= 32, bench/RESULTS.md session 11); so did summing each stage in the loop, and these sums for
   // 16 rows (session 24). With more rows the kernel takes the dequantisation's form.
-  static constexpr bool kSums = FORM == kAffine128 && !GATHER && W == 4 && kTok == 8;
+  static constexpr bool kSums = FORM == kAffine128 && !GATHER && W >= 3 && kTok == 8;
   static constexpr int kSumGroups = 128, kSumRows = 4;
   static constexpr int kThreads = kW * 128 + (kProducerWarp ? 32 : 0);
   static constexpr int kCols = kW * kBlockCols;

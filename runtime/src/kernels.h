@@ -35,14 +35,15 @@ struct V3Entry {
   int W;
 };
 extern const V3Entry kV3F16Exact[2][2][8], kV3F16Affine[3][2][8], kV3BF16Exact[2][2][8], kV3BF16Affine[3][2][8];
-// v3 with W = 3 warpgroups: up to 32 tokens (kV3Tiles3 token tiles), the exact forms: [form][token tiles 1..4].
+// v3 with W = 3 warpgroups: up to 32 tokens (kV3Tiles3 token tiles): [form][token tiles 1..4].
 // Width index 2 (v3_kernel).
 constexpr int kV3Tiles3 = 4;
-extern const V3Entry kV3F16Exact3[2][kV3Tiles3], kV3BF16Exact3[2][kV3Tiles3];
+extern const V3Entry kV3F16Exact3[2][kV3Tiles3], kV3BF16Exact3[2][kV3Tiles3], kV3F16Affine3[3][kV3Tiles3],
+    kV3BF16Affine3[3][kV3Tiles3];
 constexpr int kV3Widths = 3;  // width indices: 0 = W 2, 1 = W 4, 2 = W 3
 inline int v3_width_index(int W) { return W == 4 ? 1 : W == 3 ? 2 : 0; }
 // Whether v3 has a kernel of width index wi for (form, token tiles).
-inline bool v3_has(int form, int wi, int nt) { return wi < 2 || (nt <= kV3Tiles3 && !is_affine(form)); }
+inline bool v3_has(int form, int wi, int nt) { return wi < 2 || nt <= kV3Tiles3; }
 // Act-order kernels of the exact forms that gather x's columns themselves (gemm_v3.cuh, GATHER), one token
 // tile: [form][perm in shared memory, perm read from global memory (STREAMED)][W = 2, 4].
 extern const V3Entry kV3F16Gather[2][2][2], kV3BF16Gather[2][2][2];
@@ -56,6 +57,7 @@ inline const KernelEntry &v1_sliced_kernel(bool bf16, int form) {
   return (bf16 ? kV1BF16ExactSliced : kV1F16ExactSliced)[form];
 }
 inline const V3Entry &v3_kernel(bool bf16, int form, int wi, int nt) {  // v3_has(form, wi, nt)
+  if (wi == 2 && is_affine(form)) return (bf16 ? kV3BF16Affine3 : kV3F16Affine3)[form - kAffine128][nt - 1];
   if (wi == 2) return (bf16 ? kV3BF16Exact3 : kV3F16Exact3)[form][nt - 1];
   if (is_affine(form)) return (bf16 ? kV3BF16Affine : kV3F16Affine)[form - kAffine128][wi][nt - 1];
   return (bf16 ? kV3BF16Exact : kV3F16Exact)[form][wi][nt - 1];

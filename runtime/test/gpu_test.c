@@ -84,9 +84,8 @@ static uint64_t run_form(const w4t_form *f, int paths, uint64_t seed, w4t_stats 
     for (int64_t M = 8; M <= 64; M += 8)
       w4t_run_case_form(&gpu_ops, 2048, 520, M - (M % 16 == 0), W4T_RANDOM, f, seed++, st, 0);
   }
-  /* v3 with 3 warpgroups (up to 32 tokens, the exact forms; other plans keep W = 4 or 2): N = 520 (9 blocks: 3 whole
-     tiles), N = 4104 (65 blocks: the last tile 2 of 3), one split, 3 in a cluster, 3 through the workspace; one to
-     four token tiles */
+  /* v3 with 3 warpgroups (up to 32 tokens): N = 520 (9 blocks: 3 whole tiles), N = 4104 (65 blocks: the last tile
+     2 of 3), one split, 3 in a cluster, 3 through the workspace; one to four token tiles */
   set_wg(3);
   setenv("W4A16_FORCE_GLOBAL", "0", 1); /* clusters */
   for (int s = 1; s <= 3; s += 2) {
@@ -200,18 +199,23 @@ static void run_affine_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_sta
                            {W4T_ZP_EXTREME, 64, f16, bf},     {W4T_ZP_FRACTIONAL, 32, f16, f16}, {W4T_ZP_NONE, 32, bf, bf},
                            {W4T_ZP_FRACTIONAL, 128, bf, f16}, {W4T_ZP_RANDOM, 64, bf, bf}};
   for (int i = 0; i < 8; ++i) seed = run_form(&more[i], 0, seed, more[i].io == bf ? stbf : st16);
-  /* Kernel v3's sums path (offsets as o * the group's sum of x: G = 128, W = 4, M <= 4, the sums of 128 groups at a
-     time): one split, so that a CTA holds 21, 32, 47, 64 or 129 groups (the last: the sums refreshed once, for a
-     one-group tail), M = 1..4, every data kind, offsets and the zero points that make a plan affine, f16 and bf16. */
-  set_wg(4), set_splits(1);
+  /* Kernel v3's sums path (offsets as o * the group's sum of x: G = 128, W = 4 or 3, M <= 4, the sums of 128 groups
+     at a time): one split, so that a CTA holds 21, 32, 47, 64 or 129 groups (the last: the sums refreshed once, for a
+     one-group tail), M = 1..4, every data kind, offsets and the zero points that make a plan affine, f16 and bf16;
+     N = 256 (one W = 4 tile) and 200 (W = 3: one whole tile of 192 columns, one of 8). */
+  set_splits(1);
   static const int64_t sumK[] = {2688, 4096, 6016, 8192, 16512};
-  for (int io = 0; io < 2; ++io)
-    for (int i = 0; i < 5; ++i)
-      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
-        static const w4t_zp affine128[] = {W4T_OFFSETS, W4T_ZP_FRACTIONAL, W4T_ZP_SIXTEEN};
-        const w4t_form f = {affine128[kind % 3], 128, io ? bf : f16, io ? bf : f16};
-        w4t_run_case_form(&gpu_ops, sumK[i], 256, 1 + (i + kind) % 4, (w4t_kind)kind, &f, seed++, io ? stbf : st16, 0);
-      }
+  for (int w = 4; w >= 3; --w) {
+    set_wg(w);
+    for (int io = 0; io < 2; ++io)
+      for (int i = 0; i < 5; ++i)
+        for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+          static const w4t_zp affine128[] = {W4T_OFFSETS, W4T_ZP_FRACTIONAL, W4T_ZP_SIXTEEN};
+          const w4t_form f = {affine128[kind % 3], 128, io ? bf : f16, io ? bf : f16};
+          w4t_run_case_form(&gpu_ops, sumK[i], w == 4 ? 256 : 200, 1 + (i + kind) % 4, (w4t_kind)kind, &f, seed++,
+                            io ? stbf : st16, 0);
+        }
+  }
   set_wg(0), set_splits(0);
 }
 
