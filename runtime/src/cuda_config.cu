@@ -12,7 +12,8 @@
 namespace w4a16 {
 namespace config {
 
-static int g_occ[2][kForms][w4a16::kV3Widths][8][9];  // v3: resident CTAs per GPU for (bf16, form, W, NT, S); -1 = not asked
+// v3: resident CTAs per GPU for (bf16, form, width index, NT, S); -1 = not asked
+static int g_occ[2][kForms][w4a16::kV3Widths][8][9];
 static int g_occ_sliced[2][kForms];     // v1's decode variant: resident CTAs per GPU for (bf16, form)
 
 void reset_capacity_cache() {
@@ -105,12 +106,12 @@ static double counted_sms(int sms, int T) {
 }
 
 // v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
-// (one CTA per SM) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
+// (one CTA per SM), W = 3 (one per SM, up to 32 tokens) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
 // when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
 // 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
 // in block-groups (64 columns x 128 k): those the busiest SM streams, scaled up when the SM holds
-// fewer warps than its loop needs to hide its latencies (16, or 8 from 48 tokens, where each wgmma
-// is larger), or all of them over the SMs that count (counted_sms) if that is more; scaled by the x
+// fewer warps than its loop needs to hide its latencies (16, 12 for W = 3, or 8 from 48 tokens, where each
+// wgmma is larger), or all of them over the SMs that count (counted_sms) if that is more; scaled by the x
 // tile each CTA re-reads from L2 (a quarter of an HBM byte per byte); plus a fixed cost per wave of
 // CTAs (fill, epilogue) and per split (the reduction). With W = 4 a cluster's reduction costs more
 // than the workspace's at small T (its CTAs wait for each other twice, with nothing else on their
@@ -119,8 +120,8 @@ static double counted_sms(int sms, int T) {
 // (bench/results/2026-11-30-s6-timeline: 8192x8192, W = 4, 3 splits, workspace vs cluster: -1.5 us
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
-// taken only when nothing fits in one. Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave, and for
-// act-order calls; ties go to W = 4 and fewer splits. Up to 32 tokens, clusters only where the workspace can take no
+// taken only when nothing fits in one. Up to 32 tokens, W = 2 only where neither W = 4 nor W = 3 fits anything in
+// one wave, and for act-order calls (which have no W = 3 kernels); ties go to W = 4, then 3, and fewer splits. Up to 32 tokens, clusters only where the workspace can take no
 // split, and for act-order calls that gather x first (below).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;

@@ -1,8 +1,8 @@
 // Instantiates the v3 kernels (kernels.h) of one io type and one family of forms (common.cuh): the forms x
 // 2 or 4 warpgroups per CTA x token tiles 1..8 (M rounded up to 8, at most 64 per CTA), and for the exact
 // forms the act-order kernels that gather x's columns themselves; every form also with 3 warpgroups x token
-// tiles 1..4. f16 and the exact forms here; gemm_v3_{bf16,affine,affine_bf16}.cu include this file with W4A16_KERNEL_BF16 and / or
-// W4A16_KERNEL_AFFINE set.
+// tiles 1..4. f16 and the exact forms here; gemm_v3_{bf16,affine,affine_bf16}.cu include this file with
+// W4A16_KERNEL_BF16 and / or W4A16_KERNEL_AFFINE set.
 #include "kernels.h"
 
 #ifdef W4A16_KERNEL_BF16
