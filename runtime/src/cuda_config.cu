@@ -121,8 +121,8 @@ static double counted_sms(int sms, int T) {
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
 // taken only when nothing fits in one. Up to 32 tokens, W = 2 only where neither W = 4 nor W = 3 fits anything in
-// one wave, and for act-order calls (which have no W = 3 kernels); ties go to W = 4, then 3, and fewer splits. Up to 32 tokens, clusters only where the workspace can take no
-// split, and for act-order calls that gather x first (below).
+// one wave, and for act-order calls (which have no W = 3 kernels); ties go to W = 4, then 3, and fewer splits. Up to
+// 32 tokens, clusters only where the workspace can take no split, and for act-order calls that gather x first (below).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
