@@ -106,9 +106,10 @@ static double counted_sms(int sms, int T) {
 }
 
 // v3 configuration for M tokens (T = 8*nt per CTA, 64-token chunks beyond): W = 4 warpgroups per CTA
-// (one CTA per SM), W = 3 (one per SM, up to 32 tokens) or W = 2 (two per SM), S CTAs per tile along K, reduced by S-CTA clusters or,
-// when those would not all fit at once (4-CTA clusters of one CTA per SM fill only 120 of the H200's
-// 132 SMs), through the plan's workspace if the memory contract leaves room for it. Estimated time,
+// (one CTA per SM), W = 3 (one per SM, up to 32 tokens) or W = 2 (two per SM), S CTAs per tile along
+// K, reduced by S-CTA clusters or, when those would not all fit at once (4-CTA clusters of one CTA per SM
+// fill only 120 of the H200's 132 SMs), through the plan's workspace if the memory contract leaves room
+// for it. Estimated time,
 // in block-groups (64 columns x 128 k): those the busiest SM streams, scaled up when the SM holds
 // fewer warps than its loop needs to hide its latencies (16, 12 for W = 3, or 8 from 48 tokens, where each
 // wgmma is larger), or all of them over the SMs that count (counted_sms) if that is more; scaled by the x
