@@ -17,7 +17,7 @@
 #   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
 #                                             separate vs merged plans, graph and eager; M = MS) into
 #                                             layer-NAME.{log,csv}; its tables go to the summary
-#   bench/prebuilt-gpu.sh timeline NAME       the same from an instrumented build (kernel v3 stamps each CTA's
+#   bench/prebuilt-gpu.sh timeline NAME       the same from an instrumented build (kernels v3 and v1 stamp each CTA's
 #                                             phases: runtime/src/timeline.cuh) with --timeline, and
 #                                             bench/timeline.py's per-launch table into the summary. Build and
 #                                             stage it with: cmake -S . -B build-tl -G Ninja -DW4A16_RUNTIME_ONLY=ON

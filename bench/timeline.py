@@ -11,8 +11,10 @@ Per launch (the CTAs sharing a plan weight pointer in one replay), times in us:
   skew      max - median of main loop done: the slowest CTA's lag
   exchange  last CTA done - last main loop done: split-K exchange and epilogue on the critical path
   span      last CTA done - previous launch's last CTA done: this launch's share of the layer time
-Medians over the layer copies and replays. Only kernel v3's CTAs stamp; other kernels (the separate
-configuration's GLU product) fall into the next launch's span.
+Medians over the layer copies and replays. Kernel v3's and kernel v1's CTAs stamp (v1, and its decode variant, since
+session 34: its first weights and first x land in one cp.async stage, so `weights` and `first_x` share that stamp, and
+`exchange` is the slices' and the cluster's reduction plus the epilogue); other kernels (the separate configuration's
+GLU product) fall into the next launch's span.
   bench/timeline.py TIMELINE.csv [--names merged=qkv,o,gateup,down separate=q,k,v,o,gate,up,down]"""
 import csv
 import statistics

@@ -504,14 +504,20 @@ extern "C" void w4a16_cuda_plan_describe(const w4a16_cuda_plan *p, int64_t M, ch
 }
 
 #ifdef W4A16_TIMELINE
-// The device buffer v3 calls stamp their phases into (runtime/src/timeline.cuh); null: none. Instrumented builds
-// only: the layer benchmark's --timeline sets it around one graph replay.
+// The device buffer v3 and v1 calls stamp their phases into (runtime/src/timeline.cuh); null: none. Instrumented
+// builds only: the layer benchmark's --timeline sets it around one graph replay.
 // Each launch gets the next of timeline::kLaunches regions of timeline::kCtas records.
 static unsigned long long *g_timeline;
 static unsigned g_timeline_launch;
 extern "C" void w4a16_debug_set_timeline(unsigned long long *device_buffer) {
   g_timeline = device_buffer;
   g_timeline_launch = 0;
+}
+// The next launch's region, or null without a buffer.
+static unsigned long long *next_timeline_region() {
+  if (!g_timeline) return nullptr;
+  return g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *
+                          w4a16::timeline::kWords;
 }
 #endif
 
@@ -589,9 +595,7 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   set_call_args(a, p, bias, residual, act, outs, M);
   a.x = reinterpret_cast<const uint16_t *>(x);
 #ifdef W4A16_TIMELINE
-  if (g_timeline)
-    a.timeline = g_timeline + (size_t)(g_timeline_launch++ % w4a16::timeline::kLaunches) * w4a16::timeline::kCtas *
-                                  w4a16::timeline::kWords;
+  a.timeline = next_timeline_region();
 #endif
   cudaLaunchAttribute attrs[2];
   if (p->pdl) add_pdl(cfg, attrs);
@@ -700,6 +704,9 @@ extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const u
   set_call_args(a, p, bias, residual, act, outs, M);
   a.x = x;  // v3 reads x through its tensor map instead
   a.splits = splits;
+#ifdef W4A16_TIMELINE
+  a.timeline = next_timeline_region();
+#endif
 
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)splits, (unsigned)((p->Npad + cols - 1) / cols), (unsigned)((M + 63) / 64));

@@ -36,6 +36,7 @@
 
 #include "common.cuh"
 #include "sm90.cuh"  // launch_dependents, grid_dependency_wait
+#include "timeline.cuh"
 
 namespace w4a16 {
 
@@ -51,6 +52,9 @@ struct GemmArgs {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, splits, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
+#ifdef W4A16_TIMELINE
+  unsigned long long *timeline;  // instrumented builds only (timeline.cuh): where each CTA's time goes
+#endif
 };
 
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid) {
@@ -145,6 +149,9 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   constexpr int NA = C::kNA;
   extern __shared__ __align__(16) unsigned char smem[];
 
+#ifdef W4A16_TIMELINE
+  unsigned long long *const tl = timeline::take(args.timeline, args.wq);  // thread 0's record (timeline.cuh)
+#endif
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   // The warp's K slice (which group of each stage it takes) and its place among the slice's warps (which of
   // the CTA's tiles it owns). KS = 1: one slice, cw = warp.
@@ -231,6 +238,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   sm90::launch_dependents();
   sm90::grid_dependency_wait();
 #endif
+  W4A16_STAMP(tl, kWaited);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < nsteps) load_x(s, s);
@@ -241,6 +249,10 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   for (int i = 0; i < nsteps; ++i) {
     cp_async_wait<STAGES - 2>();  // this thread's copies for stage i have landed
     __syncthreads();              // everyone's have, and everyone is done with the buffer refilled next
+    if (i == 0) {  // one cp.async stage brings the first weights and x
+      W4A16_STAMP(tl, kFirstWeights);
+      W4A16_STAMP(tl, kFirstX);
+    }
     if (i + STAGES - 1 < nsteps) {
       load_plan_data((i + STAGES - 1) % STAGES, i + STAGES - 1);
       load_x((i + STAGES - 1) % STAGES, i + STAGES - 1);
@@ -314,6 +326,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums
+  W4A16_STAMP(tl, kLoopDone);
 
   float *red = reinterpret_cast<float *>(smem);
   store_partials<C>(acc, red + slice * C::kRows * C::kRedStride, cw, lane);
@@ -340,10 +353,12 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   if (splits > 1) __trap();  // host never asks for split-K below sm_90 (no clusters there)
   __syncthreads();
 #endif
+  W4A16_STAMP(tl, kEpilogueReady);  // the slices' and the cluster's partial sums are in place
 
   reduce_and_store<T, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, tile0 * 16, m0, args.N,
                                                         EpilogueInputs::global(args.bias, args.residual, m0, args.N),
                                                         args.out, args.act);
+  W4A16_STAMP(tl, kDone);
 }
 
 }  // namespace w4a16

@@ -1,7 +1,8 @@
-// Where a v3 call's time goes, CTA by CTA (issue #21's per-kernel timeline). Only in builds configured with
-// -DW4A16_TIMELINE=ON (bench/prebuilt-gpu.sh timeline); otherwise every stamp below compiles to nothing and
-// sm90::Args has no timeline field. The host gives each launch its own region of the buffer the benchmark set
-// (w4a16_debug_set_timeline; a captured launch keeps its region, so a graph replay rewrites the same records),
+// Where a call's time goes (kernels v3 and v1), CTA by CTA (issue #21's per-kernel timeline). Only in builds
+// configured with -DW4A16_TIMELINE=ON (bench/prebuilt-gpu.sh timeline); otherwise every stamp below compiles to
+// nothing and sm90::Args and GemmArgs have no timeline field. The host gives each launch its own region of the buffer
+// the benchmark set (w4a16_debug_set_timeline; a captured launch keeps its region, so a graph replay rewrites the
+// same records),
 // and thread 0 of each CTA writes %globaltimer (ns, one clock for all SMs) into its CTA's record at each phase
 // boundary -- plain stores, no atomics, so that the stamps cost the kernel next to nothing:
 //   [0] the plan's weight pointer (which launch)  [1] blockIdx.x | y << 16 | z << 32 | smid << 48
