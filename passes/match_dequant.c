@@ -138,10 +138,16 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
       }
       continue;
     }
-    if (intWidth(elementTypeOf(r->tensor)) > 0 && numInts < 3)
-      ints[numInts++] = *r;
-    else if (numFloats < 3)
-      floats[numFloats++] = *r;
+    /* every distinct element read is counted (the remark below names the counts); the first three of each kind kept */
+    if (intWidth(elementTypeOf(r->tensor)) > 0) {
+      if (numInts < 3)
+        ints[numInts] = *r;
+      ++numInts;
+    } else {
+      if (numFloats < 3)
+        floats[numFloats] = *r;
+      ++numFloats;
+    }
   }
   p->readNoCodesOrScales |= numInts == 0 || numFloats == 0;
   if (numInts < 1 || numInts > 2 || numFloats < 1 || numFloats > 2 || numInts + numFloats > 3) {
