@@ -169,22 +169,18 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     for (int t = 0; t < 2; ++t)
       for (int f = 0; f < w4a16::kForms; ++f)
-        for (int w = 0; w < 2; ++w)
-          for (int nt = 0; nt < 8; ++nt) {
-            const KernelEntry &k1 = w4a16::v1_kernel(t == 1, f, w, nt + 1);
+        for (int nt = 1; nt <= 8; ++nt) {
+          for (int w = 0; w < 2; ++w) {
+            const KernelEntry &k1 = w4a16::v1_kernel(t == 1, f, w, nt);
             if ((e = cudaFuncSetAttribute(k1.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k1.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1)");
-            const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, w, nt + 1);
-            if (major == 9 &&
-                (e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
+          }
+          for (int wi = 0; wi < w4a16::kV3Widths && major == 9; ++wi) {  // W = 3 only up to 32 tokens (v3_has)
+            if (!w4a16::v3_has(f, wi, nt)) continue;
+            const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, wi, nt);
+            if ((e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
-    for (int t = 0; t < 2 && major == 9; ++t)  // v3 with W = 3 (up to 32 tokens)
-      for (int f = 0; f < w4a16::kForms; ++f)
-        for (int nt = 1; nt <= w4a16::kV3Tiles3; ++nt) {
-          const w4a16::V3Entry &k3 = w4a16::v3_kernel(t == 1, f, 2, nt);
-          if ((e = cudaFuncSetAttribute(k3.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k3.smem)) != cudaSuccess)
-            return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3, W = 3)");
         }
     for (int t = 0; t < 2 && major == 9; ++t)  // v1's decode variant (chosen for v3 plans only)
       for (int f = 0; f < w4a16::kForms; ++f) {

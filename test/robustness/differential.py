@@ -41,6 +41,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutate  # noqa: E402  (the suite's mutations)
 
 FUNC_RE = re.compile(r"func\.func @([\w$.]+)\(([^)]*)\)\s*->\s*(\([^)]*\)|tensor<[^>]*>)\s*\{")
+RESULT_TYPE_RE = re.compile(r"tensor<[^>]*>")
+ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
+DYN = 3  # every dynamic dim
+RUNTIME = None  # the shared runtime (--runtime-lib), for the message of a refused call
+MLIR_OPT = None  # upstream's mlir-opt (--mlir-opt), for the reference's runtime verification
 # A reduction (a generic with a reduction loop, or a named matmul) whose accumulator is bf16.
 BF16_ACCUMULATOR_RE = re.compile(r'(?:"reduction"[^\n]*|linalg\.(?:batch_)?matmul[^\n]*)outs\([^)]*xbf16>\)')
 
@@ -52,12 +58,6 @@ def accumulates_in_bf16(text, fname):
         return False
     tail = re.search(r"^\s*func\.func @", text[head.end():], re.M)
     return bool(BF16_ACCUMULATOR_RE.search(text[head.start():head.end() + tail.start() if tail else len(text)]))
-RESULT_TYPE_RE = re.compile(r"tensor<[^>]*>")
-ARG_TYPE_RE = re.compile(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)")
-ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i4": 1, "i8": 1, "i32": 4, "i64": 8}
-DYN = 3  # every dynamic dim
-RUNTIME = None  # the shared runtime (--runtime-lib), for the message of a refused call
-MLIR_OPT = None  # upstream's mlir-opt (--mlir-opt), for the reference's runtime verification
 
 
 def parse_tensor(t):
