@@ -122,14 +122,16 @@ static double counted_sms(int sms, int T) {
 // at M = 1, -1.2 at M = 32, +0.7 at M = 64; 14336x4096 at M = 16-32: W = 2 with 7-CTA clusters
 // 0.7-1.6 us faster than any W = 4 configuration). A second wave (a tail that the first wave's SMs wait for) is
 // taken only when nothing fits in one. Up to 32 tokens, W = 2 only where neither W = 4 nor W = 3 fits anything in
-// one wave, and for act-order calls (which have no W = 3 kernels); ties go to W = 4, then 3, and fewer splits. Up to
-// 32 tokens, clusters only where the workspace can take no split, and for act-order calls that gather x first (below).
+// one wave, and for act-order calls (W = 3 only from 9 tokens: there are no W = 3 gathering kernels); ties go to
+// W = 4, then 3, and fewer splits. Up to 32 tokens, clusters only where the workspace can take no split, or from 17
+// tokens where a one-wave cluster has the workspace pick's width and as many splits (below; act-order calls that
+// gather x first have a rule of their own).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
-  V3Choice best = {4, 1, false}, best_cluster = {0, 0, false};
-  double best_cost = -1, best_cluster_cost = -1;
+  V3Choice best = {4, 1, false}, best_cluster = {0, 0, false}, cluster_of_width[w4a16::kV3Widths] = {};
+  double best_cost = -1, best_cluster_cost = -1, cluster_cost_of_width[w4a16::kV3Widths] = {-1, -1, -1};
   // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
   // gather_row_kernel's kRows), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
   // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
@@ -149,7 +151,10 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
     // M = 48 / 64 with it, 90.0 / 106.4 with W = 4 throughout; single N = 4096 calls 24-36 % slower with W = 4
     // (bench/RESULTS.md session 21). M = 33-40 (T = 40) keeps the mix too: no layer measured there.
     if (wi == 0 && T <= kLayerRuleTokens && !p->force_w && !p->act_order && best_cost >= 0 && best_cost < 1e6) break;
-    if (!w4a16::v3_has(p->form, wi, nt) || (wi == 2 && p->act_order)) continue;  // no W = 3 gathering kernels
+    // No W = 3 gathering kernels: act-order calls of up to 8 tokens, which may gather x in the GEMM, keep W = 4 or 2.
+    // From 9 tokens they gather by a launch and run the plain kernel (H100, session 35 run 3: 11008x4096 and
+    // 14336x4096 at M = 16 2.4 / 3.6 % faster L2-cold with W = 3 in the running, 5-6 % slower L2-hot; others +-0.2 us).
+    if (!w4a16::v3_has(p->form, wi, nt) || (wi == 2 && p->act_order && M <= 8)) continue;
     const w4a16::V3Entry &k = w4a16::v3_kernel(p->bf16, p->form, wi, nt);
     if (p->force_w && p->force_w != k.W) continue;
     const long long tiles = v3_tiles(p, M, k.W);
@@ -173,7 +178,10 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
       const bool workspace_fits = workspace_takes(S);
       for (int global = 0; global <= (S > 1); ++global) {
         if (S > 1 && p->force_global >= 0 && p->force_global != global) continue;
-        if (S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before && T <= kLayerRuleTokens) continue;
+        // Up to 32 tokens the workspace before clusters (the layer rule above); such a cluster is still costed for
+        // the same-width rule below.
+        const bool layer_rule_skips =
+            S > 1 && p->force_global < 0 && !global && workspace_splits && !gathered_before && T <= kLayerRuleTokens;
         const V3Choice c = {k.W, S, global != 0};
         if (global && !workspace_fits) continue;
         int cap = v3_capacity(p->bf16, p->form, wi, nt, global ? 1 : S, sms);
@@ -190,9 +198,12 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W >= 3 ? 5.0 : 0.5;  // workspace: by slot size
         const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
-        if (best_cost < 0 || cost < best_cost - 1e-9) best = c, best_cost = cost;
-        if (S > 1 && !global && waves == 1 && (best_cluster_cost < 0 || cost < best_cluster_cost - 1e-9))
+        if (!layer_rule_skips && (best_cost < 0 || cost < best_cost - 1e-9)) best = c, best_cost = cost;
+        if (S > 1 && !global && waves == 1 && !layer_rule_skips &&
+            (best_cluster_cost < 0 || cost < best_cluster_cost - 1e-9))
           best_cluster = c, best_cluster_cost = cost;
+        if (S > 1 && !global && waves == 1 && (cluster_cost_of_width[wi] < 0 || cost < cluster_cost_of_width[wi] - 1e-9))
+          cluster_of_width[wi] = c, cluster_cost_of_width[wi] = cost;
       }
     }
   }
@@ -206,7 +217,21 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // shape of 8 whose pick changed there, went from +12.7 / +11.8 % to +7.4 / +5.5 % at M = 12 / 16.
   if (gathered_before && T >= 16 && T <= kLayerRuleTokens && best.S > 1 && best.global && best_cluster_cost >= 0 &&
       best_cluster.S >= best.S && p->force_global < 0)
-    best = best_cluster;
+    return best_cluster;
+  // Plain calls of 17 to 32 tokens take a one-wave cluster of the workspace pick's width over it where the cluster
+  // has as many splits: it saves the workspace's exchange (its partial sums stored, a flag polled and the sums
+  // reloaded: each a memory round trip on the call's critical path, 4.8-6.1 us of qkv, o and down at M = 32 in the
+  // LLaMA-7B layer's timeline). With W = 3 such clusters start on time behind the previous kernel. Measured with
+  // clusters wherever one fits (W4A16_FORCE_GLOBAL=0, H200, bench/RESULTS.md session 34, runs 3-5): the layer 48.0 /
+  // 51.9 / 58.2 / 62.0 us at M = 8 / 16 / 24 / 32 against 48.9 / 54.0 / 62.5 / 66.3; single calls where the cluster
+  // kept the width and the splits 3-14 % faster, with fewer splits 7-12 % slower where K is long (8192x8192,
+  // 28672x8192). This rule alone (H100, session 35, run 1): the layer 62.0 / 62.8 us at M = 24 / 32 against 64.1 /
+  // 67.6, but 58.4 against 57.7 at M = 16 and 53.1 against 52.9 at M = 8 (only qkv switches there), hence from 17.
+  constexpr int kClusterRuleFromTokens = 16;
+  const int bw = w4a16::v3_width_index(best.W);
+  if (!p->act_order && M > kClusterRuleFromTokens && T <= kLayerRuleTokens && best.S > 1 && best.global &&
+      cluster_cost_of_width[bw] >= 0 && cluster_of_width[bw].S >= best.S && p->force_global < 0)
+    return cluster_of_width[bw];
   return best;
 }
 
