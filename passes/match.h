@@ -45,8 +45,11 @@ typedef struct MatmulMatch {
    * their ranges; none in a matvec, M = 1), and their positions among y's dims. A sample row m (the
    * matchers evaluate at m = 0 .. numRows) has every row loop at 0, except loop m - 1 at 1 for m > 0. */
   int numRows, rowLoops[kMaxRank], rowPos[kMaxRank];
-  int dimN, dimKOuter, dimKInner;       /* dimKOuter < 0: K is one loop */
-  int64_t K, N, kInner;                 /* kInner: range of the inner K loop (K when one loop) */
+  int dimN;
+  /* K's loops, outermost first: one, or K split into groups, or a super-block's (block, sub-block, element)
+   * loops; k is their mixed-radix number (k = (k0 * r1 + k1) * r2 + k2 for ranges r0, r1, r2). */
+  int numKLoops, kLoops[kMaxRank];
+  int64_t K, N;
   /* N split over y's last two dims (a [.., H, D] view of the output folded into the contraction): dimNOuter >= 0,
    * column n at (n / nInner, n % nInner); else -1 and nInner = N. */
   int dimNOuter;

@@ -72,7 +72,7 @@ static Scalar positionTag(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   return width ? intScalar(h % 16, width) : floatScalar(1.0 + (double)(h % 1024) / 1024.0);
 }
 
-/* Iteration point for (sample row m, k, n): K splits into (outer, inner) when the contraction is grouped. */
+/* Iteration point for (sample row m, k, n): k split over K's loops, innermost fastest. */
 static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, int64_t *iter) {
   memset(iter, 0, sizeof(int64_t) * kMaxRank);
   if (m > 0)
@@ -80,9 +80,10 @@ static void iterationAt(const MatmulMatch *mm, int64_t m, int64_t k, int64_t n, 
   iter[mm->dimN] = n % mm->nInner;
   if (mm->dimNOuter >= 0)
     iter[mm->dimNOuter] = n / mm->nInner;
-  if (mm->dimKOuter >= 0)
-    iter[mm->dimKOuter] = k / mm->kInner;
-  iter[mm->dimKInner] = mm->dimKOuter >= 0 ? k % mm->kInner : k;
+  for (int i = mm->numKLoops - 1; i >= 0; --i) {
+    const int64_t range = i > 0 ? mm->view.loopRange[mm->kLoops[i]] : k + 1; /* the outermost takes the rest */
+    iter[mm->kLoops[i]] = k % range, k /= range;
+  }
 }
 
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx) {
@@ -271,14 +272,42 @@ static bool matchWeightInBody(MatmulMatch *mm, Reason *why) {
   return false;
 }
 
-/* Evaluates the x operand at (m, k) and returns the one leaf it reads, or NULL. */
-static const LeafRead *readX(MatmulMatch *mm, Evaluator *ev, int64_t m, int64_t k) {
-  int64_t iter[kMaxRank], idx[kMaxRank];
-  iterationAt(mm, m, k, 0, iter);
+/* Evaluates the x operand at iteration point iter and returns the one leaf it reads, or NULL. */
+static const LeafRead *readXAtIter(MatmulMatch *mm, Evaluator *ev, const int64_t *iter) {
+  int64_t idx[kMaxRank];
   evalAffineMap(mm->view.maps[mm->xInput], iter, idx);
   evalReset(ev);
   evalElement(ev, linalgInput(&mm->view, mm->xInput), idx);
   return ev->error || ev->numReads != 1 ? NULL : &ev->reads[0];
+}
+
+/* Evaluates the x operand at (sample row m, k). */
+static const LeafRead *readX(MatmulMatch *mm, Evaluator *ev, int64_t m, int64_t k) {
+  int64_t iter[kMaxRank];
+  iterationAt(mm, m, k, 0, iter);
+  return readXAtIter(mm, ev, iter);
+}
+
+/* How far x's element moves, row-major over the tensor x's leaf read, when loop d goes from 0 to 1 (every other
+ * loop at 0); -1 if that read is not one element, or moves along a dim after a dynamic one. */
+static int64_t xStride(MatmulMatch *mm, int d) {
+  Evaluator ev;
+  evalInit(&ev, seeThroughX, leafIndexTag, NULL);
+  int64_t iter[kMaxRank] = {0};
+  iter[d] = 1;
+  const LeafRead *r = readXAtIter(mm, &ev, iter);
+  if (!r)
+    return -1;
+  int64_t stride = 0, size = 1;
+  for (int i = r->rank - 1; i >= 0; --i) {
+    if (r->idx[i] != 0) {
+      if (size < 0)
+        return -1;
+      stride += r->idx[i] * size;
+    }
+    size = dimOf(r->tensor, i) < 0 || size < 0 ? -1 : size * dimOf(r->tensor, i);
+  }
+  return stride;
 }
 
 static bool readAnyInteger(const Evaluator *ev) {
@@ -387,8 +416,8 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
     }
     kLoops[numK++] = d;
   }
-  if (numK < 1 || numK > 2) {
-    setReason(why, v->op, "contraction over %d loops (expected K, or K split into groups)", numK);
+  if (numK < 1) {
+    setReason(why, v->op, "no contraction loop shared by x and the weight (K)");
     return false;
   }
   mm->nInner = v->loopRange[mm->dimN];
@@ -410,18 +439,19 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
               W4A16_MIN_GROUP_SIZE);
     return false;
   }
-  mm->dimKOuter = -1;
-  mm->dimKInner = kLoops[0];
-  mm->kInner = mm->K;
-  if (numK == 2) { /* the inner loop is the one that moves x by one element */
-    mm->dimKOuter = kLoops[0], mm->dimKInner = kLoops[1], mm->kInner = v->loopRange[kLoops[1]];
-    Evaluator ev;
-    evalInit(&ev, seeThroughX, leafIndexTag, NULL);
-    const LeafRead *r = readX(mm, &ev, 0, 1);
-    if (r && r->rank == 2 && r->idx[1] != 1) {
-      mm->dimKOuter = kLoops[1], mm->dimKInner = kLoops[0], mm->kInner = v->loopRange[kLoops[0]];
+  /* K's loops in x's order, outermost first (by how far each moves x; matchX checks the row-major reading) */
+  int64_t stride[kMaxRank];
+  for (int i = 0; i < numK; ++i)
+    stride[i] = numK > 1 ? xStride(mm, kLoops[i]) : 1;
+  for (int i = 1; i < numK; ++i)
+    for (int j = i; j > 0 && stride[j] > stride[j - 1]; --j) {
+      const int64_t s = stride[j];
+      const int d = kLoops[j];
+      stride[j] = stride[j - 1], kLoops[j] = kLoops[j - 1];
+      stride[j - 1] = s, kLoops[j - 1] = d;
     }
-  }
+  mm->numKLoops = numK;
+  memcpy(mm->kLoops, kLoops, sizeof(int) * (size_t)numK);
   return true;
 }
 
