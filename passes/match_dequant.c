@@ -389,24 +389,32 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
     }
     return true;
   }
-  /* The offset form: value = (code - z) * scale + m, z = 0 (GGUF Q4_1's d * q + m) or 8 (torchao). */
-  for (int swap = 0; swap < 2; ++swap)
-    for (int z = 0; z <= 8; z += 8) {
-      bool ok = true;
-      for (int i = 0; i < count && ok; ++i) {
-        const Sample *s = &samples[i];
-        const double scale = swap ? s->zpRaw.f : s->scale, m = swap ? s->scale : s->zpRaw.f;
-        const double want = ((double)s->code - z) * scale + m;
-        ok = fabs(s->value - want) <= 1e-9 * (1 + fabs(want));
+  /* The offset form: value = (code - z) * scale + m, z = 0 (GGUF Q4_1's d * q + m) or 8 (torchao). GGUF's K-quants
+   * subtract their minimum instead (sign -1): the op adds offsets, and a negated copy would be a tensor computed per
+   * call, so that form is named, not taken. */
+  for (int sign = 1; sign >= -1; sign -= 2)
+    for (int swap = 0; swap < 2; ++swap)
+      for (int z = 0; z <= 8; z += 8) {
+        bool ok = true;
+        for (int i = 0; i < count && ok; ++i) {
+          const Sample *s = &samples[i];
+          const double scale = swap ? s->zpRaw.f : s->scale, m = swap ? s->scale : s->zpRaw.f;
+          const double want = ((double)s->code - z) * scale + sign * m;
+          ok = fabs(s->value - want) <= 1e-9 * (1 + fabs(want));
+        }
+        if (!ok)
+          continue;
+        if (sign < 0) {
+          setReason(why, mm->view.op, "an offset subtracted ((code - z) * scale - m, as GGUF's K-quants subtract their "
+                                      "minimum); the op adds offsets");
+          return false;
+        }
+        if (swap) {
+          swapFloatRoles(dq, samples, count);
+        }
+        dq->offsets = true, dq->zeroPoint = z;
+        return true;
       }
-      if (!ok)
-        continue;
-      if (swap) {
-        swapFloatRoles(dq, samples, count);
-      }
-      dq->offsets = true, dq->zeroPoint = z;
-      return true;
-    }
   setReason(why, mm->view.op,
             "reads two float tensors, neither of them a zero point subtracted from the codes or an offset added");
   return false;
