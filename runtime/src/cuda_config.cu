@@ -130,8 +130,10 @@ static double counted_sms(int sms, int T) {
 constexpr int kLayerRuleTokens = 32;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
-  V3Choice best = {4, 1, false}, best_cluster = {0, 0, false}, cluster_of_width[w4a16::kV3Widths] = {};
-  double best_cost = -1, best_cluster_cost = -1, cluster_cost_of_width[w4a16::kV3Widths] = {-1, -1, -1};
+  // The cheapest one-wave cluster of each width (the act-order and same-width rules below choose among them).
+  V3Choice best = {4, 1, false}, cluster_of_width[w4a16::kV3Widths] = {};
+  double best_cost = -1, cluster_cost_of_width[w4a16::kV3Widths] = {-1, -1, -1};
+  constexpr int kWidthOrder[] = {1, 2, 0};  // W = 4, 3, 2: ties go to the first
   // An act-order call of 8 to 64 tokens first gathers x in M CTAs of 1024 threads (act_order_cuda.cu,
   // gather_row_kernel's kRows), launched early (PDL): they hold M SMs while this call's CTAs arrive, one CTA of this
   // kernel fewer on each. A cluster needs all its CTAs placed at once, so its capacity drops by M; with that,
@@ -142,7 +144,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // stays because it still picks better there: without it 7 rows went from -7.8..+4.3 % over the plain call to
   // +9.5..+17.8 % (bench/RESULTS.md session 28, run 3).
   const bool gathered_before = p->act_order && M >= 8 && M <= 64;
-  for (int wi : {1, 2, 0}) {  // W = 4, 3, 2
+  for (int wi : kWidthOrder) {
     // Up to 32 tokens, W = 2 only where W = 4 fits nothing in one wave (act-order calls, whose sweep, session 18,
     // had both widths, excepted). In a model, a kernel whose CTAs take a whole SM following one of half-SM CTAs
     // (or the reverse) starts on an SM only when the previous kernel's CTAs there have all finished; with one width
@@ -199,9 +201,6 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (!layer_rule_skips && (best_cost < 0 || cost < best_cost - 1e-9)) best = c, best_cost = cost;
-        if (S > 1 && !global && waves == 1 && !layer_rule_skips &&
-            (best_cluster_cost < 0 || cost < best_cluster_cost - 1e-9))
-          best_cluster = c, best_cluster_cost = cost;
         if (S > 1 && !global && waves == 1 && (cluster_cost_of_width[wi] < 0 || cost < cluster_cost_of_width[wi] - 1e-9))
           cluster_of_width[wi] = c, cluster_cost_of_width[wi] = cost;
       }
@@ -215,9 +214,14 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // and from +11.6 to -0.7 % on 4096x11008 at M = 32. Clusters with fewer splits lost 9-18 points where they were
   // forced (28672x8192: 3 splits instead of 4; run 4). From 9 tokens since session 29 (run 3): 4096x12288, the only
   // shape of 8 whose pick changed there, went from +12.7 / +11.8 % to +7.4 / +5.5 % at M = 12 / 16.
-  if (gathered_before && T >= 16 && T <= kLayerRuleTokens && best.S > 1 && best.global && best_cluster_cost >= 0 &&
-      best_cluster.S >= best.S && p->force_global < 0)
-    return best_cluster;
+  if (gathered_before && T >= 16 && T <= kLayerRuleTokens && best.S > 1 && best.global && p->force_global < 0) {
+    int cheapest = -1;  // of every width (the layer rule skips nothing for these calls)
+    for (int wi : kWidthOrder)
+      if (cluster_cost_of_width[wi] >= 0 &&
+          (cheapest < 0 || cluster_cost_of_width[wi] < cluster_cost_of_width[cheapest] - 1e-9))
+        cheapest = wi;
+    if (cheapest >= 0 && cluster_of_width[cheapest].S >= best.S) return cluster_of_width[cheapest];
+  }
   // Plain calls of 17 to 32 tokens take a one-wave cluster of the workspace pick's width over it where the cluster
   // has as many splits: it saves the workspace's exchange (its partial sums stored, a flag polled and the sums
   // reloaded: each a memory round trip on the call's critical path, 4.8-6.1 us of qkv, o and down at M = 32 in the

@@ -69,7 +69,7 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
   static constexpr int kCtasPerSm = W >= 3 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
-  // x comes from a warp of its own where that costs no registers (W = 4, up to 16 tokens: 544 threads
+  // x comes from a warp of its own where that costs no registers (W = 4 or 3, up to 16 tokens: W = 4's 544 threads
   // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
   // thread 0 of a rotating warpgroup at the top of each step. A gather needs a whole warp, so the act-order
   // kernels always have one.

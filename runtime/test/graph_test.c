@@ -52,7 +52,7 @@ static const Class kClasses[] = {
     {"v1-S1", "v1", NULL, "1", NULL},
     {"v1-cluster2", "v1", NULL, "2", NULL},
     {"v1-sliced", "sliced", NULL, NULL, NULL}, /* v1's decode variant at M <= 8; v3's choice above */
-    /* W = 3 exists up to 32 tokens for the exact forms; beyond, forcing it leaves the cost model's W = 4, S = 1 */
+    /* W = 3 exists up to 32 tokens (every form); beyond, forcing it leaves the cost model's W = 4, S = 1 */
     {"v3-W3-S1", NULL, "3", "1", NULL},
     {"v3-W3-cluster3", NULL, "3", "3", "0"},
     {"v3-W3-workspace3", NULL, "3", "3", "1"},
