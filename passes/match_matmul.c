@@ -288,26 +288,19 @@ static const LeafRead *readX(MatmulMatch *mm, Evaluator *ev, int64_t m, int64_t 
   return readXAtIter(mm, ev, iter);
 }
 
-/* How far x's element moves, row-major over the tensor x's leaf read, when loop d goes from 0 to 1 (every other
- * loop at 0); -1 if that read is not one element, or moves along a dim after a dynamic one. */
+/* How far x's element moves, row-major over the tensor x's leaf read (linearIndex), when loop d goes from 0 to 1
+ * (every other loop at 0); -1 if x is not read as one element there. */
 static int64_t xStride(MatmulMatch *mm, int d) {
   Evaluator ev;
   evalInit(&ev, seeThroughX, leafIndexTag, NULL);
   int64_t iter[kMaxRank] = {0};
-  iter[d] = 1;
   const LeafRead *r = readXAtIter(mm, &ev, iter);
   if (!r)
     return -1;
-  int64_t stride = 0, size = 1;
-  for (int i = r->rank - 1; i >= 0; --i) {
-    if (r->idx[i] != 0) {
-      if (size < 0)
-        return -1;
-      stride += r->idx[i] * size;
-    }
-    size = dimOf(r->tensor, i) < 0 || size < 0 ? -1 : size * dimOf(r->tensor, i);
-  }
-  return stride;
+  const int64_t from = linearIndex(r->tensor, r->idx); /* before the next read reuses ev */
+  iter[d] = 1;
+  r = readXAtIter(mm, &ev, iter);
+  return r ? linearIndex(r->tensor, r->idx) - from : -1;
 }
 
 static bool readAnyInteger(const Evaluator *ev) {
