@@ -130,6 +130,9 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
       (mlirAttributeIsNull(offset) || mlirValueIsNull(zeroPoints) ||
        !mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)))))
     fail(v, "zero_point_offset_wraps needs integer zero_points and zero_point_offset");
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("offsets_subtracted"))) &&
+      mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_are_offsets"))))
+    fail(v, "offsets_subtracted needs zero_points_are_offsets");
   MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
   if (!mlirAttributeIsNull(z)) {
     double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;

@@ -208,12 +208,13 @@ static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *s
 }
 
 /* Layouts whose elements the samples read alike, told apart by the order of the nibbles inside a word or
- * byte: AWQ's order along N, the even k in the high nibble of a byte. The arithmetic decides (matchDequant). */
+ * byte: AWQ's order along N, the even k in the high nibble of a byte, the first half of N in the low one. The arithmetic decides (matchDequant). */
 static w4a16_weight_layout otherNibbleOrder(w4a16_weight_layout layout) {
   switch (layout) {
   case W4A16_WEIGHT_PACKED_K_N8: return W4A16_WEIGHT_PACKED_K_N8_AWQ;
   case W4A16_WEIGHT_PACKED_N_K2: return W4A16_WEIGHT_PACKED_N_K2_HI;
   case W4A16_WEIGHT_PACKED_K2_N: return W4A16_WEIGHT_PACKED_K2_N_HI;
+  case W4A16_WEIGHT_HALVES_N_K: return W4A16_WEIGHT_HALVES_N_K_LO;
   default: return layout;
   }
 }
@@ -349,10 +350,10 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
 }
 
 /* What the zero-point tensor's element must be at sample s: the zero point code - value / scale, or in the
- * offset form the offset value - (code - zeroPoint) * scale. */
+ * offset form the offset +-(value - (code - zeroPoint) * scale). */
 static double zeroAt(const DequantMatch *dq, const Sample *s) {
   if (dq->offsets)
-    return s->value - ((double)s->code - dq->zeroPoint) * s->scale;
+    return (dq->offsetsSubtracted ? -1 : 1) * (s->value - ((double)s->code - dq->zeroPoint) * s->scale);
   return (double)s->code - s->value / s->scale;
 }
 
@@ -389,9 +390,8 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
     }
     return true;
   }
-  /* The offset form: value = (code - z) * scale + m, z = 0 (GGUF Q4_1's d * q + m) or 8 (torchao). GGUF's K-quants
-   * subtract their minimum instead (sign -1): the op adds offsets, and a negated copy would be a tensor computed per
-   * call, so that form is named, not taken. */
+  /* The offset form: value = (code - z) * scale +- m, z = 0 (GGUF Q4_1's d * q + m; optimum-quanto's scale * q -
+   * shift) or 8 (torchao). */
   for (int sign = 1; sign >= -1; sign -= 2)
     for (int swap = 0; swap < 2; ++swap)
       for (int z = 0; z <= 8; z += 8) {
@@ -404,19 +404,15 @@ static bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *s
         }
         if (!ok)
           continue;
-        if (sign < 0) {
-          setReason(why, mm->view.op, "an offset subtracted ((code - z) * scale - m, as GGUF's K-quants subtract their "
-                                      "minimum); the op adds offsets");
-          return false;
-        }
         if (swap) {
           swapFloatRoles(dq, samples, count);
         }
-        dq->offsets = true, dq->zeroPoint = z;
+        dq->offsets = true, dq->offsetsSubtracted = sign < 0, dq->zeroPoint = z;
         return true;
       }
   setReason(why, mm->view.op,
-            "reads two float tensors, neither of them a zero point subtracted from the codes or an offset added");
+            "reads two float tensors, neither of them a zero point subtracted from the codes or an offset added or "
+            "subtracted");
   return false;
 }
 

@@ -76,11 +76,13 @@ static const char *differentForm(const Sibling *a, const Sibling *b) {
   /* Every attribute that changes what a member's weight element is: the merged op carries the lead's. */
   static const char *const attrs[] = {"weight_layout",      "scales_layout",         "group_size",
                                       "zero_point",         "zero_point_layout",     "zero_point_offset",
-                                      "zero_point_offset_wraps", "zero_points_are_offsets", "signed_codes"};
+                                      "zero_point_offset_wraps", "zero_points_are_offsets", "offsets_subtracted",
+                                      "signed_codes"};
   static const char *const why[] = {"weight layouts differ",     "scales layouts differ",
                                     "group sizes differ",        "zero points differ",
                                     "zero-point layouts differ", "zero-point offsets differ",
                                     "zero-point offsets differ", "one adds offsets, the other subtracts zero points",
+                                    "one subtracts its offsets, the other adds them",
                                     "one has signed codes, the other unsigned"};
   for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
     MlirAttribute x = attr(a->op, attrs[i]), y = attr(b->op, attrs[i]);

@@ -95,7 +95,7 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
  * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
- * (code - z) * s + m) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
+ * (code - z) * s + m, negated under W4A16_ZP_SUBTRACTED) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
  * there are no offsets (the symmetric form). *unsure: (g * N + n) of the first int8 zero point of 128..255 read
  * without a wrap, else -1: the matcher, which samples zero points of up to 8 bits in 0..15, did not learn whether
  * the IR extends them signed or unsigned, and from 128 up the two differ. */
@@ -104,6 +104,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
   const bool toOffsets = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_OFFSETS);
   const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
   const bool wraps = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_WRAPS);
+  const double offsetSign = toOffsets && (key->zpLayout & W4A16_ZP_SUBTRACTED) ? -1.0 : 1.0;
   uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
   *offsets = toOffsets ? malloc((size_t)(groups * N) * sizeof **offsets) : NULL;
   if (!z || (toOffsets && !*offsets)) {
@@ -139,7 +140,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
           v = (double)((((int64_t)v % 16) + 16) % 16);
       }
       if (toOffsets) {
-        (*offsets)[g * N + n] = w4a16_f2h((float)v);
+        (*offsets)[g * N + n] = w4a16_f2h((float)(offsetSign * v)); /* exact: f16 negates by its sign bit */
         v = key->zeroPoint;
       }
       z[g * N + n] = w4a16_f2h((float)v);

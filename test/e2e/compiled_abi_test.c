@@ -19,6 +19,9 @@
  *   6. gptq_act_order: a g_idx whose groups do not hold 128 rows each (one row moved to another group; a
  *      group number out of range) is only known at run time: prepare returns W4A16_ERR_BAD_ARGUMENT with a
  *      message naming g_idx, prints nothing, aborts nothing, and leaves no plan behind; a valid g_idx prepares.
+ *   7. the zero-point layout code's flags, through a zero-point entry point called by hand: offsets subtracted
+ *      (W4A16_ZP_OFFSETS | W4A16_ZP_SUBTRACTED) give code * scale - m, added ones code * scale + m (exact
+ *      sums), and W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS is W4A16_ERR_BAD_ARGUMENT naming the flag.
  *
  *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so ACT_ORDER_FUSED.so */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +30,7 @@
 #include "hqq_group64.h"
 #include "iree_i4.h"
 #include "llama_mlp.h"
+#include "w4a16/contract.h"
 #include "w4a16/runtime_abi.h"
 
 #include <dlfcn.h>
@@ -366,6 +370,55 @@ static void act_order_tests(const char *fused) {
   free(x), free(s), free(b), free(q), free(z), free(g);
 }
 
+/* Declared by the code that calls it (runtime_abi.h describes the family). */
+int32_t _mlir_ciface_w4a16_rt_matmul_zp_i8_f16(w4a16_memref2d_f16 *x, w4a16_memref2d_i8 *weight,
+                                               w4a16_memref2d_f16 *scales, w4a16_memref1d_f16 *bias,
+                                               w4a16_memref2d_f16 *residual, w4a16_memref2d_f16 *zeroPoints,
+                                               w4a16_memref1d_i32 *groupIndex, w4a16_memref2d_f16 *out,
+                                               int32_t activation, int32_t weightLayout, int32_t scalesLayout,
+                                               int32_t hasBias, int32_t hasResidual, int32_t hasZeroPoints,
+                                               int32_t zeroPointLayout, int32_t zeroPointOffset, double zeroPoint,
+                                               int32_t hasGroupIndex);
+
+/* One row of x = 1 against a (128, 8) k_n weight of codes 3, scales 1 and offsets 0.5 with zero point 0: each
+ * output is 128 * (3 -+ 0.5), exact in f16. Returns the call's status; out[0] in *first. */
+static int32_t offsets_call(int32_t zpLayout, uint16_t *first) {
+  enum { kK = 128, kN = 8 };
+  static uint16_t x[kK], scales[kN], offsets[kN], out[kN];
+  static uint8_t codes[kK * kN];
+  static int32_t gidx[1];
+  for (int i = 0; i < kK; ++i)
+    x[i] = 0x3C00; /* 1.0 */
+  for (int i = 0; i < kK * kN; ++i)
+    codes[i] = 3;
+  for (int n = 0; n < kN; ++n)
+    scales[n] = 0x3C00, offsets[n] = 0x3800; /* 1.0, 0.5 */
+  w4a16_memref2d_f16 xm = {x, x, 0, {1, kK}, {kK, 1}}, sm = {scales, scales, 0, {1, kN}, {kN, 1}};
+  w4a16_memref2d_f16 zm = {offsets, offsets, 0, {1, kN}, {kN, 1}}, om = {out, out, 0, {1, kN}, {kN, 1}};
+  w4a16_memref2d_f16 none2 = {x, x, 0, {0, 0}, {0, 1}};
+  w4a16_memref1d_f16 none1 = {x, x, 0, {0}, {1}};
+  w4a16_memref1d_i32 noIndex = {gidx, gidx, 0, {0}, {1}};
+  w4a16_memref2d_i8 wm = {codes, codes, 0, {kK, kN}, {kN, 1}};
+  w4a16_rt_enter("offsets_by_hand", 1);
+  _mlir_ciface_w4a16_rt_matmul_zp_i8_f16(&xm, &wm, &sm, &none1, &none2, &zm, &noIndex, &om, W4A16_ACT_NONE,
+                                         W4A16_WEIGHT_K_N, W4A16_SCALES_G_N, 0, 0, 1, zpLayout, 0, 0.0, 0);
+  *first = out[0];
+  return w4a16_rt_leave();
+}
+
+static void zero_point_flag_tests(void) {
+  printf("zero-point layout flags, by hand\n");
+  uint16_t y = 0;
+  int32_t status = offsets_call(W4A16_ZP_G_N | W4A16_ZP_OFFSETS | W4A16_ZP_SUBTRACTED, &y);
+  check(status == 0 && y == 0x5D00, "offsets subtracted: 128 * (3 - 0.5) = 320");
+  status = offsets_call(W4A16_ZP_G_N | W4A16_ZP_OFFSETS, &y);
+  check(status == 0 && y == 0x5F00, "offsets added: 128 * (3 + 0.5) = 448");
+  status = offsets_call(W4A16_ZP_G_N | W4A16_ZP_SUBTRACTED, &y);
+  check(status == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "W4A16_ZP_SUBTRACTED without"),
+        "W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS: W4A16_ERR_BAD_ARGUMENT naming the flag");
+  w4a16_rt_release_plans();
+}
+
 /* Keeps the runtime's symbols in the executable for the dlopen'ed builds. */
 void *const w4a16_compiled_abi_keep[] = {(void *)_mlir_ciface_w4a16_rt_matmul_i32, (void *)_mlir_ciface_w4a16_rt_matmul_i8,
                                          (void *)_mlir_ciface_w4a16_rt_matmul_i4, (void *)w4a16_rt_enter,
@@ -400,6 +453,7 @@ int main(int argc, char **argv) {
   llama_tests(argv[3]);
   cuda_form_tests(argv[4]);
   act_order_tests(argv[5]);
+  zero_point_flag_tests();
   symbol_table_tests();
   printf("compiled-code ABI: %s\n", g_failures ? "FAIL" : "PASS");
   return g_failures ? 1 : 0;

@@ -3,9 +3,11 @@
 // through both, so the codes are read from the stored bytes: code(k, n) of the (N, K) weight sits in byte
 // (n*K + k) mod (N*K/2), its high nibble for n < N/2 -- the layout halves_n_k, W_q viewed as (N/2, K) -- and the
 // chain fuses (until then: "codes are computed by tensor.insert_slice, which the matcher does not see through";
-// the scales and zero points [N*K/64, 1] are reshaped to (N, K/64) through one dim). Look-alikes: the nibbles
-// concatenated low first (another pairing), a concatenation that leaves rows unwritten, and HQQ's axis = 0
-// grouping (not groups of consecutive k).
+// the scales and zero points [N*K/64, 1] are reshaped to (N, K/64) through one dim). The nibbles concatenated
+// low first pair the halves the other way round (optimum-quanto's PackedTensor does): layout halves_n_k_lo, which
+// fuses too (until then a look-alike, unfused: "reads two float tensors, neither of them a zero point ...", since
+// halves_n_k's codes made no zero point fit). Look-alikes: a concatenation that leaves rows unwritten, and HQQ's
+// axis = 0 grouping (not groups of consecutive k).
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -157,8 +159,10 @@ func.func @hqq_concat(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale: te
 // -----
 
 // CHECK-LABEL: func.func @low_nibbles_first(
-// CHECK-NOT:     w4a16.fused_matmul
-// REMARK: remark: w4a16: not fused: reads two float tensors, neither of them a zero point subtracted from the codes or an offset added
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      weight_layout = "halves_n_k_lo"
+// CHECK-NOT:     linalg.matmul
+// REMARK: remark: w4a16: fused as dequant(halves_n_k_lo, scales n_g, group 64, zero points n_g tensor<4096x1xf16>) -> matmul
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #bc = affine_map<(d0, d1) -> (d0, 0)>
 func.func @low_nibbles_first(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale: tensor<4096x1xf16>, %zero: tensor<4096x1xf16>) -> tensor<?x512xf16> {

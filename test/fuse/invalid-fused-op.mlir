@@ -169,6 +169,15 @@ func.func @wraps_without_offset(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s
 
 // -----
 
+// offsets_subtracted without zero_points_are_offsets (only offsets are subtracted; a zero point always is)
+func.func @subtracted_without_offsets(%x: tensor<?x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %z: tensor<2x64xf16>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op offsets_subtracted needs zero_points_are_offsets}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64, offsets_subtracted, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n", zero_point_layout = "g_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+
+// -----
+
 // zero points packed two per byte along the groups (ONNX Runtime's MatMulNBits, "packed_n_g2") must be i8 ...
 func.func @packed_n_g2_not_i8(%x: tensor<?x256xf16>, %w: tensor<64x128xi8>, %s: tensor<64x8xf16>, %z: tensor<64x4xi32>) -> tensor<?x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op zero_points must have i8 elements}}

@@ -140,17 +140,21 @@ func.func @different_forms(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s128: 
 // signed (two's-complement) codes beside unsigned ones, a tensor of added offsets beside one of zero points of the
 // same type and layout (merged, one member would be dequantised by the other's formula).
 // CHECK-LABEL: func.func @different_weight_meaning(
-// CHECK-COUNT-4: "w4a16.fused_matmul"
+// CHECK-COUNT-6: "w4a16.fused_matmul"
 // CHECK-NOT:     merged_matmul
 // REMARK-DAG: merge-siblings.mlir:[[# @LINE + 4]]:8: remark: w4a16: not merged with the sibling at {{.*}}: one has signed codes, the other unsigned
-// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 5]]:8: remark: w4a16: not merged with the sibling at {{.*}}: one adds offsets, the other subtracts zero points
-func.func @different_weight_meaning(%x: tensor<4x256xf16>, %wq: tensor<256x64xi4>, %sq: tensor<2x64xf16>, %wk: tensor<256x32xi4>, %sk: tensor<2x32xf16>, %zq: tensor<2x64xf16>, %zk: tensor<2x32xf16>) -> (tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>) {
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 6]]:8: remark: w4a16: not merged with the sibling at {{.*}}: one adds offsets, the other subtracts zero points
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 9]]:8: remark: w4a16: not merged with the sibling at {{.*}}: one subtracts its offsets, the other adds them
+func.func @different_weight_meaning(%x: tensor<4x256xf16>, %wq: tensor<256x64xi4>, %sq: tensor<2x64xf16>, %wk: tensor<256x32xi4>, %sk: tensor<2x32xf16>, %zq: tensor<2x64xf16>, %zk: tensor<2x32xf16>) -> (tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>) {
   %a = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", signed_codes, weight_layout = "k_n"} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>) -> tensor<4x64xf16>
   %b = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "k_n"} : (tensor<4x256xf16>, tensor<256x32xi4>, tensor<2x32xf16>) -> tensor<4x32xf16>
   %y = arith.addf %x, %x : tensor<4x256xf16>
   %c = "w4a16.fused_matmul"(%y, %wq, %sq, %zq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "k_n", zero_point_layout = "g_n", zero_points_are_offsets} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<4x64xf16>
   %d = "w4a16.fused_matmul"(%y, %wk, %sk, %zk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "k_n", zero_point_layout = "g_n"} : (tensor<4x256xf16>, tensor<256x32xi4>, tensor<2x32xf16>, tensor<2x32xf16>) -> tensor<4x32xf16>
-  return %a, %b, %c, %d : tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>
+  %u = arith.mulf %x, %x : tensor<4x256xf16>
+  %e = "w4a16.fused_matmul"(%u, %wq, %sq, %zq) {activation = "none", group_size = 128 : i64, offsets_subtracted, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "k_n", zero_point_layout = "g_n", zero_points_are_offsets} : (tensor<4x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %f = "w4a16.fused_matmul"(%u, %wk, %sk, %zk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "k_n", zero_point_layout = "g_n", zero_points_are_offsets} : (tensor<4x256xf16>, tensor<256x32xi4>, tensor<2x32xf16>, tensor<2x32xf16>) -> tensor<4x32xf16>
+  return %a, %b, %c, %d, %e, %f : tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>, tensor<4x64xf16>, tensor<4x32xf16>
 }
 
 // -----

@@ -50,10 +50,12 @@ typedef enum w4a16_weight_layout {
   W4A16_WEIGHT_HALVES_N_K = 10,    /* (N/2, K): byte [n mod N/2, k], the high nibble for n < N/2, else the low one:
                                       the (N, K) codes' first half paired with their second (HQQ's 4-bit packing,
                                       whatever its grouped view: it pairs element e with e + N*K/2) */
-  W4A16_WEIGHT_PACKED_N_K8 = 11    /* (N, K/8) i32: nibble k % 8 of word [n, k/8], least significant first (MLX's
+  W4A16_WEIGHT_PACKED_N_K8 = 11,   /* (N, K/8) i32: nibble k % 8 of word [n, k/8], least significant first (MLX's
                                       4-bit mx.quantize) */
+  W4A16_WEIGHT_HALVES_N_K_LO = 12  /* like HALVES_N_K with the first half in the low nibble (optimum-quanto's
+                                      PackedTensor: row r of the grouped view in the low nibble, r + R/2 in the high) */
 } w4a16_weight_layout;
-#define W4A16_WEIGHT_LAYOUT_COUNT 12
+#define W4A16_WEIGHT_LAYOUT_COUNT 13
 /* Or-ed into the weight layout code the runtime entry points take: the stored 4-bit values are two's-
  * complement signed s, W = s * scale, i.e. code = s XOR 8 with zero point 8 (the op's signed_codes). */
 #define W4A16_WEIGHT_SIGNED_CODES 16
@@ -83,7 +85,10 @@ typedef enum w4a16_zero_point_layout {
 /* Or-ed into it too: the integer zero point is (stored + zero_point_offset) mod 16 (the op's
  * zero_point_offset_wraps; AutoGPTQ's v1 torch path masks z - 1 + 1 to 4 bits, so a stored 15 is 0). */
 #define W4A16_ZP_WRAPS 32
-#define W4A16_ZP_FLAGS (W4A16_ZP_OFFSETS | W4A16_ZP_WRAPS)
+/* Or-ed in beside W4A16_ZP_OFFSETS: the offsets are subtracted, W = (code - zero_point) * scale - m (the op's
+ * offsets_subtracted; GGUF's K-quants subtract their minimum, optimum-quanto its float shift). */
+#define W4A16_ZP_SUBTRACTED 64
+#define W4A16_ZP_FLAGS (W4A16_ZP_OFFSETS | W4A16_ZP_WRAPS | W4A16_ZP_SUBTRACTED)
 /* Nibble of a word packed along N that holds column n (c = n % 8): sequential, or in AWQ's order. */
 static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
@@ -98,7 +103,8 @@ static inline w4a16_code_container w4a16_weight_container(int layout) {
       layout == W4A16_WEIGHT_PACKED_K_N8_AWQ || layout == W4A16_WEIGHT_PACKED_N_K8)
     return W4A16_CODES_IN_WORDS;
   if (layout == W4A16_WEIGHT_PACKED_N_K2 || layout == W4A16_WEIGHT_PACKED_K2_N || layout == W4A16_WEIGHT_Q4_0_BLOCKS ||
-      layout == W4A16_WEIGHT_PACKED_N_K2_HI || layout == W4A16_WEIGHT_PACKED_K2_N_HI || layout == W4A16_WEIGHT_HALVES_N_K)
+      layout == W4A16_WEIGHT_PACKED_N_K2_HI || layout == W4A16_WEIGHT_PACKED_K2_N_HI || layout == W4A16_WEIGHT_HALVES_N_K ||
+      layout == W4A16_WEIGHT_HALVES_N_K_LO)
     return W4A16_CODES_IN_BYTE_PAIRS;
   return W4A16_CODES_ONE_PER_ELEMENT;
 }
@@ -113,7 +119,8 @@ static inline void w4a16_weight_shape(int layout, int64_t K, int64_t N, int64_t 
   case W4A16_WEIGHT_Q4_0_BLOCKS: *rows = N, *cols = K / 2; return;
   case W4A16_WEIGHT_PACKED_K2_N:
   case W4A16_WEIGHT_PACKED_K2_N_HI: *rows = K / 2, *cols = N; return;
-  case W4A16_WEIGHT_HALVES_N_K: *rows = N / 2, *cols = K; return;
+  case W4A16_WEIGHT_HALVES_N_K:
+  case W4A16_WEIGHT_HALVES_N_K_LO: *rows = N / 2, *cols = K; return;
   case W4A16_WEIGHT_PACKED_N_K8: *rows = N, *cols = K / 8; return;
   default: *rows = K, *cols = N; return; /* W4A16_WEIGHT_K_N */
   }
@@ -135,6 +142,7 @@ static inline int64_t w4a16_code_element(int layout, int64_t k, int64_t n, int64
   case W4A16_WEIGHT_PACKED_K2_N_HI: *nibble = 1 - (int)(k % 2); return (k / 2) * N + n;
   case W4A16_WEIGHT_Q4_0_BLOCKS: *nibble = (int)(k % 32 / 16); return n * (K / 2) + (k / 32) * 16 + k % 16;
   case W4A16_WEIGHT_HALVES_N_K: *nibble = n < N / 2; return (n % (N / 2)) * K + k;
+  case W4A16_WEIGHT_HALVES_N_K_LO: *nibble = n >= N / 2; return (n % (N / 2)) * K + k;
   case W4A16_WEIGHT_PACKED_N_K8: *nibble = (int)(k % 8); return n * (K / 8) + k / 8;
   default: return k * N + n; /* W4A16_WEIGHT_K_N */
   }
@@ -229,7 +237,8 @@ static inline const char *w4a16_weight_layout_name(int layout) {
   static const char *const names[W4A16_WEIGHT_LAYOUT_COUNT] = {"packed_k8_n", "k_n",         "n_k",
                                                                "packed_k_n8", "packed_k_n8_awq", "packed_n_k2",
                                                                "packed_k2_n", "q4_0_blocks",   "packed_n_k2_hi",
-                                                               "packed_k2_n_hi", "halves_n_k",  "packed_n_k8"};
+                                                               "packed_k2_n_hi", "halves_n_k",  "packed_n_k8",
+                                                               "halves_n_k_lo"};
   return layout >= 0 && layout < W4A16_WEIGHT_LAYOUT_COUNT ? names[layout] : NULL;
 }
 static inline const char *w4a16_scales_layout_name(int layout) {
