@@ -467,7 +467,9 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
       }
       if (decodes) {
         dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
-        dq->zpSplit = splitFor(zp, w4a16_zp_by_column(layout) ? N : groups);
+        int64_t rows, cols;
+        w4a16_zp_shape(layout, groups, N, &rows, &cols);
+        dq->zpSplit = splitFor(zp, rows);
         return true;
       }
     }
@@ -481,11 +483,18 @@ static bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sampl
     const int64_t z = scalarSigned(s->zpRaw);
     signedMinusZero = fabs((double)(signedCode - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
   }
+  /* Whether the samples of one (group, column) all read one element: then no layout places it there. */
+  bool perGroupColumn = true;
+  for (int i = 0; i < count && perGroupColumn; ++i)
+    for (int j = 0; j < i && perGroupColumn; ++j)
+      perGroupColumn = groupOf(&samples[i], G) != groupOf(&samples[j], G) || samples[i].n != samples[j].n ||
+                       linearIndex(zp, samples[i].zpRead->idx) == linearIndex(zp, samples[j].zpRead->idx);
   setReason(why, mm->view.op,
-            signedMinusZero ? "signed (two's-complement) codes with a zero point subtracted (signed codes take no zero "
-                              "point)"
-            : anyIndexRule  ? "zero points are read per (group, column) but their values follow no known packing"
-                            : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
+            signedMinusZero  ? "signed (two's-complement) codes with a zero point subtracted (signed codes take no zero "
+                               "point)"
+            : anyIndexRule   ? "zero points are read per (group, column) but their values follow no known packing"
+            : perGroupColumn ? "zero points are read per (group, column) from elements no known layout keeps them in"
+                             : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
   return false;
 }
 

@@ -75,10 +75,12 @@ typedef enum w4a16_zero_point_layout {
   W4A16_ZP_N_G = 1,           /* (N, K/G) */
   W4A16_ZP_PACKED_G_N8 = 2,   /* (K/G, N/8) i32: nibble n % 8 of word [g, n/8], least significant first */
   W4A16_ZP_PACKED_G_N8_AWQ = 3, /* likewise, AWQ's order: nibble i holds column 8j + {0,2,4,6,1,3,5,7}[i] */
-  W4A16_ZP_PACKED_N_G2 = 4      /* (N, ceil(K/G / 2)) i8: nibble g % 2 of byte [n, g/2], low first (ONNX
+  W4A16_ZP_PACKED_N_G2 = 4,     /* (N, ceil(K/G / 2)) i8: nibble g % 2 of byte [n, g/2], low first (ONNX
                                    Runtime's MatMulNBits) */
+  W4A16_ZP_PACKED_N8_G = 5      /* (N/8, K/G) i32: nibble n % 8 of word [n/8, g], least significant first
+                                   (compressed-tensors' pack-quantized zero points, packed along dim 0) */
 } w4a16_zero_point_layout;
-#define W4A16_ZP_LAYOUT_COUNT 5
+#define W4A16_ZP_LAYOUT_COUNT 6
 /* Or-ed into the zero-point layout code the runtime entry points take: the tensor holds additive offsets
  * m, W = (code - zero_point) * scale + m (the op's zero_points_are_offsets; GGUF Q4_1, torchao). */
 #define W4A16_ZP_OFFSETS 16
@@ -154,9 +156,11 @@ static inline int w4a16_zp_nibble(int layout, int c) {
  * nibbles (32: i32 words, 8: bytes; 0: one zero point per element, any type), the tensor's (rows, cols) for
  * `groups` = K/G and N, and the linear index of the element holding z(g, n) with, in *nibble, which of its
  * nibbles (-1: the whole element). */
-static inline int w4a16_zp_by_column(int layout) { return layout == W4A16_ZP_N_G || layout == W4A16_ZP_PACKED_N_G2; }
+static inline int w4a16_zp_by_column(int layout) {
+  return layout == W4A16_ZP_N_G || layout == W4A16_ZP_PACKED_N_G2 || layout == W4A16_ZP_PACKED_N8_G;
+}
 static inline int w4a16_zp_container_bits(int layout) {
-  return layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ ? 32
+  return layout == W4A16_ZP_PACKED_G_N8 || layout == W4A16_ZP_PACKED_G_N8_AWQ || layout == W4A16_ZP_PACKED_N8_G ? 32
          : layout == W4A16_ZP_PACKED_N_G2                                     ? 8
                                                                               : 0;
 }
@@ -166,6 +170,7 @@ static inline void w4a16_zp_shape(int layout, int64_t groups, int64_t N, int64_t
   case W4A16_ZP_PACKED_G_N8:
   case W4A16_ZP_PACKED_G_N8_AWQ: *rows = groups, *cols = N / 8; return;
   case W4A16_ZP_PACKED_N_G2: *rows = N, *cols = (groups + 1) / 2; return;
+  case W4A16_ZP_PACKED_N8_G: *rows = N / 8, *cols = groups; return;
   default: *rows = groups, *cols = N; return; /* W4A16_ZP_G_N */
   }
 }
@@ -176,6 +181,7 @@ static inline int64_t w4a16_zp_element(int layout, int64_t g, int64_t n, int64_t
   case W4A16_ZP_PACKED_G_N8:
   case W4A16_ZP_PACKED_G_N8_AWQ: *nibble = w4a16_zp_nibble(layout, (int)(n % 8)); return g * (N / 8) + n / 8;
   case W4A16_ZP_PACKED_N_G2: *nibble = (int)(g % 2); return n * ((groups + 1) / 2) + g / 2;
+  case W4A16_ZP_PACKED_N8_G: *nibble = (int)(n % 8); return (n / 8) * groups + g;
   default: return g * N + n; /* W4A16_ZP_G_N */
   }
 }
@@ -248,7 +254,7 @@ static inline const char *w4a16_scales_layout_name(int layout) {
 
 static inline const char *w4a16_zero_point_layout_name(int layout) {
   static const char *const names[W4A16_ZP_LAYOUT_COUNT] = {"g_n", "n_g", "packed_g_n8", "packed_g_n8_awq",
-                                                            "packed_n_g2"};
+                                                            "packed_n_g2", "packed_n8_g"};
   return layout >= 0 && layout < W4A16_ZP_LAYOUT_COUNT ? names[layout] : NULL;
 }
 
