@@ -5,7 +5,8 @@
  *             tensor, y of shape (rows.., N) or (rows.., H, D) with N = H * D: unit dims, M split over several
  *             row dims in x's order, or no row at all (a matvec, M = 1) allowed; Wd an operand or computed in
  *             the contraction's body (match_matmul.c)
- *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n), g = k / G or g_idx[k]    (match_dequant.c)
+ *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n) (+- m(g, n)), g = k / G or g_idx[k]
+ *                                                     (match_dequant.c; zero points: match_zero_points.c)
  *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
  * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any

@@ -1,0 +1,157 @@
+/* The zero point of the chain's dequantisation, W = (code - z(g, n)) * scale(g, n) (+- m(g, n)): with two float
+ * tensors read, which one is the scale and whether the other is a zero point subtracted from the codes or an offset
+ * added or subtracted after scaling; then how the zero-point tensor keeps z(g, n) (contract.h's layouts, plus GPTQ
+ * v1's + 1) -- both read off the samples match_dequant.c evaluated. */
+#include "match_dequant.h"
+
+#include <math.h>
+
+/* What the zero-point tensor's element must be at sample s: the zero point code - value / scale, or in the
+ * offset form the offset +-(value - (code - zeroPoint) * scale). */
+static double zeroAt(const DequantMatch *dq, const Sample *s) {
+  if (dq->offsets)
+    return (dq->offsetsSubtracted ? -1 : 1) * (s->value - ((double)s->code - dq->zeroPoint) * s->scale);
+  return (double)s->code - s->value / s->scale;
+}
+
+/* The two float tensors trade roles: the scale becomes the zero-point (or offset) tensor and back. */
+static void swapFloatRoles(DequantMatch *dq, Sample *samples, int count) {
+  for (int i = 0; i < count; ++i) {
+    Sample *s = &samples[i];
+    const LeafRead t = s->reads[1];
+    const double scale = s->zpRaw.f;
+    s->reads[1] = s->reads[2], s->reads[2] = t;
+    s->zpRaw = floatScalar(s->scale), s->scale = scale;
+  }
+  const MlirValue t = dq->scales;
+  dq->scales = dq->zeroPoints, dq->zeroPoints = t;
+}
+
+/* With two float tensors read, which is the scale: with the right choice, code - value / scale equals the
+ * other tensor's element (the zero point) at every sample. */
+bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *samples, int count, Reason *why) {
+  if (mlirValueIsNull(dq->zeroPoints) || intWidth(elementTypeOf(dq->zeroPoints)) > 0)
+    return true;
+  for (int swap = 0; swap < 2; ++swap) {
+    bool ok = true;
+    for (int i = 0; i < count && ok; ++i) {
+      const Sample *s = &samples[i];
+      const double scale = swap ? s->zpRaw.f : s->scale, zp = swap ? s->scale : s->zpRaw.f;
+      const double z = (double)s->code - s->value / scale;
+      ok = fabs(z - zp) <= 1e-6 * (1 + fabs(z));
+    }
+    if (!ok)
+      continue;
+    if (swap) {
+      swapFloatRoles(dq, samples, count);
+    }
+    return true;
+  }
+  /* The offset form: value = (code - z) * scale +- m, z = 0 (GGUF Q4_1's d * q + m; optimum-quanto's scale * q -
+   * shift) or 8 (torchao). */
+  for (int sign = 1; sign >= -1; sign -= 2)
+    for (int swap = 0; swap < 2; ++swap)
+      for (int z = 0; z <= 8; z += 8) {
+        bool ok = true;
+        for (int i = 0; i < count && ok; ++i) {
+          const Sample *s = &samples[i];
+          const double scale = swap ? s->zpRaw.f : s->scale, m = swap ? s->scale : s->zpRaw.f;
+          const double want = ((double)s->code - z) * scale + sign * m;
+          ok = fabs(s->value - want) <= 1e-9 * (1 + fabs(want));
+        }
+        if (!ok)
+          continue;
+        if (swap) {
+          swapFloatRoles(dq, samples, count);
+        }
+        dq->offsets = true, dq->offsetsSubtracted = sign < 0, dq->zeroPoint = z;
+        return true;
+      }
+  setReason(why, mm->view.op,
+            "reads two float tensors, neither of them a zero point subtracted from the codes or an offset added or "
+            "subtracted");
+  return false;
+}
+
+/* How the zero-point tensor holds z(g, n): the layout whose index rule every read follows and whose decoding,
+ * plus an offset of 0 or 1 (GPTQ's v1 format stores z - 1), gives the zero point the arithmetic implies. */
+bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
+  if (mlirValueIsNull(dq->zeroPoints))
+    return true;
+  const MlirValue zp = dq->zeroPoints;
+  const int64_t G = dq->groupSize, groups = mm->K / G, N = mm->N;
+  const int width = intWidth(elementTypeOf(zp));
+  if (numElements(zp) < 0) {
+    setReason(why, mm->view.op, "zero points have a dynamic shape");
+    return false;
+  }
+  const MlirType zpType = elementTypeOf(zp);
+  if (!w4a16IsZeroPointType(zpType)) {
+    char name[32];
+    setReason(why, mm->view.op, "zero points are %s, expected i4, i8, i32, f16, bf16 or f32 (what the runtime reads)",
+              typeName(zpType, name, sizeof name));
+    return false;
+  }
+  bool anyIndexRule = false;
+  for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
+    const int packedIn = w4a16_zp_container_bits(layout);
+    if (packedIn && (width != packedIn || (packedIn == 32 && N % 8 != 0)))
+      continue;
+    bool indexed = true;
+    for (int i = 0; i < count && indexed; ++i) {
+      const Sample *s = &samples[i];
+      int nibble;
+      indexed = linearIndex(zp, s->zpRead->idx) == w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
+    }
+    anyIndexRule |= indexed;
+    /* The stored value plus 0 or 1 (GPTQ v1 stores z - 1), that plus 1 taken mod 16 (AutoGPTQ's v1 torch
+     * path masks it back to 4 bits) */
+    for (int variant = 0; indexed && variant < (width ? 3 : 1); ++variant) {
+      const int64_t offset = variant > 0;
+      const bool wraps = variant == 2;
+      bool decodes = true;
+      for (int i = 0; i < count && decodes; ++i) {
+        const Sample *s = &samples[i];
+        /* an unpacked i32 is signed, as the runtime reads it (torch-mlir's int32 zeros: sitofp) */
+        int nibble;
+        w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
+        double z = !width        ? s->zpRaw.f
+                   : nibble >= 0 ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
+                   : width == 32 ? (double)scalarSigned(s->zpRaw)
+                                 : (double)s->zpRaw.bits;
+        z = wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
+        decodes = fabs(zeroAt(dq, s) - z) <= 1e-6 * (1 + fabs(z));
+      }
+      if (decodes) {
+        dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
+        int64_t rows, cols;
+        w4a16_zp_shape(layout, groups, N, &rows, &cols);
+        dq->zpSplit = splitFor(zp, rows);
+        return true;
+      }
+    }
+  }
+  /* Two's-complement codes minus a zero point (IREE's signed i4 weights with signed i4 zero points): no
+   * packing is wrong there; the form is out of scope (signed codes take no zero point). */
+  bool signedMinusZero = anyIndexRule && width > 0;
+  for (int i = 0; i < count && signedMinusZero; ++i) {
+    const Sample *s = &samples[i];
+    const int64_t code = s->code, signedCode = code >= 8 ? code - 16 : code;
+    const int64_t z = scalarSigned(s->zpRaw);
+    signedMinusZero = fabs((double)(signedCode - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+  }
+  /* Whether the samples of one (group, column) all read one element: then no layout places it there. */
+  bool perGroupColumn = true;
+  for (int i = 0; i < count && perGroupColumn; ++i)
+    for (int j = 0; j < i && perGroupColumn; ++j)
+      perGroupColumn = groupOf(&samples[i], G) != groupOf(&samples[j], G) || samples[i].n != samples[j].n ||
+                       linearIndex(zp, samples[i].zpRead->idx) == linearIndex(zp, samples[j].zpRead->idx);
+  setReason(why, mm->view.op,
+            signedMinusZero  ? "signed (two's-complement) codes with a zero point subtracted (signed codes take no zero "
+                               "point)"
+            : anyIndexRule   ? "zero points are read per (group, column) but their values follow no known packing"
+            : perGroupColumn ? "zero points are read per (group, column) from elements no known layout keeps them in"
+                             : "zero points are not read once per (group, column) (a zero point varying inside a group?)");
+  return false;
+}
+
