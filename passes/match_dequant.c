@@ -195,7 +195,8 @@ static void decodeCodes(const MatmulMatch *mm, const DequantMatch *dq, Sample *s
 }
 
 /* Layouts whose elements the samples read alike, told apart by the order of the nibbles inside a word or
- * byte: AWQ's order along N, the even k in the high nibble of a byte, the first half of N in the low one. The arithmetic decides (matchDequant). */
+ * byte: AWQ's order along N, the even k in the high nibble of a byte, the first half of N in the low one. The
+ * arithmetic decides (matchDequant). */
 static w4a16_weight_layout otherNibbleOrder(w4a16_weight_layout layout) {
   switch (layout) {
   case W4A16_WEIGHT_PACKED_K_N8: return W4A16_WEIGHT_PACKED_K_N8_AWQ;
