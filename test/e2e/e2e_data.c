@@ -77,13 +77,15 @@ void *generate(const Example *ex, const ArgDesc *a, int64_t M) {
       p[i] = (uint8_t)(rng_next() >> 56);
     return p;
   }
-  case ARG_SCALES: {
+  case ARG_SCALES:
+  case ARG_SCALES_POSITIVE:
+  case ARG_SHIFTS: {
     const Layer *l = &ex->layers[a->layer];
     double s0 = 1.0 / (l->input_rms * sqrt(kCodeMeanSquare * (double)l->K));
     uint16_t *p = xmalloc((size_t)n * 2);
     for (int64_t i = 0; i < n; ++i) {
-      double s = s0 * rng_uniform(0.5, 1.5);
-      p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)((rng_next() >> 63) ? -s : s);
+      double s = s0 * (a->kind == ARG_SHIFTS ? rng_uniform(6.0, 9.0) : rng_uniform(0.5, 1.5));
+      p[i] = (ex->scales_bf16 ? double_to_bf16 : double_to_f16)(a->kind == ARG_SCALES && (rng_next() >> 63) ? -s : s);
     }
     return p;
   }

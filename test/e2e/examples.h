@@ -20,6 +20,9 @@ typedef enum ArgKind {
   ARG_SCALES,       /* f16 or bf16 group scales; magnitude from the layer so outputs are O(1), random sign */
   ARG_BIAS,         /* (N,) f16 or bf16 bias, uniform in [-0.5, 0.5] */
   ARG_FLOAT_ZEROS,  /* float zero points (HQQ), uniform in [6, 9], in the scales' type */
+  ARG_SCALES_POSITIVE, /* as ARG_SCALES, positive: (max - min) / 15 of a group (optimum-quanto) */
+  ARG_SHIFTS,       /* a float shift subtracted after scaling, W = s * q - shift (optimum-quanto: -min of the group):
+                       the layer's scale magnitude times uniform [6, 9], positive, so that W is centred */
   ARG_GROUP_INDEX   /* act-order g_idx, (K,) i32: G rows per group (G from the example's scales: K * N / their
                        size), scattered over K at random */
 } ArgKind;
@@ -32,7 +35,7 @@ typedef struct ArgDesc {
   ArgKind kind;
   int rank;
   int64_t shape[kMaxRank]; /* DYN_M = the batch dimension */
-  int layer;               /* for ARG_SCALES: index into Example.layers */
+  int layer;               /* for ARG_SCALES, ARG_SCALES_POSITIVE and ARG_SHIFTS: index into Example.layers */
 } ArgDesc;
 
 typedef struct Layer {
@@ -342,12 +345,28 @@ static const Example kExamples[] = {
      5,
      {{"x", ARG_X, 2, {DYN_M, 512}, 0},
       {"packed", ARG_CODE_PAIRS, 2, {1024, 128}, 0},
-      {"scale", ARG_SCALES, 2, {2048, 1}, 0},
-      {"shift", ARG_SCALES, 2, {2048, 1}, 0}, /* a float per group, subtracted: scale-sized, either sign */
+      {"scale", ARG_SCALES_POSITIVE, 2, {2048, 1}, 0},
+      {"shift", ARG_SHIFTS, 2, {2048, 1}, 0},
       {"bias", ARG_BIAS, 1, {512}, 0}},
      512,
      1,
      {{512, 1.155}},
+     2, false, false},
+    {"quanto_mlp", /* gate and up (subtracted offsets) merged into one glu launch, down */
+     10,
+     {{"x", ARG_X, 2, {DYN_M, 512}, 0},
+      {"gate_packed", ARG_CODE_PAIRS, 2, {2048, 128}, 0},
+      {"gate_scale", ARG_SCALES_POSITIVE, 2, {4096, 1}, 0},
+      {"gate_shift", ARG_SHIFTS, 2, {4096, 1}, 0},
+      {"up_packed", ARG_CODE_PAIRS, 2, {2048, 128}, 0},
+      {"up_scale", ARG_SCALES_POSITIVE, 2, {4096, 1}, 0},
+      {"up_shift", ARG_SHIFTS, 2, {4096, 1}, 0},
+      {"down_packed", ARG_CODE_PAIRS, 2, {2048, 128}, 0},
+      {"down_scale", ARG_SCALES_POSITIVE, 2, {4096, 1}, 1},
+      {"down_shift", ARG_SHIFTS, 2, {4096, 1}, 1}},
+     512,
+     2, /* gate and up merged into one plan, down */
+     {{512, 1.155}, {1024, 0.6}},
      2, false, false},
     {"compressed_tensors_asym",
      4,
