@@ -2,7 +2,7 @@
 // as scale * q - shift (QBitsDequantizer: `dqt = t._scale * data; dqt -= shift`), and GGUF's K-quants subtract
 // their block minimum (d * q - m; their d and m are themselves products, test/fuse/k-three-loops.mlir). The op
 // takes them as offsets with offsets_subtracted (the runtime negates them once when it prepares the weight).
-// The formula is what decides, not how the body spells it: a subf, or an addf of a negf. Until this form was
+// The formula is what decides, not how the body spells it: a subf, an addf of a negf, an fma, a negated difference. Until this form was
 // taken these chains stayed unfused with "an offset subtracted ...; the op adds offsets". Look-alike: an offset
 // that is subtracted but multiplied by the code (not an offset at all).
 //
@@ -94,6 +94,64 @@ func.func @code_times_offset(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %d: t
     %scaled = arith.mulf %qf, %scale : f16
     %qm = arith.mulf %qf, %min : f16
     %v = arith.subf %scaled, %qm : f16
+    linalg.yield %v : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<4x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
+// The same formula spelled as math.fma(q, d, -m), and as -(m - d * q): both fuse alike.
+// CHECK-LABEL: func.func @fma_form(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      offsets_subtracted
+// CHECK-NOT:     linalg.matmul
+// REMARK: offsets-subtracted.mlir:[[# @LINE + 18]]:8: remark: w4a16: fused as dequant(k_n, scales g_n, group 32, offsets subtracted g_n tensor<8x64xf16>, zero point 0) -> matmul
+#codes = affine_map<(k, n) -> (k, n)>
+#group = affine_map<(k, n) -> (k floordiv 32, n)>
+func.func @fma_form(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %d: tensor<8x64xf16>,
+                              %m: tensor<8x64xf16>) -> tensor<4x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [#codes, #group, #group, #codes], iterator_types = ["parallel", "parallel"]}
+      ins(%q, %d, %m : tensor<256x64xi4>, tensor<8x64xf16>, tensor<8x64xf16>) outs(%de : tensor<256x64xf16>) {
+  ^bb0(%code: i4, %scale: f16, %min: f16, %out: f16):
+    %wide = arith.extui %code : i4 to i32
+    %qf = arith.uitofp %wide : i32 to f16
+    %nm = arith.negf %min : f16
+    %v = math.fma %qf, %scale, %nm : f16
+    linalg.yield %v : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<4x64xf16>) -> tensor<4x64xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<4x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negated_difference(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      offsets_subtracted
+// CHECK-NOT:     linalg.matmul
+// REMARK: offsets-subtracted.mlir:[[# @LINE + 19]]:8: remark: w4a16: fused as dequant(k_n, scales g_n, group 32, offsets subtracted g_n tensor<8x64xf16>, zero point 0) -> matmul
+#codes = affine_map<(k, n) -> (k, n)>
+#group = affine_map<(k, n) -> (k floordiv 32, n)>
+func.func @negated_difference(%x: tensor<4x256xf16>, %q: tensor<256x64xi4>, %d: tensor<8x64xf16>,
+                              %m: tensor<8x64xf16>) -> tensor<4x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [#codes, #group, #group, #codes], iterator_types = ["parallel", "parallel"]}
+      ins(%q, %d, %m : tensor<256x64xi4>, tensor<8x64xf16>, tensor<8x64xf16>) outs(%de : tensor<256x64xf16>) {
+  ^bb0(%code: i4, %scale: f16, %min: f16, %out: f16):
+    %wide = arith.extui %code : i4 to i32
+    %qf = arith.uitofp %wide : i32 to f16
+    %scaled = arith.mulf %scale, %qf : f16
+    %diff = arith.subf %min, %scaled : f16
+    %v = arith.negf %diff : f16
     linalg.yield %v : f16
   } -> tensor<256x64xf16>
   %zero = arith.constant 0.0 : f16
