@@ -217,6 +217,47 @@ func.func @awq(%x: tensor<?x256xf16>, %w: tensor<256x128xi32>, %z: tensor<2x128x
 
 // -----
 
+// compressed-tensors: (N, K/8) words and zero points packed along N as (N/8, K/G) words (packed_n8_g): each half is
+// rows of both, [0, I) and [I, 2I) of the weight, [0, I/8) and [I/8, I/4) of the zero points; the scales (N, K/G)
+// are rows.
+// CHECK-LABEL: func.func @compressed_tensors_asym(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<?x256xf16>, %[[W:[a-z0-9]+]]: tensor<1024x32xi32>, %[[Z:[a-z0-9]+]]: tensor<128x2xi32>, %[[S:[a-z0-9]+]]: tensor<1024x2xf16>
+// CHECK-DAG:     %[[WG:.+]] = tensor.extract_slice %[[W]][0, 0] [512, 32] [1, 1] : tensor<1024x32xi32> to tensor<512x32xi32>
+// CHECK-DAG:     %[[ZG:.+]] = tensor.extract_slice %[[Z]][0, 0] [64, 2] [1, 1] : tensor<128x2xi32> to tensor<64x2xi32>
+// CHECK-DAG:     %[[SG:.+]] = tensor.extract_slice %[[S]][0, 0] [512, 2] [1, 1]
+// CHECK-DAG:     %[[WU:.+]] = tensor.extract_slice %[[W]][512, 0] [512, 32] [1, 1] : tensor<1024x32xi32> to tensor<512x32xi32>
+// CHECK-DAG:     %[[ZU:.+]] = tensor.extract_slice %[[Z]][64, 0] [64, 2] [1, 1] : tensor<128x2xi32> to tensor<64x2xi32>
+// CHECK-DAG:     %[[SU:.+]] = tensor.extract_slice %[[S]][512, 0] [512, 2] [1, 1]
+// CHECK:         "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]], %[[ZG]], %[[ZU]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-SAME:      weight_layout = "packed_n_k8", zero_point_layout = "packed_n8_g"
+func.func @compressed_tensors_asym(%x: tensor<?x256xf16>, %w: tensor<1024x32xi32>, %z: tensor<128x2xi32>, %s: tensor<1024x2xf16>) -> tensor<?x512xf16> {
+  %c0 = arith.constant 0 : index
+  %gu = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "n_g", weight_layout = "packed_n_k8", zero_point_layout = "packed_n8_g"} : (tensor<?x256xf16>, tensor<1024x32xi32>, tensor<1024x2xf16>, tensor<128x2xi32>) -> tensor<?x1024xf16>
+  %m = tensor.dim %gu, %c0 : tensor<?x1024xf16>
+  %gate = tensor.extract_slice %gu[0, 0] [%m, 512] [1, 1] : tensor<?x1024xf16> to tensor<?x512xf16>
+  %up = tensor.extract_slice %gu[0, 512] [%m, 512] [1, 1] : tensor<?x1024xf16> to tensor<?x512xf16>
+  %init = tensor.empty(%m) : tensor<?x512xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<?x512xf16>) outs(%init : tensor<?x512xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %one = arith.constant 1.0 : f16
+    %n = arith.negf %a : f16
+    %e = math.exp %n : f16
+    %d = arith.addf %e, %one : f16
+    %sig = arith.divf %one, %d : f16
+    %v = arith.mulf %a, %sig : f16
+    linalg.yield %v : f16
+  } -> tensor<?x512xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%up, %act : tensor<?x512xf16>, tensor<?x512xf16>) outs(%init : tensor<?x512xf16>) {
+  ^bb0(%in0: f16, %in1: f16, %o: f16):
+    %p = arith.mulf %in0, %in1 : f16
+    linalg.yield %p : f16
+  } -> tensor<?x512xf16>
+  return %h : tensor<?x512xf16>
+}
+
+// -----
+
 // Rank-3 views [B, S, 2I]: the fused op's (B*S, 2I) result is expanded twice (once per slice, identical), each
 // half sliced with every row, tensor.dim of the views sizing the slices. Each half is expanded as the slice was.
 // CHECK-LABEL: func.func @rank3_views(
