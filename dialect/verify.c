@@ -133,6 +133,10 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("offsets_subtracted"))) &&
       mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_are_offsets"))))
     fail(v, "offsets_subtracted needs zero_points_are_offsets");
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_signed"))) &&
+      (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("signed_codes"))) ||
+       mlirValueIsNull(zeroPoints) || !mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)))))
+    fail(v, "zero_points_signed needs signed_codes and integer zero_points");
   MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
   if (!mlirAttributeIsNull(z)) {
     double value = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) : -1e9;

@@ -49,7 +49,8 @@ static int zeroPointLayoutCode(MlirOperation op) {
   return enumAttr(op, "zero_point_layout", w4a16_zero_point_layout_name) |
          (hasUnitAttr(op, "zero_points_are_offsets") ? W4A16_ZP_OFFSETS : 0) |
          (hasUnitAttr(op, "zero_point_offset_wraps") ? W4A16_ZP_WRAPS : 0) |
-         (hasUnitAttr(op, "offsets_subtracted") ? W4A16_ZP_SUBTRACTED : 0);
+         (hasUnitAttr(op, "offsets_subtracted") ? W4A16_ZP_SUBTRACTED : 0) |
+         (hasUnitAttr(op, "zero_points_signed") ? W4A16_ZP_SIGNED : 0);
 }
 
 /* --- the template ------------------------------------------------------------------------------- */

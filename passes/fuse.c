@@ -350,7 +350,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
     operands[n++] = collapseTo(dq->groupIndex, rankOf(dq->groupIndex), last, loc);
 
   int32_t segments[7] = {1, 1, 1, ep->hasBias, ep->hasResidual, hasZeroPoints, actOrder};
-  MlirNamedAttribute attrs[12] = {
+  MlirNamedAttribute attrs[14] = {
       namedAttr(ctx, "activation", namedString(ctx, w4a16_activation_name(ep->activation))),
       namedAttr(ctx, "group_size", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), dq->groupSize)),
       namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 7, segments)),
@@ -369,6 +369,8 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
       attrs[numAttrs++] = namedAttr(ctx, "zero_points_are_offsets", mlirUnitAttrGet(ctx));
     if (dq->offsetsSubtracted)
       attrs[numAttrs++] = namedAttr(ctx, "offsets_subtracted", mlirUnitAttrGet(ctx));
+    if (dq->zpSigned)
+      attrs[numAttrs++] = namedAttr(ctx, "zero_points_signed", mlirUnitAttrGet(ctx));
   }
   if ((!hasZeroPoints || dq->offsets) && dq->zeroPoint != W4A16_ZERO_POINT) {
     attrs[numAttrs++] = namedAttr(ctx, "zero_point", mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), dq->zeroPoint));
@@ -417,8 +419,9 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
       snprintf(group + used, sizeof group - (size_t)used, ", offsets %s%s %s, zero point %g",
                dq->offsetsSubtracted ? "subtracted " : "", layout, type, dq->zeroPoint);
     else
-      snprintf(group + used, sizeof group - (size_t)used, ", zero points %s %s%s", layout, type,
-               dq->zpWraps ? " + 1 mod 16" : dq->zpOffset ? " + 1" : "");
+      snprintf(group + used, sizeof group - (size_t)used, "%s, zero points %s %s%s",
+               dq->zpSigned ? ", signed codes" : "", layout, type,
+               dq->zpSigned ? " signed" : dq->zpWraps ? " + 1 mod 16" : dq->zpOffset ? " + 1" : "");
   } else if (dq->zeroPoint != W4A16_ZERO_POINT) {
     snprintf(group + used, sizeof group - (size_t)used, ", zero point %g", dq->zeroPoint);
   } else if (dq->signedCodes) {

@@ -86,6 +86,7 @@ typedef struct DequantMatch {
   double zeroPoint;
   int zpSplit; /* leading dims of zeroPoints forming its dim 0 (0: none do, see codesSplit) */
   bool signedCodes; /* the stored values are two's-complement i4: W = s * scale, s = code XOR 8 minus 8 */
+  bool zpSigned;    /* with signedCodes: the zero points are two's-complement 4-bit s_z, W = (s - s_z) * scale */
   bool offsets;     /* zeroPoints holds additive offsets m: W = (code - zeroPoint) * scale + m */
   bool offsetsSubtracted; /* ... or subtracted ones: W = (code - zeroPoint) * scale - m */
   /* Leading dims forming dim 0 when collapsing to 2-D; 0: no leading dims do (HQQ's [N*K/G, G] codes of an (N, K)

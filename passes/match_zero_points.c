@@ -131,8 +131,33 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
       }
     }
   }
-  /* Two's-complement codes minus a zero point (IREE's signed i4 weights with signed i4 zero points): no
-   * packing is wrong there; the form is out of scope (signed codes take no zero point). */
+  /* Two's-complement codes minus two's-complement 4-bit zero points (IREE's signed i4 weights with signed i4 zero
+   * points): (s - s_z) * scale = ((s XOR 8) - (s_z XOR 8)) * scale, the unsigned form with codes and zero points
+   * flipped (signed_codes, zero_points_signed). Only where a zero point is a 4-bit element or nibble: the IR's own
+   * sign extension then shows in the samples; a wider one, sampled in 0..15 only, would not. */
+  for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
+    const int packedIn = w4a16_zp_container_bits(layout);
+    if ((packedIn && (width != packedIn || (packedIn == 32 && N % 8 != 0))) || (!packedIn && width != 4))
+      continue;
+    bool ok = true;
+    for (int i = 0; i < count && ok; ++i) {
+      const Sample *s = &samples[i];
+      int nibble;
+      ok = linearIndex(zp, s->zpRead->idx) == w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
+      const int64_t stored = (int64_t)((nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits) & 15);
+      const int64_t signedZero = stored >= 8 ? stored - 16 : stored;
+      const int64_t signedCode = s->code >= 8 ? s->code - 16 : s->code;
+      ok = ok && fabs((double)(signedCode - signedZero) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+    }
+    if (ok) {
+      dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = 0, dq->zpWraps = false;
+      dq->zpSigned = dq->signedCodes = true;
+      int64_t rows, cols;
+      w4a16_zp_shape(layout, groups, N, &rows, &cols);
+      dq->zpSplit = splitFor(zp, rows);
+      return true;
+    }
+  }
   bool signedMinusZero = anyIndexRule && width > 0;
   for (int i = 0; i < count && signedMinusZero; ++i) {
     const Sample *s = &samples[i];
@@ -147,8 +172,8 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
       perGroupColumn = groupOf(&samples[i], G) != groupOf(&samples[j], G) || samples[i].n != samples[j].n ||
                        linearIndex(zp, samples[i].zpRead->idx) == linearIndex(zp, samples[j].zpRead->idx);
   setReason(why, mm->view.op,
-            signedMinusZero  ? "signed (two's-complement) codes with a zero point subtracted (signed codes take no zero "
-                               "point)"
+            signedMinusZero  ? "signed (two's-complement) codes with a zero point wider than 4 bits subtracted (signed "
+                               "codes take 4-bit zero points, whose sign the IR shows)"
             : anyIndexRule   ? "zero points are read per (group, column) but their values follow no known packing"
             : perGroupColumn ? "zero points are read per (group, column) from elements no known layout keeps them in"
                              : "zero points are not read once per (group, column) (a zero point varying inside a group?)");

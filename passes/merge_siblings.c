@@ -77,13 +77,14 @@ static const char *differentForm(const Sibling *a, const Sibling *b) {
   static const char *const attrs[] = {"weight_layout",      "scales_layout",         "group_size",
                                       "zero_point",         "zero_point_layout",     "zero_point_offset",
                                       "zero_point_offset_wraps", "zero_points_are_offsets", "offsets_subtracted",
-                                      "signed_codes"};
+                                      "signed_codes", "zero_points_signed"};
   static const char *const why[] = {"weight layouts differ",     "scales layouts differ",
                                     "group sizes differ",        "zero points differ",
                                     "zero-point layouts differ", "zero-point offsets differ",
                                     "zero-point offsets differ", "one adds offsets, the other subtracts zero points",
                                     "one subtracts its offsets, the other adds them",
-                                    "one has signed codes, the other unsigned"};
+                                    "one has signed codes, the other unsigned",
+                                    "one reads its zero points as signed nibbles, the other not"};
   for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
     MlirAttribute x = attr(a->op, attrs[i]), y = attr(b->op, attrs[i]);
     if (mlirAttributeIsNull(x) != mlirAttributeIsNull(y) || (!mlirAttributeIsNull(x) && !mlirAttributeEqual(x, y)))

@@ -352,6 +352,11 @@ static w4a16_status checkZeroPoints(const ZeroPoints *zp, int64_t K, int64_t N, 
              w4a16_zero_point_layout_name(layout) ? w4a16_zero_point_layout_name(layout) : "?");
     return W4A16_ERR_BAD_SHAPE;
   }
+  if ((zp->layout & W4A16_ZP_SIGNED) && (zp->kind == ZP_F16 || zp->kind == ZP_BF16 || zp->kind == ZP_F32)) {
+    snprintf(why, WHY_SIZE, "zero-point layout code %d: W4A16_ZP_SIGNED with float zero points (only integer nibbles "
+             "are two's-complement)", zp->layout);
+    return W4A16_ERR_BAD_ARGUMENT;
+  }
   if ((zp->layout & W4A16_ZP_SUBTRACTED) && !(zp->layout & W4A16_ZP_OFFSETS)) {
     snprintf(why, WHY_SIZE, "zero-point layout code %d: W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS (only offsets "
              "are subtracted)", zp->layout);

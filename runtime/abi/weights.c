@@ -105,6 +105,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
   const int zpLayout = key->zpLayout & ~W4A16_ZP_FLAGS;
   const bool wraps = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_WRAPS);
   const double offsetSign = toOffsets && (key->zpLayout & W4A16_ZP_SUBTRACTED) ? -1.0 : 1.0;
+  const bool signedNibbles = key->zpKind != ZP_NONE && (key->zpLayout & W4A16_ZP_SIGNED);
   uint16_t *z = malloc((size_t)(groups * N) * sizeof *z);
   *offsets = toOffsets ? malloc((size_t)(groups * N) * sizeof **offsets) : NULL;
   if (!z || (toOffsets && !*offsets)) {
@@ -125,7 +126,7 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
         case ZP_I8:
           v = nibble >= 0 ? (double)((((const uint8_t *)key->zeroPoints)[i] >> (4 * nibble)) & 15u)
                           : (double)((const uint8_t *)key->zeroPoints)[i];
-          if (v >= 128 && !wraps && *unsure < 0) *unsure = g * N + n;
+          if (v >= 128 && !wraps && !signedNibbles && *unsure < 0) *unsure = g * N + n;
           break;
         case ZP_F16: v = w4a16_h2f(((const uint16_t *)key->zeroPoints)[i]); break;
         case ZP_BF16: v = w4a16_bf2f(((const uint16_t *)key->zeroPoints)[i]); break;
@@ -135,6 +136,8 @@ static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **
           v = nibble >= 0 ? (double)((word >> (4 * nibble)) & 15u) : (double)(int32_t)word;
         }
         }
+        if (signedNibbles) /* s_z + 8 of the two's-complement nibble s_z */
+          v = (double)(((int64_t)v & 15) ^ 8);
         v += key->zpOffset;
         if (wraps) /* an integer's value plus the offset, mod 16 */
           v = (double)((((int64_t)v % 16) + 16) % 16);

@@ -21,7 +21,8 @@
  *      message naming g_idx, prints nothing, aborts nothing, and leaves no plan behind; a valid g_idx prepares.
  *   7. the zero-point layout code's flags, through a zero-point entry point called by hand: offsets subtracted
  *      (W4A16_ZP_OFFSETS | W4A16_ZP_SUBTRACTED) give code * scale - m, added ones code * scale + m (exact
- *      sums), and W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS is W4A16_ERR_BAD_ARGUMENT naming the flag.
+ *      sums), and W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS, or W4A16_ZP_SIGNED on float zero points, is
+ *      W4A16_ERR_BAD_ARGUMENT naming the flag.
  *
  *   e2e-compiled-abi IREE_FUSED.so IREE_UNFUSED.so LLAMA_FUSED.so HQQ_FUSED.so ACT_ORDER_FUSED.so */
 #define _POSIX_C_SOURCE 200809L
@@ -416,6 +417,9 @@ static void zero_point_flag_tests(void) {
   status = offsets_call(W4A16_ZP_G_N | W4A16_ZP_SUBTRACTED, &y);
   check(status == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "W4A16_ZP_SUBTRACTED without"),
         "W4A16_ZP_SUBTRACTED without W4A16_ZP_OFFSETS: W4A16_ERR_BAD_ARGUMENT naming the flag");
+  status = offsets_call(W4A16_ZP_G_N | W4A16_ZP_SIGNED, &y);
+  check(status == W4A16_ERR_BAD_ARGUMENT && strstr(w4a16_rt_last_error(), "W4A16_ZP_SIGNED with float"),
+        "W4A16_ZP_SIGNED on float zero points: W4A16_ERR_BAD_ARGUMENT naming the flag");
   w4a16_rt_release_plans();
 }
 

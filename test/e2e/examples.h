@@ -368,6 +368,16 @@ static const Example kExamples[] = {
      2, /* gate and up merged into one plan, down */
      {{512, 1.155}, {1024, 0.6}},
      2, false, false},
+    {"iree_signed_zero_points", /* two's-complement i4 codes and zero points (bytes 0..15 = i4 -8..7) */
+     4,
+     {{"x", ARG_X, 2, {DYN_M, 512}, 0},
+      {"q", ARG_CODES_BYTES, 3, {4, 128, 512}, 0},
+      {"s", ARG_SCALES, 2, {4, 512}, 0},
+      {"z", ARG_CODES_BYTES, 2, {4, 512}, 0}},
+     512,
+     1,
+     {{512, 1.155}},
+     2, false, false},
     {"compressed_tensors_asym",
      4,
      {{"x", ARG_X, 2, {DYN_M, 512}, 0},

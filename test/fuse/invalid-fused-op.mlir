@@ -178,6 +178,15 @@ func.func @subtracted_without_offsets(%x: tensor<?x256xf16>, %w: tensor<32x64xi3
 
 // -----
 
+// zero_points_signed without signed_codes (a zero point is only a signed nibble against signed codes)
+func.func @signed_zero_points_unsigned_codes(%x: tensor<?x256xf16>, %w: tensor<256x64xi4>, %s: tensor<2x64xf16>, %z: tensor<2x64xi4>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{'w4a16.fused_matmul' op zero_points_signed needs signed_codes and integer zero_points}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "g_n", weight_layout = "k_n", zero_point_layout = "g_n", zero_points_signed} : (tensor<?x256xf16>, tensor<256x64xi4>, tensor<2x64xf16>, tensor<2x64xi4>) -> tensor<?x64xf16>
+  return %0 : tensor<?x64xf16>
+}
+
+// -----
+
 // zero points packed two per byte along the groups (ONNX Runtime's MatMulNBits, "packed_n_g2") must be i8 ...
 func.func @packed_n_g2_not_i8(%x: tensor<?x256xf16>, %w: tensor<64x128xi8>, %s: tensor<64x8xf16>, %z: tensor<64x4xi32>) -> tensor<?x64xf16> {
   // expected-error @+1 {{'w4a16.fused_matmul' op zero_points must have i8 elements}}

@@ -90,7 +90,11 @@ typedef enum w4a16_zero_point_layout {
 /* Or-ed in beside W4A16_ZP_OFFSETS: the offsets are subtracted, W = (code - zero_point) * scale - m (the op's
  * offsets_subtracted; GGUF's K-quants subtract their minimum, optimum-quanto its float shift). */
 #define W4A16_ZP_SUBTRACTED 64
-#define W4A16_ZP_FLAGS (W4A16_ZP_OFFSETS | W4A16_ZP_WRAPS | W4A16_ZP_SUBTRACTED)
+/* Or-ed in beside W4A16_WEIGHT_SIGNED_CODES: the integer zero points are two's-complement 4-bit values s_z (the low
+ * nibble of the element, or the nibble a packed layout names), z = s_z + 8, so that W = (s - s_z) * scale for signed
+ * codes s (the op's zero_points_signed; IREE's signed i4 weights with signed i4 zero points). */
+#define W4A16_ZP_SIGNED 128
+#define W4A16_ZP_FLAGS (W4A16_ZP_OFFSETS | W4A16_ZP_WRAPS | W4A16_ZP_SUBTRACTED | W4A16_ZP_SIGNED)
 /* Nibble of a word packed along N that holds column n (c = n % 8): sequential, or in AWQ's order. */
 static inline int w4a16_nibble_of_column(int awqOrder, int c) {
   static const int awq[8] = {0, 4, 1, 5, 2, 6, 3, 7}; /* inverse of {0, 2, 4, 6, 1, 3, 5, 7} */
