@@ -73,6 +73,31 @@ bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *samples,
   return false;
 }
 
+/* Whether a zero-point tensor of element width `width` can be in `layout` (packed layouts need their word or byte). */
+static bool fitsLayout(int layout, int width, int64_t N) {
+  const int packedIn = w4a16_zp_container_bits(layout);
+  return !packedIn || (width == packedIn && (packedIn != 32 || N % 8 == 0));
+}
+
+/* Whether every sample reads the element `layout` keeps z(group, n) in. */
+static bool readsLayout(MlirValue zp, int layout, const Sample *samples, int count, int64_t G, int64_t groups,
+                        int64_t N) {
+  for (int i = 0; i < count; ++i) {
+    int nibble;
+    if (linearIndex(zp, samples[i].zpRead->idx) !=
+        w4a16_zp_element(layout, groupOf(&samples[i], G), samples[i].n, groups, N, &nibble))
+      return false;
+  }
+  return true;
+}
+
+static void takeLayout(DequantMatch *dq, int layout, int64_t offset, bool wraps, int64_t groups, int64_t N) {
+  int64_t rows, cols;
+  dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
+  w4a16_zp_shape(layout, groups, N, &rows, &cols);
+  dq->zpSplit = splitFor(dq->zeroPoints, rows);
+}
+
 /* How the zero-point tensor holds z(g, n): the layout whose index rule every read follows and whose decoding,
  * plus an offset of 0 or 1 (GPTQ's v1 format stores z - 1), gives the zero point the arithmetic implies. */
 bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
@@ -94,15 +119,9 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
   }
   bool anyIndexRule = false;
   for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
-    const int packedIn = w4a16_zp_container_bits(layout);
-    if (packedIn && (width != packedIn || (packedIn == 32 && N % 8 != 0)))
+    if (!fitsLayout(layout, width, N))
       continue;
-    bool indexed = true;
-    for (int i = 0; i < count && indexed; ++i) {
-      const Sample *s = &samples[i];
-      int nibble;
-      indexed = linearIndex(zp, s->zpRead->idx) == w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
-    }
+    const bool indexed = readsLayout(zp, layout, samples, count, G, groups, N);
     anyIndexRule |= indexed;
     /* The stored value plus 0 or 1 (GPTQ v1 stores z - 1), that plus 1 taken mod 16 (AutoGPTQ's v1 torch
      * path masks it back to 4 bits) */
@@ -123,10 +142,7 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
         decodes = fabs(zeroAt(dq, s) - z) <= 1e-6 * (1 + fabs(z));
       }
       if (decodes) {
-        dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = offset, dq->zpWraps = wraps;
-        int64_t rows, cols;
-        w4a16_zp_shape(layout, groups, N, &rows, &cols);
-        dq->zpSplit = splitFor(zp, rows);
+        takeLayout(dq, layout, offset, wraps, groups, N);
         return true;
       }
     }
@@ -136,25 +152,22 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
    * flipped (signed_codes, zero_points_signed). Only where a zero point is a 4-bit element or nibble: the IR's own
    * sign extension then shows in the samples; a wider one, sampled in 0..15 only, would not. */
   for (int layout = 0; layout < W4A16_ZP_LAYOUT_COUNT; ++layout) {
-    const int packedIn = w4a16_zp_container_bits(layout);
-    if ((packedIn && (width != packedIn || (packedIn == 32 && N % 8 != 0))) || (!packedIn && width != 4))
+    if (!fitsLayout(layout, width, N) || (!w4a16_zp_container_bits(layout) && width != 4) ||
+        !readsLayout(zp, layout, samples, count, G, groups, N))
       continue;
     bool ok = true;
     for (int i = 0; i < count && ok; ++i) {
       const Sample *s = &samples[i];
       int nibble;
-      ok = linearIndex(zp, s->zpRead->idx) == w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
+      w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
       const int64_t stored = (int64_t)((nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits) & 15);
       const int64_t signedZero = stored >= 8 ? stored - 16 : stored;
       const int64_t signedCode = s->code >= 8 ? s->code - 16 : s->code;
-      ok = ok && fabs((double)(signedCode - signedZero) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+      ok = fabs((double)(signedCode - signedZero) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
     }
     if (ok) {
-      dq->zpLayout = (w4a16_zero_point_layout)layout, dq->zpOffset = 0, dq->zpWraps = false;
+      takeLayout(dq, layout, 0, false, groups, N);
       dq->zpSigned = dq->signedCodes = true;
-      int64_t rows, cols;
-      w4a16_zp_shape(layout, groups, N, &rows, &cols);
-      dq->zpSplit = splitFor(zp, rows);
       return true;
     }
   }
