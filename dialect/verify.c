@@ -119,6 +119,10 @@ bool w4a16IsZeroPointType(MlirType t) {
   return mlirTypeIsAF16(t) || mlirTypeIsABF16(t) || mlirTypeIsAF32(t);
 }
 
+static bool hasAttr(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)));
+}
+
 /* zero_points per zero_point_layout, or (without them) the constant zero_point exact in f16. */
 static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64_t N, int64_t groupSize) {
   MlirOperation op = v->op;
@@ -126,16 +130,13 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
   if (!mlirAttributeIsNull(offset) && (!mlirAttributeIsAInteger(offset) || mlirIntegerAttrGetValueInt(offset) < 0 ||
                                         mlirIntegerAttrGetValueInt(offset) > 1))
     fail(v, "zero_point_offset must be 0 or 1 : i64");
-  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_offset_wraps"))) &&
-      (mlirAttributeIsNull(offset) || mlirValueIsNull(zeroPoints) ||
-       !mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)))))
+  const bool integerZeroPoints =
+      !mlirValueIsNull(zeroPoints) && mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)));
+  if (hasAttr(op, "zero_point_offset_wraps") && (mlirAttributeIsNull(offset) || !integerZeroPoints))
     fail(v, "zero_point_offset_wraps needs integer zero_points and zero_point_offset");
-  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("offsets_subtracted"))) &&
-      mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_are_offsets"))))
+  if (hasAttr(op, "offsets_subtracted") && !hasAttr(op, "zero_points_are_offsets"))
     fail(v, "offsets_subtracted needs zero_points_are_offsets");
-  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_points_signed"))) &&
-      (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("signed_codes"))) ||
-       mlirValueIsNull(zeroPoints) || !mlirTypeIsAInteger(mlirShapedTypeGetElementType(mlirValueGetType(zeroPoints)))))
+  if (hasAttr(op, "zero_points_signed") && (!hasAttr(op, "signed_codes") || !integerZeroPoints))
     fail(v, "zero_points_signed needs signed_codes and integer zero_points");
   MlirAttribute z = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point"));
   if (!mlirAttributeIsNull(z)) {
@@ -144,7 +145,7 @@ static void verifyZeroPoints(Verifier *v, MlirValue zeroPoints, int64_t K, int64
       fail(v, "zero_point must be a float exact in f16 (a multiple of 1/8 within [-64, 64])");
   }
   if (mlirValueIsNull(zeroPoints)) {
-    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("zero_point_layout"))))
+    if (hasAttr(op, "zero_point_layout"))
       fail(v, "zero_point_layout without a zero_points operand");
     return;
   }

@@ -73,22 +73,27 @@ static const char *cannotMerge(const Sibling *s) {
 
 /* Why a and b cannot run as one plan (NULL: they can); activations are the caller's business. */
 static const char *differentForm(const Sibling *a, const Sibling *b) {
-  /* Every attribute that changes what a member's weight element is: the merged op carries the lead's. */
-  static const char *const attrs[] = {"weight_layout",      "scales_layout",         "group_size",
-                                      "zero_point",         "zero_point_layout",     "zero_point_offset",
-                                      "zero_point_offset_wraps", "zero_points_are_offsets", "offsets_subtracted",
-                                      "signed_codes", "zero_points_signed"};
-  static const char *const why[] = {"weight layouts differ",     "scales layouts differ",
-                                    "group sizes differ",        "zero points differ",
-                                    "zero-point layouts differ", "zero-point offsets differ",
-                                    "zero-point offsets differ", "one adds offsets, the other subtracts zero points",
-                                    "one subtracts its offsets, the other adds them",
-                                    "one has signed codes, the other unsigned",
-                                    "one reads its zero points as signed nibbles, the other not"};
-  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
-    MlirAttribute x = attr(a->op, attrs[i]), y = attr(b->op, attrs[i]);
+  /* Every attribute that changes what a member's weight element is (the merged op carries the lead's), and what
+   * a difference in it means. */
+  static const struct {
+    const char *attr, *why;
+  } kForm[] = {
+      {"weight_layout", "weight layouts differ"},
+      {"scales_layout", "scales layouts differ"},
+      {"group_size", "group sizes differ"},
+      {"zero_point", "zero points differ"},
+      {"zero_point_layout", "zero-point layouts differ"},
+      {"zero_point_offset", "zero-point offsets differ"},
+      {"zero_point_offset_wraps", "zero-point offsets differ"},
+      {"zero_points_are_offsets", "one adds offsets, the other subtracts zero points"},
+      {"offsets_subtracted", "one subtracts its offsets, the other adds them"},
+      {"signed_codes", "one has signed codes, the other unsigned"},
+      {"zero_points_signed", "one reads its zero points as signed nibbles, the other not"},
+  };
+  for (size_t i = 0; i < sizeof kForm / sizeof kForm[0]; ++i) {
+    MlirAttribute x = attr(a->op, kForm[i].attr), y = attr(b->op, kForm[i].attr);
     if (mlirAttributeIsNull(x) != mlirAttributeIsNull(y) || (!mlirAttributeIsNull(x) && !mlirAttributeEqual(x, y)))
-      return why[i];
+      return kForm[i].why;
   }
   if (!sameElementType(a->operand[kWeight], b->operand[kWeight]))
     return "weight element types differ";

@@ -95,8 +95,9 @@ static w4a16_status createPlan(w4a16_backend backend, const int32_t *packed, con
 
 /* z(g, n) as (K/G, N) f16, from the zero-point tensor per its layout, element kind and offset, or the
  * constant; with W4A16_ZP_OFFSETS in the layout code the tensor's values go to *offsets instead (m in
- * (code - z) * s + m, negated under W4A16_ZP_SUBTRACTED) and z is the constant. NULL when out of memory. *all8: every zero point is 8 and
- * there are no offsets (the symmetric form). *unsure: (g * N + n) of the first int8 zero point of 128..255 read
+ * (code - z) * s + m, negated under W4A16_ZP_SUBTRACTED) and z is the constant; under W4A16_ZP_SIGNED an integer
+ * zero point is its low (or named) nibble read as two's complement, plus 8. NULL when out of memory. *all8: every
+ * zero point is 8 and there are no offsets (the symmetric form). *unsure: (g * N + n) of the first int8 zero point of 128..255 read
  * without a wrap, else -1: the matcher, which samples zero points of up to 8 bits in 0..15, did not learn whether
  * the IR extends them signed or unsigned, and from 128 up the two differ. */
 static uint16_t *normalizeZeroPoints(const PlanKey *key, bool *all8, uint16_t **offsets, int64_t *unsure) {

@@ -11,7 +11,8 @@
  *       activation, weight_layout, scales_layout, has_bias, has_residual, has_zero_points, zero_point_layout,
  *       zero_point_offset, double zero_point, has_g_idx)
  * with zero points of element type <z> (i32, i8, i4, f16, bf16, f32) (zero_point_layout: a
- * w4a16_zero_point_layout, or-ed with W4A16_ZP_OFFSETS, W4A16_ZP_WRAPS and W4A16_ZP_SUBTRACTED as the op's attributes say) and
+ * w4a16_zero_point_layout, or-ed with W4A16_ZP_OFFSETS, W4A16_ZP_WRAPS, W4A16_ZP_SUBTRACTED and W4A16_ZP_SIGNED as
+ * the op's attributes say) and
  * g_idx a 1-D i32 memref (act-order's group indices, issue #22; empty with has_g_idx 0), and
  *   _mlir_ciface_w4a16_rt_matmul_typed_<io>_<s>_<w>_<z>(the same arguments)
  * where x/bias/residual/out are <io> and the scales <s> (f16 or bf16, not both f16). bf16 memrefs have the
