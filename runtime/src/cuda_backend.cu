@@ -381,8 +381,10 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
-      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = gather_fits(p, M);  // else all 0: the gather launch
       for (int M = 1; M <= 8; ++M) p->slices[M] = (uint8_t)choose_slices(p, M);
+      // Act-order calls gather x in v3's GEMM where it fits, else by the gather launch (all 0 for other plans);
+      // the decode variant always behind the launch.
+      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = p->slices[M] ? W4A16_GATHER_BY_LAUNCH : gather_fits(p, M);
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
@@ -428,11 +430,12 @@ V3Choice v3_choice(const w4a16_cuda_plan *p, int64_t M) {
 // Sizes the partial sums for every M up to max_m (call with p->mu held; no call of the plan may be in
 // flight). Within one count of 64-token chunks the largest M needs the most (its allowance admits the
 // most configurations), so M = 1..64 and then each chunk count's largest M cover every M; beyond
-// kMaxGrid tiles no configuration goes through the workspace.
+// kMaxGrid tiles no configuration goes through the workspace. A call that runs kernel v1's decode variant needs
+// none (w4a16_cuda_plan_workspace_bytes says so too): its v3 choice, never launched, must not size the workspace.
 w4a16_status reserve_locked(const w4a16_cuda_plan *p, int64_t max_m) {
   uint64_t need = 0;
   for (int64_t M = 1; M <= max_m; M = M < 64 ? M + 1 : std::min<int64_t>((M / 64 + 1) * 64, max_m)) {
-    need = std::max(need, split_bytes(p, v3_choice(p, M), M));
+    if (!sliced_at(p, M)) need = std::max(need, split_bytes(p, v3_choice(p, M), M));
     if (v3_tiles(p, M, 4) * 2 > kMaxGrid || M == max_m) break;
   }
   if (need != p->partial_bytes) {

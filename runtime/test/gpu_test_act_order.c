@@ -170,6 +170,12 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
   act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
   act_order_case(4096, 4096, launchMs, 3, &big[2], seed++, stbf);
   unsetenv("W4A16_GATHER_LAUNCH");
+  /* v3 gathering x itself with perm in shared memory, where by default kernel v1's decode variant runs behind the
+   * gather launch (4096x4096 at up to 8 tokens) */
+  set_kernel("v3");
+  act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
+  act_order_case(4096, 4096, launchMs, 3, &big[2], seed++, stbf);
+  set_kernel(NULL);
 }
 
 /* The description (w4a16_plan_describe) of an act-order plan of random f16 weights and a random g_idx at M tokens;
@@ -191,29 +197,37 @@ static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t
   return s;
 }
 
-/* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"): at one
- * token where x's row fits beside the rings (K = 4096, and 14336: 28 KB), with perm read from global memory where
- * only the row fits (28672x8192: 57 KB of row, 28 KB of perm), not at 16 tokens (the gather launch), not where
- * the row cannot fit (K = 131072), not with W4A16_GATHER_LAUNCH=1. in_gemm: 2 = perm from global memory. */
+/* Which act-order calls gather x inside the GEMM on sm_90 (plan_describe says "x gathered in the GEMM"), with v3
+ * forced (W4A16_FORCE_KERNEL=v3, as where kernel v1's decode variant does not apply): at one token where x's row
+ * fits beside the rings (K = 4096, and 14336: 28 KB), with perm read from global memory where only the row fits
+ * (28672x8192: 57 KB of row, 28 KB of perm), not at 16 tokens (the gather launch), not where the row cannot fit
+ * (K = 131072), not with W4A16_GATHER_LAUNCH=1. By default the N = 4096 shapes run the decode variant at one token,
+ * as the plain plan does, behind the gather launch (plan_describe: "k-slices"). in_gemm: 2 = perm from global
+ * memory. */
 void test_act_order_paths(int sm90, w4t_stats *st) {
-  static const struct { int64_t K, N, M; int launch, in_gemm; } cases[] = {
-      {4096, 4096, 1, 0, 1},    {14336, 4096, 1, 0, 1},  {28672, 8192, 1, 0, 2},
-      {4096, 4096, 16, 0, 0},   {131072, 64, 1, 0, 0},   {4096, 4096, 1, 1, 0}};
+  static const struct { int64_t K, N, M; int launch, v3, in_gemm, sliced; } cases[] = {
+      {4096, 4096, 1, 0, 1, 1, 0},  {14336, 4096, 1, 0, 1, 1, 0},  {28672, 8192, 1, 0, 0, 2, 0},
+      {4096, 4096, 16, 0, 0, 0, 0}, {131072, 64, 1, 0, 1, 0, 0},   {4096, 4096, 1, 1, 1, 0, 0},
+      {4096, 4096, 1, 0, 0, 0, 1},  {14336, 4096, 1, 0, 0, 0, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
+    if (cases[i].v3) setenv("W4A16_FORCE_KERNEL", "v3", 1);
     char desc[200];
     const w4a16_status s = describe_act_order(cases[i].K, cases[i].N, cases[i].M, 77 + 2 * i, desc, sizeof desc);
     unsetenv("W4A16_GATHER_LAUNCH");
+    unsetenv("W4A16_FORCE_KERNEL");
     const int in_gemm = strstr(desc, "x gathered in the GEMM, perm read from global memory") ? 2
                         : strstr(desc, "x gathered in the GEMM")                             ? 1
                                                                                               : 0;
-    const int expected = sm90 ? cases[i].in_gemm : 0;
+    const int sliced = strstr(desc, "k-slices") != NULL;
+    const int expected = sm90 ? cases[i].in_gemm : 0, expected_sliced = sm90 && cases[i].sliced;
     st->runs++;
-    if (s != W4A16_OK || in_gemm != expected) {
-      printf("FAIL act-order path K=%lld N=%lld M=%lld%s: expected the gather %s, got [%s] %s\n", (long long)cases[i].K,
-             (long long)cases[i].N, (long long)cases[i].M, cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "",
-             expected == 2 ? "in the GEMM, perm from global memory" : expected ? "in the GEMM" : "launch", desc,
-             s == W4A16_OK ? "" : w4a16_last_error());
+    if (s != W4A16_OK || in_gemm != expected || sliced != expected_sliced) {
+      printf("FAIL act-order path K=%lld N=%lld M=%lld%s%s: expected the gather %s%s, got [%s] %s\n",
+             (long long)cases[i].K, (long long)cases[i].N, (long long)cases[i].M,
+             cases[i].launch ? " W4A16_GATHER_LAUNCH=1" : "", cases[i].v3 ? " W4A16_FORCE_KERNEL=v3" : "",
+             expected == 2 ? "in the GEMM, perm from global memory" : expected ? "in the GEMM" : "launch",
+             expected_sliced ? " and kernel v1's decode variant" : "", desc, s == W4A16_OK ? "" : w4a16_last_error());
       st->failures++;
     }
   }
