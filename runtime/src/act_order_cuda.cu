@@ -36,6 +36,8 @@ struct w4a16_cuda_gather {
   // gather_row_kernel's CTAs per row: -1 = kSlices' slices_per_row(M) up to kSlicesUpToM rows, then kRows' one
   // (default); P > 0: kSlices with P at every M; 0: kRows at every M (W4A16_GATHER_SLICES, for same-binary A/Bs)
   int slices = -1;
+  // The first M whose gather stages x's row in shared memory (kRowsInSmemFromM; W4A16_GATHER_ROWS_FROM, for A/Bs)
+  int rows_from = 0;
   int32_t *perm = nullptr;  // K values: gathered column i is x's column perm[i]
   // The gather buffer (reserved_m x K 16-bit values), guarded by mu; see the header.
   mutable std::mutex mu;
@@ -204,6 +206,7 @@ extern "C" w4a16_status w4a16_cuda_gather_create(const int32_t *perm, int64_t K,
   g->pdl = w4a16::pdl_enabled(major);
   g->launch_only = w4a16::env_int("W4A16_GATHER_LAUNCH", 0) == 1;
   g->slices = w4a16::env_int("W4A16_GATHER_SLICES", -1);
+  g->rows_from = std::max(1, w4a16::env_int("W4A16_GATHER_ROWS_FROM", (int)kRowsInSmemFromM));
   int smem_optin = 0;
   if (st == W4A16_OK && cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device) == cudaSuccess &&
       (size_t)K * 2 <= (size_t)smem_optin)
@@ -279,7 +282,7 @@ extern "C" w4a16_status w4a16_cuda_gather_run(const w4a16_cuda_gather *g, const 
   if (g->pdl) add_pdl(cfg, attrs);
   // One CTA per row pays for its row's load in series: at a few rows the one-vector-per-thread gather, spread over
   // K / 2048 CTAs, is ahead (H200, bench/RESULTS.md session 12: +16 % instead of +24 % at M = 1, K = 14336).
-  if (g->rows_in_smem && M >= kRowsInSmemFromM) {  // x's row in shared memory: sliced up to kSlicesUpToM rows
+  if (g->rows_in_smem && M >= g->rows_from) {  // x's row in shared memory: sliced up to kSlicesUpToM rows
     const bool sliced = g->slices > 0 || (g->slices < 0 && M <= kSlicesUpToM);
     const int64_t per_row = g->slices > 0 ? std::min(g->slices, 64) : sliced ? slices_per_row(M) : 1;
     cfg.gridDim = dim3((unsigned)M, (unsigned)per_row), cfg.blockDim = dim3(sliced ? kSliceThreads : kRowThreads);

@@ -12,7 +12,8 @@
  *   W4A16_FORCE_GLOBAL=1|0  kernel v3: reduce split-K through the plan's workspace (1) or clusters (0)
  *   W4A16_NO_PDL=1          kernels v3 and v1's decode variant: launch without programmatic dependent launch
  *   W4A16_GATHER_LAUNCH=1   act-order: gather x in a launch of its own, never in the GEMM
- *   W4A16_GATHER_SLICES=P   act-order gather launch: P CTAs per row at every M (0: one 1024-thread CTA per row) */
+ *   W4A16_GATHER_SLICES=P   act-order gather launch: P CTAs per row at every M (0: one 1024-thread CTA per row)
+ *   W4A16_GATHER_ROWS_FROM=R   act-order gather launch: x's rows staged in shared memory from R rows (default 8) */
 #ifndef W4A16_TESTING_H
 #define W4A16_TESTING_H
 
