@@ -277,10 +277,11 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
 // -6 / -3 / +4 / +14 % at M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on
 // 28672x8192. Hence: 32-column CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096.
 // Act-order plans take it too, behind the gather launch (x's columns permuted into the plan's buffer first; the
-// kernels that gather x themselves are v3's); any forced v3 configuration (the tests' W4A16_FORCE_* pins) keeps v3. So do the affine forms: at M <= 4 v3 adds their offsets as o * (sum of x) to exact
-// products, where v1 rounds every weight fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point
-// 16, large scales: heavy cancellation) that rounding reached 1.3x the f16 element bound where v3's sums stay inside
-// it (gpu_test, session 31).
+// kernels that gather x themselves are v3's). Any forced v3 configuration (the tests' W4A16_FORCE_* pins) keeps v3,
+// and so do the affine forms: at M <= 4 v3 adds their offsets as o * (sum of x) to exact products, where v1
+// rounds every weight fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point 16, large scales:
+// heavy cancellation) that rounding reached 1.3x the f16 element bound where v3's sums stay inside it (gpu_test,
+// session 31).
 // Returns the slices (w4a16::kSlices) or 0 = kernel v3.
 int choose_slices(const w4a16_cuda_plan *p, int64_t M) {
   if (M < 1 || M > 8 || p->force_slices == 0) return 0;
