@@ -427,15 +427,20 @@ V3Choice v3_choice(const w4a16_cuda_plan *p, int64_t M) {
   return choose_v3(p, M);
 }
 
+// The split-K workspace a call of M tokens of a v3 plan needs: none where it runs kernel v1's decode variant (its
+// v3 choice is never launched), else its v3 configuration's partial sums.
+uint64_t workspace_at(const w4a16_cuda_plan *p, int64_t M) {
+  return sliced_at(p, M) ? 0 : split_bytes(p, v3_choice(p, M), M);
+}
+
 // Sizes the partial sums for every M up to max_m (call with p->mu held; no call of the plan may be in
 // flight). Within one count of 64-token chunks the largest M needs the most (its allowance admits the
 // most configurations), so M = 1..64 and then each chunk count's largest M cover every M; beyond
-// kMaxGrid tiles no configuration goes through the workspace. A call that runs kernel v1's decode variant needs
-// none (w4a16_cuda_plan_workspace_bytes says so too): its v3 choice, never launched, must not size the workspace.
+// kMaxGrid tiles no configuration goes through the workspace.
 w4a16_status reserve_locked(const w4a16_cuda_plan *p, int64_t max_m) {
   uint64_t need = 0;
   for (int64_t M = 1; M <= max_m; M = M < 64 ? M + 1 : std::min<int64_t>((M / 64 + 1) * 64, max_m)) {
-    if (!sliced_at(p, M)) need = std::max(need, split_bytes(p, v3_choice(p, M), M));
+    need = std::max(need, workspace_at(p, M));
     if (v3_tiles(p, M, 4) * 2 > kMaxGrid || M == max_m) break;
   }
   if (need != p->partial_bytes) {
@@ -465,7 +470,7 @@ extern "C" w4a16_status w4a16_cuda_plan_reserve(const w4a16_cuda_plan *p, int64_
 }
 
 extern "C" uint64_t w4a16_cuda_plan_workspace_bytes(const w4a16_cuda_plan *p, int64_t M) {
-  return p && p->version == 3 && M >= 1 && !sliced_at(p, M) ? split_bytes(p, v3_choice(p, M), M) : 0;
+  return p && p->version == 3 && M >= 1 ? workspace_at(p, M) : 0;
 }
 
 // The weight's form, when not symmetric.
