@@ -134,7 +134,10 @@ __global__ void __launch_bounds__(THREADS, MIN_CTAS) gather_row_kernel(const uin
   }
   for (int v = v0 + tid + AHEAD * THREADS; v < v1; v += THREADS) dst[v] = gather8(srow, perm4[2 * v], perm4[2 * v + 1]);
 }
-constexpr int64_t kRowsInSmemFromM = 8, kSliceCtas = 128, kSlicesUpToM = 32;
+// From 2 rows the gather stages x's row in shared memory: one vector per thread from global memory lost at 2 to 7
+// rows (H100, graph, L2-cold, act-order over plain at M = 4: 4096x4096 +38 -> +20 %, 11008x4096 +30 -> +18 %,
+// 14336x4096 +28 -> +18 %; M = 2 -2..-7 points; bench/RESULTS.md session 38). At 1 row it is a wash.
+constexpr int64_t kRowsInSmemFromM = 2, kSliceCtas = 128, kSlicesUpToM = 32;
 // kSlices CTAs per row: kSliceCtas / M, but 16 at 14 to 16 rows (224-256 CTAs). H200, graph, L2-cold, act-order over
 // the plain call (bench/RESULTS.md session 29, runs 4-5): 16 per row took 8 shapes at M = 14 and 16 to +8.3 % at most,
 // from up to +11.3 % (11008x4096), while 4096x4096 rose from +1.0 to +4.1 % at M = 16. At 12 and 13 rows 16 per row

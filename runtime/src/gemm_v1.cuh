@@ -125,6 +125,32 @@ __device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], co
   }
 }
 
+// kAffine128 in the decode variant (KS > 1): acc += s * p + o * sx, p = the sum of (code - zi) * x over the group
+// (exact products, as the exact forms), sx = the group's sum of x per token (a ones-mma), s and o from the group's
+// affine record (io type). Kernel v3 adds the offsets the same way at a few tokens (gemm_v3.cuh, Cfg::kSums); the
+// per-weight fma(code - zi, s, o) of the other v1 kernels rounds every weight first, which on cancelling data reached
+// 1.3x the f16 element bound (gpu_test, session 31).
+template <class T, int NA, int NT>
+__device__ __forceinline__ void affine_accumulate(const float (&p)[NA][NT][4], const float (&sx)[NT][4],
+                                                  const unsigned char *meta, int cw, int lane, float (&acc)[NA][NT][4]) {
+  using Meta = TileMeta<kAffine128>;
+  const int g8 = lane >> 2;
+#pragma unroll
+  for (int j = 0; j < NA; ++j) {
+    const unsigned char *rec = meta + (cw * NA + j) * Meta::kBytes;
+    const float s0 = scale_value(rec + 4 * g8, Io<T>::kBf16), s1 = scale_value(rec + 4 * g8 + 2, Io<T>::kBf16);
+    const float o0 = scale_value(rec + Meta::kOffsetPairs + 4 * g8, Io<T>::kBf16);
+    const float o1 = scale_value(rec + Meta::kOffsetPairs + 4 * g8 + 2, Io<T>::kBf16);
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {  // sx[t][0..1]: the lane's two tokens (rows g and g + 8 of a ones-mma agree)
+      acc[j][t][0] = fmaf(p[j][t][0], s0, fmaf(sx[t][0], o0, acc[j][t][0]));
+      acc[j][t][1] = fmaf(p[j][t][1], s0, fmaf(sx[t][1], o0, acc[j][t][1]));
+      acc[j][t][2] = fmaf(p[j][t][2], s1, fmaf(sx[t][0], o1, acc[j][t][2]));
+      acc[j][t][3] = fmaf(p[j][t][3], s1, fmaf(sx[t][1], o1, acc[j][t][3]));
+    }
+  }
+}
+
 // The warp's accumulators into red[token][column]. C fragment: c0,c1 = (row g, tokens 2t, 2t+1),
 // c2,c3 = (row g+8, same tokens), where rows are output columns (cw as in scale_accumulate).
 template <class C, int NA, int NT>
@@ -147,6 +173,11 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
     w4a16_gemm_kernel(const GemmArgs args) {
   using C = Config<NT, WARPS, STAGES, FORM, KS>;
   constexpr int NA = C::kNA;
+  // kAffine128 in the decode variant: exact products plus o * the sums of x (affine_accumulate); every other affine
+  // kernel computes each weight as fma(code - zi, s, o) in T (dequant8_affine).
+  constexpr bool kExactAffine = FORM == kAffine128 && KS > 1, kRoundedAffine = is_affine(FORM) && !kExactAffine;
+  constexpr uint32_t kOne2 = Io<T>::kBf16 ? 0x3f803f80u : 0x3c003c00u;  // two 1.0 in T
+  const uint32_t kOnes[4] = {kOne2, kOne2, kOne2, kOne2};
   extern __shared__ __align__(16) unsigned char smem[];
 
 #ifdef W4A16_TIMELINE
@@ -263,23 +294,30 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
     const unsigned char *st = part(i % STAGES, slice);
     const unsigned xs = static_cast<unsigned>(__cvta_generic_to_shared(st + C::kWBytes));
     const unsigned char *meta = st + C::kWBytes + C::kXBytes;
-    // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants).
+    // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants; kExactAffine:
+    // the record's integer zi).
     ZeroPoints<T> z[NA];
 #pragma unroll
     for (int j = 0; j < NA; ++j) {
       if constexpr (FORM == kZeroPoints)
         z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
             meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
+      else if constexpr (kExactAffine)
+        z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
+            meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kIntegerZeros + (lane >> 2) * 2));
       else
         z[j] = ZeroPoints<T>::symmetric();
     }
-    float p[NA][NT][4];
+    float p[NA][NT][4], sx[NT][4];
 #pragma unroll
-    for (int j = 0; j < NA; ++j)
+    for (int t = 0; t < NT; ++t) {
 #pragma unroll
-      for (int t = 0; t < NT; ++t)
+      for (int e = 0; e < 4; ++e) sx[t][e] = 0.f;
+#pragma unroll
+      for (int j = 0; j < NA; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) p[j][t][e] = 0.f;
+    }
 
 #pragma unroll
     for (int kc = 0; kc < 2; ++kc) {
@@ -293,7 +331,7 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
         uint32_t a[NA][2][4];
 #pragma unroll
         for (int j = 0; j < NA; ++j) {
-          if constexpr (is_affine(FORM)) {
+          if constexpr (kRoundedAffine) {
             // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
             constexpr int kSub = TileMeta<FORM>::kSub;
             const Affine<T> c = Affine<T>::load(meta + (cw * NA + j) * TileMeta<FORM>::kBytes +
@@ -313,16 +351,21 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
         for (int t = 0; t < NT; ++t) {
           uint32_t b[4];
           ldmatrix_x4(b, xs + ((t * 8 + (lane & 7)) * kXStride + kcol) * 2);
+          if constexpr (kExactAffine) {  // the group's sums of x: a ones A operand
+            mma16816<T>(sx[t], kOnes, b[0], b[1]);
+            mma16816<T>(sx[t], kOnes, b[2], b[3]);
+          }
 #pragma unroll
           for (int j = 0; j < NA; ++j) {
-            float(&d)[4] = is_affine(FORM) ? acc[j][t] : p[j][t];  // affine: W already scaled
+            float(&d)[4] = kRoundedAffine ? acc[j][t] : p[j][t];  // rounded affine: W already scaled
             mma16816<T>(d, a[j][0], b[0], b[1]);
             mma16816<T>(d, a[j][1], b[2], b[3]);
           }
         }
       }
     }
-    if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, cw, lane, args.scales_bf16, acc);
+    if constexpr (kExactAffine) affine_accumulate<T>(p, sx, meta, cw, lane, acc);
+    else if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, cw, lane, args.scales_bf16, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums

@@ -176,8 +176,8 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
   act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
   act_order_case(4096, 4096, launchMs, 3, &big[2], seed++, stbf);
   set_kernel(NULL);
-  /* the gather launch's row-staged kernel below 8 rows (W4A16_GATHER_ROWS_FROM=1: 128 / M CTAs per row) behind the
-   * decode variant (4096x4096 at 1, 5 and 8 tokens, 11008x4096 at one) */
+  /* the gather launch's row-staged kernel at one row too (W4A16_GATHER_ROWS_FROM=1: 128 / M CTAs per row; by
+   * default it starts at 2) behind the decode variant (4096x4096 at 1, 5 and 8 tokens, 11008x4096 at one) */
   setenv("W4A16_GATHER_ROWS_FROM", "1", 1);
   act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
   act_order_case(11008, 4096, launchMs, 2, &big[2], seed++, stbf);
