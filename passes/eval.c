@@ -221,10 +221,14 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
     if (nameIs(name, "arith.andi")) return intScalar(p.bits & q.bits, w);
     if (nameIs(name, "arith.ori")) return intScalar(p.bits | q.bits, w);
     if (nameIs(name, "arith.xori")) return intScalar(p.bits ^ q.bits, w);
-    if (nameIs(name, "arith.shli")) return intScalar(q.bits >= (uint64_t)w ? 0 : p.bits << q.bits, w);
-    if (nameIs(name, "arith.shrui")) return intScalar(q.bits >= (uint64_t)w ? 0 : p.bits >> q.bits, w);
-    if (nameIs(name, "arith.shrsi"))
-      return intScalar((uint64_t)(scalarSigned(p) >> (q.bits >= (uint64_t)w ? w - 1 : (int)q.bits)), w);
+    bool shift = nameIs(name, "arith.shli") || nameIs(name, "arith.shrui") || nameIs(name, "arith.shrsi");
+    /* arith's shifts by the bit width or more are poison: what the compiled code computes is not defined, so
+     * no formula may be read from them (a mutated unpack shifting by -1 fused as a plain unpack). */
+    if (shift && q.bits >= (uint64_t)w)
+      return fail(ev, "a shift by at least the bit width (poison in arith)");
+    if (nameIs(name, "arith.shli")) return intScalar(p.bits << q.bits, w);
+    if (nameIs(name, "arith.shrui")) return intScalar(p.bits >> q.bits, w);
+    if (nameIs(name, "arith.shrsi")) return intScalar((uint64_t)(scalarSigned(p) >> (int)q.bits), w);
     if (nameIs(name, "arith.maxsi")) return scalarSigned(p) >= scalarSigned(q) ? p : q;
     if (nameIs(name, "arith.minsi")) return scalarSigned(p) <= scalarSigned(q) ? p : q;
     if (nameIs(name, "arith.maxui")) return p.bits >= q.bits ? p : q;
@@ -233,6 +237,10 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
                   nameIs(name, "arith.remsi") || nameIs(name, "arith.floordivsi") || nameIs(name, "arith.ceildivsi");
     if (divide && q.bits == 0)
       return fail(ev, "division by zero");
+    /* The signed minimum over -1 overflows: undefined in arith, and a trap in the host's own division. */
+    const bool signedDivide = divide && !nameIs(name, "arith.divui") && !nameIs(name, "arith.remui");
+    if (signedDivide && w > 0 && scalarSigned(q) == -1 && p.bits == (uint64_t)1 << (w - 1))
+      return fail(ev, "a signed division of the minimum by -1 (overflow, undefined in arith)");
     if (nameIs(name, "arith.divui")) return intScalar(p.bits / q.bits, w);
     if (nameIs(name, "arith.remui")) return intScalar(p.bits % q.bits, w);
     if (nameIs(name, "arith.divsi")) return intScalar((uint64_t)(scalarSigned(p) / scalarSigned(q)), w);

@@ -465,28 +465,31 @@ typedef struct GroupIndexSeen {
   bool constants;       /* a tensor constant was taken by value */
 } GroupIndexSeen;
 
-/* The match of p's chain, its evaluator set up (matchDequantAs). */
-static bool matchSamples(DequantEval *p, Reason *why) {
+enum { kMaxSampleK = 32, kMaxSampleN = 16 };
+
+/* The match of p's chain on the grid of samples (matchSamples). */
+static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
   const MatmulMatch *mm = p->mm;
   DequantMatch *dq = p->dq;
   const MlirValue groupIndex = p->data.groupIndex;
-  /* Edges of nibbles, words and groups, plus scattered points. */
-  int64_t ks[28], ns[8];
+  /* Edges of words and groups, every position in a word of 8 nibbles along both axes (a layout, zero-point
+   * packing or unpack shift is checked at each of them: one nibble position sampled only by chance let a
+   * mutated shift fuse as the plain unpack), plus scattered points. */
+  int64_t ks[kMaxSampleK], ns[kMaxSampleN];
   int numK = 0, numN = 0;
-  const int64_t kEdges[] = {0, 1, 2, 7, 8, 9, 15, 31, 32, 63, 64, 95, 96, 127, 128, 129, 255, 256, 383};
+  const int64_t kEdges[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 31, 32, 63, 64, 95, 96, 127, 128, 129, 255, 256, 383};
   for (size_t i = 0; i < sizeof kEdges / sizeof kEdges[0]; ++i)
     if (kEdges[i] < mm->K)
       ks[numK++] = kEdges[i];
   for (uint64_t i = 0; i < 5; ++i)
     ks[numK++] = (int64_t)(mix64(i) % (uint64_t)mm->K);
   ks[numK++] = mm->K - 1;
-  const int64_t nEdges[] = {0, 1, 7, 8, mm->N - 1};
+  const int64_t nEdges[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, mm->N - 1};
   for (size_t i = 0; i < sizeof nEdges / sizeof nEdges[0]; ++i)
     if (nEdges[i] < mm->N)
       ns[numN++] = nEdges[i];
   ns[numN++] = (int64_t)(mix64(99) % (uint64_t)mm->N);
 
-  Sample samples[28 * 8];
   int count = 0;
   for (int i = 0; i < numK; ++i)
     for (int j = 0; j < numN; ++j) {
@@ -548,6 +551,18 @@ static bool matchSamples(DequantEval *p, Reason *why) {
   for (int i = 0; i < p->ev.numTouched; ++i)
     opSetAdd(&dq->producers, p->ev.touched[i]);
   return true;
+}
+
+/* The match of p's chain, its evaluator set up (matchDequantAs). */
+static bool matchSamples(DequantEval *p, Reason *why) {
+  Sample *samples = malloc(sizeof(Sample) * kMaxSampleK * kMaxSampleN);
+  if (!samples) {
+    setReason(why, p->mm->view.op, "out of memory");
+    return false;
+  }
+  const bool matched = matchSampleGrid(p, samples, why);
+  free(samples);
+  return matched;
 }
 
 /* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order);
