@@ -431,20 +431,31 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
   const int64_t G = dq->groupSize, N = mm->N;
-  for (int64_t k = 0; k < mm->K; ++k) {
+  /* Every k at column 0, then every column at k = 0: a table that differs from the plain index at one row or
+   * column passes any sample of them. */
+  for (int64_t i = 0; i < mm->K + N; ++i) {
+    const int64_t k = i < mm->K ? i : 0, n = i < mm->K ? 0 : i - mm->K;
     Sample s;
     p->ev.budget = kElementEvalBudget;
-    if (!evalSample(p, k, 0, &s, why))
+    if (!evalSample(p, k, n, &s, why))
       return false;
     const int64_t g = groupOf(&s, G);
-    const bool scaleOk = linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N : g);
     int nibble;
-    const int64_t zpWant = w4a16_zp_element(dq->zpLayout, g, 0, mm->K / G, N, &nibble);
+    const bool codeOk = linearIndex(dq->codes, s.codeRead->idx) ==
+                        w4a16_code_element(dq->weightLayout, k, n, mm->K, N, &nibble);
+    const bool scaleOk =
+        linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N + n : n * (mm->K / G) + g);
+    const int64_t zpWant = w4a16_zp_element(dq->zpLayout, g, n, mm->K / G, N, &nibble);
     const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
+    if (!codeOk) {
+      setReason(why, mm->view.op, "a constant index table reads the code of (k = %lld, n = %lld) from another element",
+                (long long)k, (long long)n);
+      return false;
+    }
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
-        setReason(why, mm->view.op, "a constant index table maps k = %lld to another group than k / G = %lld (%s)",
-                  (long long)k, (long long)g, scaleOk ? "zero points" : "scales");
+        setReason(why, mm->view.op, "a constant index table maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)",
+                  (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
       else
         setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
                   scaleOk ? "zero points" : "scales");

@@ -206,57 +206,68 @@ static void readOutsideRows(EpilogueEval *p, MlirValue end, MlirOperation endOp,
   setReason(why, endOp, "reads the matmul result at another element (transposed or shifted)");
 }
 
+/* Sorts what the end reads at element (m, n) into the matmul result (there only), bias[n] and residual[m, n]. */
+static bool classifyReadsAt(EpilogueEval *p, MlirValue end, MlirOperation endOp, int64_t m, int64_t n, Reason *why) {
+  const MatmulMatch *mm = p->mm;
+  evalAt(p, end, m, n, 0.37, 0, 0);
+  if (p->ev.error) {
+    setReason(why, endOp, "epilogue: %s", p->ev.error);
+    return false;
+  }
+  for (int r = 0; r < p->ev.numReads; ++r) {
+    const LeafRead *read = &p->ev.reads[r];
+    MlirValue t = read->tensor;
+    char type[48];
+    if (valueEq(t, mm->result)) {
+      if (!readsResultElement(mm, t, read->idx, m, n)) {
+        readOutsideRows(p, end, endOp, why);
+        return false;
+      }
+      continue;
+    }
+    bool isBias = numElements(t) == mm->N && linearIndex(t, read->idx) == n;
+    bool isResidual = readsResultElement(mm, t, read->idx, m, n);
+    if (isBias && isResidual) {
+      bool seen = false;
+      for (int a = 0; a < p->numAmbiguous; ++a)
+        seen |= valueEq(p->ambiguous[a], t);
+      if (!seen && p->numAmbiguous == 2) {
+        setReason(why, endOp, "adds more than two (N)-shaped tensors");
+        return false;
+      }
+      if (!seen)
+        p->ambiguous[p->numAmbiguous++] = t;
+      continue;
+    }
+    MlirValue *slot = isBias ? &p->biasLeaf : isResidual ? &p->residualLeaf : NULL;
+    if (!slot) {
+      setReason(why, endOp, "reads a %s tensor that is neither a bias (N) nor a residual (M, N)",
+                typeName(mlirValueGetType(t), type, sizeof type));
+      return false;
+    }
+    if (!mlirValueIsNull(*slot) && !valueEq(*slot, t)) {
+      setReason(why, endOp, "adds more than one %s", isBias ? "bias" : "residual");
+      return false;
+    }
+    *slot = t;
+  }
+  return true;
+}
+
 /* Finds which side tensors the end reads as bias[n] and residual[m, n]. */
 static bool classifySides(EpilogueEval *p, MlirValue end, MlirOperation endOp, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const int64_t firstRow = mm->numRows > 0 ? 1 : 0, lastRow = mm->numRows; /* sample rows (match.h) */
   const int64_t points[][2] = {{0, 0}, {0, 1}, {firstRow, mm->N - 1}, {lastRow, mm->N / 2 + 1}};
   p->randomSides = true;
-  for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
-    int64_t m = points[i][0], n = points[i][1] % mm->N;
-    evalAt(p, end, m, n, 0.37, 0, 0);
-    if (p->ev.error) {
-      setReason(why, endOp, "epilogue: %s", p->ev.error);
+  for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i)
+    if (!classifyReadsAt(p, end, endOp, points[i][0], points[i][1] % mm->N, why))
       return false;
-    }
-    for (int r = 0; r < p->ev.numReads; ++r) {
-      const LeafRead *read = &p->ev.reads[r];
-      MlirValue t = read->tensor;
-      char type[48];
-      if (valueEq(t, mm->result)) {
-        if (!readsResultElement(mm, t, read->idx, m, n)) {
-          readOutsideRows(p, end, endOp, why);
-          return false;
-        }
-        continue;
-      }
-      bool isBias = numElements(t) == mm->N && linearIndex(t, read->idx) == n;
-      bool isResidual = readsResultElement(mm, t, read->idx, m, n);
-      if (isBias && isResidual) {
-        bool seen = false;
-        for (int a = 0; a < p->numAmbiguous; ++a)
-          seen |= valueEq(p->ambiguous[a], t);
-        if (!seen && p->numAmbiguous == 2) {
-          setReason(why, endOp, "adds more than two (N)-shaped tensors");
-          return false;
-        }
-        if (!seen)
-          p->ambiguous[p->numAmbiguous++] = t;
-        continue;
-      }
-      MlirValue *slot = isBias ? &p->biasLeaf : isResidual ? &p->residualLeaf : NULL;
-      if (!slot) {
-        setReason(why, endOp, "reads a %s tensor that is neither a bias (N) nor a residual (M, N)",
-                  typeName(mlirValueGetType(t), type, sizeof type));
-        return false;
-      }
-      if (!mlirValueIsNull(*slot) && !valueEq(*slot, t)) {
-        setReason(why, endOp, "adds more than one %s", isBias ? "bias" : "residual");
-        return false;
-      }
-      *slot = t;
-    }
-  }
+  /* Positions read through a constant index table (`bias[perm[n]]`) are checked at every column: a table that
+   * differs from the identity at one column only passes any sample of columns. */
+  for (int64_t n = 0; !mlirValueIsNull(p->ev.indexTable) && n < mm->N; ++n)
+    if (!classifyReadsAt(p, end, endOp, lastRow, n, why))
+      return false;
   p->randomSides = false;
   return true;
 }
