@@ -273,6 +273,8 @@ static int64_t observedGroupSize(DequantEval *p, Reason *why) {
   return 0;
 }
 
+enum { kMaxSampleK = 32, kMaxSampleN = 16 }; /* the sample grid's rows and columns (matchSampleGrid) */
+
 static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, Reason *why) {
   const MatmulMatch *mm = p->mm;
   DequantMatch *dq = p->dq;
@@ -284,27 +286,25 @@ static bool matchScalesLayout(DequantEval *p, const Sample *samples, int count, 
   const int64_t *candidates = mlirValueIsNull(dq->groupIndex) ? kGroupSizes : actOrderG;
   const size_t numCandidates = mlirValueIsNull(dq->groupIndex) ? sizeof kGroupSizes / sizeof kGroupSizes[0] : 1;
   bool gn = false, ng = false, dependsOnK = false, dependsOnN = false;
-  int64_t groups = 0;
+  int64_t groups = 0, linear[kMaxSampleK * kMaxSampleN]; /* each sample's scale element, read once */
+  for (int i = 0; i < count; ++i)
+    linear[i] = linearIndex(scales, samples[i].scaleRead->idx);
   for (size_t c = 0; c < numCandidates && !gn && !ng; ++c) {
     const int64_t G = candidates[c];
     if (mm->K % G != 0)
       continue;
     gn = ng = true, groups = mm->K / G, dq->groupSize = G;
     for (int i = 0; i < count; ++i) {
-      int64_t linear = linearIndex(scales, samples[i].scaleRead->idx);
-      gn &= linear == groupOf(&samples[i], G) * mm->N + samples[i].n;
-      ng &= linear == samples[i].n * groups + groupOf(&samples[i], G);
+      const int64_t g = groupOf(&samples[i], G);
+      gn &= linear[i] == w4a16_scale_element(W4A16_SCALES_G_N, g, samples[i].n, groups, mm->N);
+      ng &= linear[i] == w4a16_scale_element(W4A16_SCALES_N_G, g, samples[i].n, groups, mm->N);
     }
   }
-  for (int i = 0; i < count; ++i) {
-    const Sample *s = &samples[i];
-    int64_t linear = linearIndex(scales, s->scaleRead->idx);
+  for (int i = 0; i < count; ++i)
     for (int j = 0; j < count; ++j) {
-      int64_t other = linearIndex(scales, samples[j].scaleRead->idx);
-      dependsOnK |= samples[j].n == s->n && samples[j].k != s->k && other != linear;
-      dependsOnN |= samples[j].k == s->k && samples[j].n != s->n && other != linear;
+      dependsOnK |= samples[j].n == samples[i].n && samples[j].k != samples[i].k && linear[j] != linear[i];
+      dependsOnN |= samples[j].k == samples[i].k && samples[j].n != samples[i].n && linear[j] != linear[i];
     }
-  }
   if (numElements(scales) >= 0 && (gn || ng)) {
     char name[32];
     if (!w4a16IsScalesType(elementTypeOf(scales))) {
@@ -427,7 +427,7 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
 /* After a match that read a constant index table (a g_idx = k / G given as data), or a runtime g_idx: every
  * k, not only the sampled ones, must read the scales (and zero points) of its group -- a table with one wrong
  * entry passed the samples and fused. K evaluations, only for such chains. */
-static bool everyKInItsGroup(DequantEval *p, Reason *why) {
+static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
   const int64_t G = dq->groupSize, N = mm->N;
@@ -444,7 +444,7 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
     const bool codeOk = linearIndex(dq->codes, s.codeRead->idx) ==
                         w4a16_code_element(dq->weightLayout, k, n, mm->K, N, &nibble);
     const bool scaleOk =
-        linearIndex(dq->scales, s.scaleRead->idx) == (dq->scalesLayout == W4A16_SCALES_G_N ? g * N + n : n * (mm->K / G) + g);
+        linearIndex(dq->scales, s.scaleRead->idx) == w4a16_scale_element(dq->scalesLayout, g, n, mm->K / G, N);
     const int64_t zpWant = w4a16_zp_element(dq->zpLayout, g, n, mm->K / G, N, &nibble);
     const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
     if (!codeOk) {
@@ -454,7 +454,8 @@ static bool everyKInItsGroup(DequantEval *p, Reason *why) {
     }
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
-        setReason(why, mm->view.op, "a constant index table maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)",
+        setReason(why, mm->view.op,
+                  "a constant index table maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)",
                   (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
       else
         setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
@@ -475,8 +476,6 @@ typedef struct GroupIndexSeen {
   bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
   bool constants;       /* a tensor constant was taken by value */
 } GroupIndexSeen;
-
-enum { kMaxSampleK = 32, kMaxSampleN = 16 };
 
 /* The match of p's chain on the grid of samples (matchSamples). */
 static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
@@ -549,7 +548,7 @@ static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
     }
   }
   free(attempt);
-  if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyKInItsGroup(p, why)))
+  if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyRowAndColumnReadsItsElements(p, why)))
     return false;
 
   /* (a weight computed in the contraction's body has no other user; shape queries of the weight are rerouted when

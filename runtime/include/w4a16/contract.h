@@ -168,6 +168,10 @@ static inline int w4a16_zp_container_bits(int layout) {
          : layout == W4A16_ZP_PACKED_N_G2                                     ? 8
                                                                               : 0;
 }
+/* Element (row-major index) of the scale of group g and column n (groups = K / G). */
+static inline int64_t w4a16_scale_element(int layout, int64_t g, int64_t n, int64_t groups, int64_t N) {
+  return layout == W4A16_SCALES_N_G ? n * groups + g : g * N + n;
+}
 static inline void w4a16_zp_shape(int layout, int64_t groups, int64_t N, int64_t *rows, int64_t *cols) {
   switch (layout) {
   case W4A16_ZP_N_G: *rows = N, *cols = groups; return;
