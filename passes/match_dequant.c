@@ -92,6 +92,7 @@ typedef struct DequantEval {
   Synthetic data;
   DequantMatch *dq;
   bool readNoCodesOrScales; /* a sample read no integer tensor or no float tensor */
+  bool scalesLaidOut;       /* the samples' scales followed a layout (matchScalesLayout held) */
 } DequantEval;
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
@@ -148,6 +149,11 @@ static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *
   if (numInts == 2 && numElements(ints[1].tensor) > numElements(ints[0].tensor)) {
     LeafRead t = ints[0];
     ints[0] = ints[1], ints[1] = t;
+  }
+  /* Two float tensors in the roles the match gave them (resolveFloatRoles may have swapped the first read's) */
+  if (numFloats == 2 && !mlirValueIsNull(p->dq->codes) && valueEq(floats[0].tensor, p->dq->zeroPoints)) {
+    LeafRead t = floats[0];
+    floats[0] = floats[1], floats[1] = t;
   }
   s->reads[0] = ints[0], s->reads[1] = floats[0];
   s->codeRead = &s->reads[0], s->scaleRead = &s->reads[1], s->zpRead = NULL;
@@ -424,9 +430,10 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
   return wider;
 }
 
-/* After a match that read a constant index table (a g_idx = k / G given as data), or a runtime g_idx: every
- * k, not only the sampled ones, must read the scales (and zero points) of its group -- a table with one wrong
- * entry passed the samples and fused. K evaluations, only for such chains. */
+/* After a match that read a constant index table (a g_idx = k / G given as data, a table of nibble positions), or a
+ * runtime g_idx: every k and every column, not only the sampled ones, must read the code, scale (and zero point) of
+ * its element and compute the matched form from them -- a table with one wrong entry passed the samples and fused.
+ * K + N evaluations, only for such chains. */
 static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
@@ -452,6 +459,15 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
                 (long long)k, (long long)n);
       return false;
     }
+    decodeCodes(mm, dq, &s, 1);
+    const double want = matchedWeight(mm, dq, &s);
+    if (codeOk && scaleOk && zpOk && fabs(s.value - want) > 1e-6 * (1 + fabs(want))) {
+      setReason(why, mm->view.op,
+                "a constant index table changes what (k = %lld, n = %lld) computes: %g where the matched form gives %g "
+                "(another nibble of the word, or another constant)",
+                (long long)k, (long long)n, s.value, want);
+      return false;
+    }
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
         setReason(why, mm->view.op,
@@ -475,6 +491,7 @@ typedef struct GroupIndexSeen {
   MlirValue constantTable;
   bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
   bool constants;       /* a tensor constant was taken by value */
+  bool scalesLaidOut;   /* the scales read followed a layout of (group, column) */
 } GroupIndexSeen;
 
 /* The match of p's chain on the grid of samples (matchSamples). */
@@ -539,7 +556,7 @@ static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
     dq->weightLayout = orders[order];
     decodeCodes(mm, dq, attempt, count);
     matched = resolveFloatRoles(mm, dq, attempt, count, order ? &orderWhy : why) &&
-              matchScalesLayout(p, attempt, count, order ? &orderWhy : why) &&
+              (p->scalesLaidOut = matchScalesLayout(p, attempt, count, order ? &orderWhy : why)) &&
               matchZeroPoints(mm, dq, attempt, count, order ? &orderWhy : why) &&
               matchArithmetic(mm, dq, attempt, count, order ? &orderWhy : why);
     if (!matched) {
@@ -589,7 +606,7 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
   *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable,
-                           p.readNoCodesOrScales, p.data.constants};
+                           p.readNoCodesOrScales, p.data.constants, p.scalesLaidOut};
   return matched;
 }
 
@@ -650,7 +667,7 @@ static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *
 }
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false, false};
+  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false, false, false};
   if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
     return true;
   /* Codes or scales that are a constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
@@ -680,7 +697,14 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   }
   if (mlirValueIsNull(candidate))
     return false;
+  const Reason plain = *why;
+  const bool constantTable = valueEq(candidate, seen.constantTable);
   *why = (Reason){{0}, {NULL}};
-  return groupIndexCandidate(mm, candidate, groups, why) &&
-         matchDequantAs(mm, dq, candidate, groups, false, &seen, why);
+  if (groupIndexCandidate(mm, candidate, groups, why) && matchDequantAs(mm, dq, candidate, groups, false, &seen, why))
+    return true;
+  /* A constant table whose entries do not pick the scales' groups (a table of nibble positions, of rows of the
+   * codes) is no g_idx: the plain match's reason says what it changes. */
+  if (constantTable && !seen.scalesLaidOut)
+    *why = plain;
+  return false;
 }

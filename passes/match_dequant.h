@@ -28,5 +28,7 @@ int splitFor(MlirValue tensor, int64_t rows);
 bool resolveFloatRoles(const MatmulMatch *mm, DequantMatch *dq, Sample *samples, int count, Reason *why);
 /* How the zero-point tensor holds z(g, n) (layout, offset, wrap), checked against every sample. */
 bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why);
+/* The weight dq's matched form computes from sample s's stored elements (s->code decoded under dq's layout). */
+double matchedWeight(const MatmulMatch *mm, const DequantMatch *dq, const Sample *s);
 
 #endif

@@ -193,3 +193,28 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
   return false;
 }
 
+/* The weight dq's matched form computes from sample s's stored elements (its code decoded under dq's layout):
+ * W = (code - z) * scale, z the constant zero point or the tensor's z(g, n) as matchZeroPoints decoded it, plus
+ * or minus an offset, or the two's-complement forms. */
+double matchedWeight(const MatmulMatch *mm, const DequantMatch *dq, const Sample *s) {
+  const int64_t signedCode = s->code >= 8 ? s->code - 16 : s->code;
+  if (mlirValueIsNull(dq->zeroPoints))
+    return dq->signedCodes ? (double)signedCode * s->scale : ((double)s->code - dq->zeroPoint) * s->scale;
+  if (dq->offsets)
+    return ((double)s->code - dq->zeroPoint) * s->scale + (dq->offsetsSubtracted ? -1 : 1) * s->zpRaw.f;
+  const int width = intWidth(elementTypeOf(dq->zeroPoints));
+  if (!width)
+    return ((double)s->code - s->zpRaw.f) * s->scale;
+  const int64_t G = dq->groupSize;
+  int nibble;
+  w4a16_zp_element(dq->zpLayout, groupOf(s, G), s->n, mm->K / G, mm->N, &nibble);
+  if (dq->zpSigned) {
+    const int64_t stored = (int64_t)((nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits) & 15);
+    return (double)(signedCode - (stored >= 8 ? stored - 16 : stored)) * s->scale;
+  }
+  double z = nibble >= 0    ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
+             : width == 32 ? (double)scalarSigned(s->zpRaw)
+                           : (double)s->zpRaw.bits;
+  z = dq->zpWraps ? fmod(z + (double)dq->zpOffset, 16.0) : z + (double)dq->zpOffset;
+  return ((double)s->code - z) * s->scale;
+}

@@ -1,7 +1,8 @@
 // --w4a16-explain on positions computed through constant index tables of more than 16 entries: such a table is
 // evaluated, and it must give the plain index at EVERY row and column, not only at the sampled ones. Found in
 // session 38: a table swapping two rows (k = 100 and 200 of K) or two columns of the codes, or two entries of a
-// bias, fused as the plain chain (silent wrong output at those rows or columns). The identity tables fuse.
+// bias, fused as the plain chain (silent wrong output at those rows or columns); in session 39, a table of nibble
+// positions with two entries swapped. The identity tables fuse.
 // GPTQ-style words along K, zero point 8, K = 256, N = 64.
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o %t 2>&1 | FileCheck %s
@@ -179,3 +180,168 @@ func.func @bias_entries_swapped(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi3
   } -> tensor<8x64xf16>
   return %yb : tensor<8x64xf16>
 }
+
+// -----
+
+// A table of nibble positions along K (lane = table[k]; 256 entries, so it is evaluated, not folded): the identity
+// (k mod 8) fuses. Found in session 39: with two entries swapped (rows 77 and 78 read each other's nibble of the same
+// word) it fused as the plain unpack, since the every-row check compared only which word each row read.
+// CHECK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul
+// IR-LABEL: func.func @lane_table(
+// IR:        w4a16.fused_matmul
+// IR-NOT:    linalg.matmul
+func.func @lane_table(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<8x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %lanes = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]> : tensor<256xi32>
+    %lane = tensor.extract %lanes[%k] : tensor<256xi32>
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %sh = arith.muli %lane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %c = arith.subf %cf, %zp : f16
+    %g = arith.divui %k, %cg_i : index
+    %s = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %w = arith.mulf %c, %s : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %y = linalg.matmul ins(%x, %deq : tensor<8x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %y : tensor<8x64xf16>
+}
+
+// -----
+
+// Rows 77 and 78 read each other's nibble.
+// CHECK: remark: w4a16: not fused: a constant index table changes what (k = 77, n = 0) computes: {{.*}} (another nibble of the word, or another constant)
+// IR-LABEL: func.func @lanes_swapped(
+// IR-NOT:    w4a16.fused_matmul
+// IR:        linalg.matmul
+func.func @lanes_swapped(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<8x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %lanes = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 6, 5, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]> : tensor<256xi32>
+    %lane = tensor.extract %lanes[%k] : tensor<256xi32>
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %sh = arith.muli %lane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %c = arith.subf %cf, %zp : f16
+    %g = arith.divui %k, %cg_i : index
+    %s = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %w = arith.mulf %c, %s : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %y = linalg.matmul ins(%x, %deq : tensor<8x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %y : tensor<8x64xf16>
+}
+
+// -----
+
+// Rows 200 and 201 (the second group) read each other's nibble.
+// CHECK: remark: w4a16: not fused: a constant index table changes what (k = 200, n = 0) computes
+// IR-LABEL: func.func @lanes_swapped_at_200(
+// IR-NOT:    w4a16.fused_matmul
+// IR:        linalg.matmul
+func.func @lanes_swapped_at_200(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>) -> tensor<8x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %lanes = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 1, 0, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]> : tensor<256xi32>
+    %lane = tensor.extract %lanes[%k] : tensor<256xi32>
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %sh = arith.muli %lane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %c = arith.subf %cf, %zp : f16
+    %g = arith.divui %k, %cg_i : index
+    %s = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %w = arith.mulf %c, %s : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %y = linalg.matmul ins(%x, %deq : tensor<8x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %y : tensor<8x64xf16>
+}
+
+// -----
+
+// The identity table of nibble positions with float zero points (HQQ-style (code - z) * s): z is the first float the
+// chain reads, so the arithmetic makes it the zero point only after the samples are taken. Until session 39 the
+// every-row check's own evaluations read the floats in their first roles and refused the chain ("reads two float
+// tensors, neither of them a zero point ...").
+// CHECK: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, zero points g_n tensor<2x64xf16>) -> matmul
+// IR-LABEL: func.func @lane_table_float_zero_points(
+// IR:        w4a16.fused_matmul
+// IR-NOT:    linalg.matmul
+func.func @lane_table_float_zero_points(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>, %zeros: tensor<2x64xf16>) -> tensor<8x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %lanes = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]> : tensor<256xi32>
+    %lane = tensor.extract %lanes[%k] : tensor<256xi32>
+    %kw = arith.divui %k, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %sh = arith.muli %lane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %g0 = arith.divui %k, %cg_i : index
+    %z = tensor.extract %zeros[%g0, %n] : tensor<2x64xf16>
+    %c = arith.subf %cf, %z : f16
+    %g = arith.divui %k, %cg_i : index
+    %s = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %w = arith.mulf %c, %s : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %y = linalg.matmul ins(%x, %deq : tensor<8x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %y : tensor<8x64xf16>
+}
+
+

@@ -282,10 +282,12 @@ func.func @rows_unwritten(%x: tensor<?x512xf16>, %wq: tensor<2048x64xi8>, %scale
 // -----
 
 // Look-alike: HQQ with axis = 0 (W.reshape([64, -1]), scale and zero [1, N*K/64] broadcast along the 64 rows of
-// the grouped view): a weight (n, k) takes the scale of (n*K + k) mod (N*K/64), not of a group of consecutive k.
+// the grouped view): a weight (n, k) takes the scale of (n*K + k) mod (N*K/64), not of a group of consecutive k:
+// each k its own scale. (Until session 39 the remark was the generic "scales are not laid out ...": the group-size
+// probe re-evaluated the chain with the float tensors' roles as first read, before the arithmetic told them apart.)
 // CHECK-LABEL: func.func @hqq_axis0(
 // CHECK-NOT:     w4a16.fused_matmul
-// REMARK: remark: w4a16: not fused: scales are not laid out as (K/G, N) or (N, K/G) with G = 32, 64 or 128
+// REMARK: remark: w4a16: not fused: group size 1, expected 32, 64 or 128
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #bc = affine_map<(d0, d1) -> (0, d1)>
 func.func @hqq_axis0(%x: tensor<?x512xf16>, %wq: tensor<32x4096xi8>, %scale: tensor<1x4096xf16>, %zero: tensor<1x4096xf16>) -> tensor<?x512xf16> {
