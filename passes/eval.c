@@ -473,6 +473,7 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
         if (!valueEq(ev->reads[r].tensor, ev->groupIndex))
           ev->runtimeIndex = ev->reads[r].tensor;
       ev->runtimeIndexRange = dimOf(tensor, runtimeDim);
+      ev->runtimeIndexed = tensor;
       return fail(ev, "an index is read from a runtime tensor (a gather such as act-order g_idx)");
     }
     for (intptr_t i = 0; i < n; ++i)

@@ -58,7 +58,7 @@ struct Evaluator {
   MlirValue groupIndex;
   /* Set when indicesFromConstantsOnly rejected an index read from a runtime tensor: that tensor, and the size
    * of the dim of the tensor it indexed (a group index's number of groups). */
-  MlirValue runtimeIndex;
+  MlirValue runtimeIndex, runtimeIndexed; /* ... and the tensor it indexed */
   int64_t runtimeIndexRange;
   /* Off (default): conditions are evaluated like any op. On: a condition inside a linalg body that decides a
    * value (a select's condition, an i1 cast to a number) and depends on the iteration point alone (no data)

@@ -486,7 +486,7 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
  * size of the dim it indexed, or a constant integer table of more than 16 elements evaluated as indices; and whether
  * it took tensor constants by value (matchDequant's second try). */
 typedef struct GroupIndexSeen {
-  MlirValue runtime;
+  MlirValue runtime, indexed; /* the runtime tensor an index was read from, the tensor that index read */
   int64_t range;
   MlirValue constantTable;
   bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
@@ -605,14 +605,15 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
   p.data.groups = groups;
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
-  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexRange, p.ev.indexTable,
+  *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexed, p.ev.runtimeIndexRange, p.ev.indexTable,
                            p.readNoCodesOrScales, p.data.constants, p.scalesLaidOut};
   return matched;
 }
 
 /* Whether the runtime tensor an index was read from can be act-order's group index: K integers selecting
- * among K / G groups, G one the runtime takes. */
-static bool groupIndexCandidate(const MatmulMatch *mm, MlirValue tensor, int64_t groups, Reason *why) {
+ * among K / G groups (the `groups` rows of `indexed`, the tensor it was read to index), G one the runtime takes. */
+static bool groupIndexCandidate(const MatmulMatch *mm, MlirValue tensor, MlirValue indexed, int64_t groups,
+                                Reason *why) {
   char type[48];
   typeName(mlirValueGetType(tensor), type, sizeof type);
   if (numElements(tensor) != mm->K) {
@@ -621,8 +622,15 @@ static bool groupIndexCandidate(const MatmulMatch *mm, MlirValue tensor, int64_t
     return false;
   }
   if (groups <= 0 || mm->K % groups != 0 || !w4a16_group_size_supported(mm->K / groups)) {
-    setReason(why, mm->view.op, "act-order: g_idx (%s) selects among %lld rows of the scales or zero points: not "
-                                "groups of 32, 64 or 128 of K = %lld", type, (long long)groups, (long long)mm->K);
+    char target[48];
+    if (mlirValueIsNull(indexed)) /* a constant table */
+      setReason(why, mm->view.op, "act-order: a constant g_idx (%s) holds %lld groups: not groups of 32, 64 or 128 of "
+                                  "K = %lld", type, (long long)groups, (long long)mm->K);
+    else
+      setReason(why, mm->view.op, "an index read from a runtime tensor (%s) picks among the %lld rows of a %s: as "
+                                  "act-order's g_idx into the scales or zero points, not groups of 32, 64 or 128 of "
+                                  "K = %lld", type, (long long)groups,
+                typeName(mlirValueGetType(indexed), target, sizeof target), (long long)mm->K);
     return false;
   }
   if (intWidth(elementTypeOf(tensor)) != 32) {
@@ -667,7 +675,7 @@ static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *
 }
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  GroupIndexSeen seen = {{NULL}, 0, {NULL}, false, false, false};
+  GroupIndexSeen seen = {{NULL}, {NULL}, 0, {NULL}, false, false, false};
   if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
     return true;
   /* Codes or scales that are a constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
@@ -700,7 +708,8 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   const Reason plain = *why;
   const bool constantTable = valueEq(candidate, seen.constantTable);
   *why = (Reason){{0}, {NULL}};
-  if (groupIndexCandidate(mm, candidate, groups, why) && matchDequantAs(mm, dq, candidate, groups, false, &seen, why))
+  if (groupIndexCandidate(mm, candidate, seen.indexed, groups, why) &&
+      matchDequantAs(mm, dq, candidate, groups, false, &seen, why))
     return true;
   /* A constant table whose entries do not pick the scales' groups (a table of nibble positions, of rows of the
    * codes) is no g_idx: the plain match's reason says what it changes. */

@@ -1,7 +1,7 @@
 // Act-order (issue #22): which runtime gathers are a group index g_idx -- one entry per row k, read at k,
 // selecting the row of the scales (and of the zero points) -- and which look alike but are not. Every case
 // is the GPTQ act-order chain of gptq-g-idx.mlir with one change: three forms that fuse (zero points through
-// the same g_idx, v1's zero points + 1, scales stored (N, K/G)) and seven look-alikes.
+// the same g_idx, v1's zero points + 1, scales stored (N, K/G)) and eight look-alikes.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -258,7 +258,7 @@ func.func @index_into_columns(%g_idx: tensor<64xi32>, %x: tensor<1x256xf16>, %qw
 #bias = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @groups_of_16(
 // CHECK-NOT:     w4a16.fused_matmul
-// REMARK: remark: w4a16: not fused: act-order: g_idx (tensor<256xi32>) selects among 16 rows of the scales or zero points: not groups of 32, 64 or 128 of K = 256
+// REMARK: remark: w4a16: not fused: an index read from a runtime tensor (tensor<256xi32>) picks among the 16 rows of a tensor<16x64xf16>: as act-order's g_idx into the scales or zero points, not groups of 32, 64 or 128 of K = 256
 func.func @groups_of_16(%g_idx: tensor<256xi32>, %x: tensor<1x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<16x64xf16>, %b: tensor<64xf16>) -> tensor<1x64xf16> {
   %de = tensor.empty() : tensor<256x64xf16>
   %w = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
@@ -502,4 +502,46 @@ func.func @zero_points_v1_through_g_idx(%g_idx: tensor<256xi32>, %x: tensor<1x25
   } -> tensor<1x64xf16>
   return %y : tensor<1x64xf16>
 }
+
+// -----
+
+// Look-alike: a runtime permutation of K read into the codes' rows (qweight[perm[k] / 8, n]), not a group index into
+// the scales. Until session 39 the remark called it "g_idx ... selects among 32 rows of the scales or zero points".
+// CHECK-LABEL: func.func @runtime_row_permutation(
+// CHECK-NOT:     w4a16.fused_matmul
+// REMARK: remark: w4a16: not fused: an index read from a runtime tensor (tensor<256xi32>) picks among the 32 rows of a tensor<32x64xi32>: as act-order's g_idx into the scales or zero points, not groups of 32, 64 or 128 of K = 256
+func.func @runtime_row_permutation(%x: tensor<8x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>, %perm: tensor<256xi32>) -> tensor<8x64xf16> {
+  %de = tensor.empty() : tensor<256x64xf16>
+  %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
+  ^bb0(%out: f16):
+    %c8_i = arith.constant 8 : index
+    %cg_i = arith.constant 128 : index
+    %c4_i32 = arith.constant 4 : i32
+    %mask = arith.constant 15 : i32
+    %zp = arith.constant 8.000000e+00 : f16
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %lanes = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]> : tensor<256xi32>
+    %lane = tensor.extract %lanes[%k] : tensor<256xi32>
+    %pk = tensor.extract %perm[%k] : tensor<256xi32>
+    %pki = arith.index_cast %pk : i32 to index
+    %kw = arith.divui %pki, %c8_i : index
+    %word = tensor.extract %qweight[%kw, %n] : tensor<32x64xi32>
+    %sh = arith.muli %lane, %c4_i32 : i32
+    %v = arith.shrui %word, %sh : i32
+    %code = arith.andi %v, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %c = arith.subf %cf, %zp : f16
+    %g = arith.divui %k, %cg_i : index
+    %s = tensor.extract %scales[%g, %n] : tensor<2x64xf16>
+    %w = arith.mulf %c, %s : f16
+    linalg.yield %w : f16
+  } -> tensor<256x64xf16>
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %y = linalg.matmul ins(%x, %deq : tensor<8x256xf16>, tensor<256x64xf16>) outs(%acc : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %y : tensor<8x64xf16>
+}
+
 
