@@ -459,15 +459,6 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
                 (long long)k, (long long)n);
       return false;
     }
-    decodeCodes(mm, dq, &s, 1);
-    const double want = matchedWeight(mm, dq, &s);
-    if (codeOk && scaleOk && zpOk && fabs(s.value - want) > 1e-6 * (1 + fabs(want))) {
-      setReason(why, mm->view.op,
-                "a constant index table changes what (k = %lld, n = %lld) computes: %g where the matched form gives %g "
-                "(another nibble of the word, or another constant)",
-                (long long)k, (long long)n, s.value, want);
-      return false;
-    }
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
         setReason(why, mm->view.op,
@@ -476,6 +467,15 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
       else
         setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
                   scaleOk ? "zero points" : "scales");
+      return false;
+    }
+    decodeCodes(mm, dq, &s, 1);
+    const double want = matchedWeight(mm, dq, &s);
+    if (fabs(s.value - want) > 1e-6 * (1 + fabs(want))) {
+      setReason(why, mm->view.op,
+                "a constant index table changes what (k = %lld, n = %lld) computes: %g where the matched form gives %g "
+                "(another nibble of the word, or another constant)",
+                (long long)k, (long long)n, s.value, want);
       return false;
     }
   }

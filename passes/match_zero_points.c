@@ -98,6 +98,29 @@ static void takeLayout(DequantMatch *dq, int layout, int64_t offset, bool wraps,
   dq->zpSplit = splitFor(dq->zeroPoints, rows);
 }
 
+/* A 4-bit value read as two's complement. */
+static int64_t signed4(int64_t v) { return (v & 15) >= 8 ? (v & 15) - 16 : v & 15; }
+
+/* The zero point sample s read in `layout` (zero-point element width `width`, 0 for floats), plus `offset`, taken
+ * mod 16 where it `wraps`. An unpacked i32 is signed, as the runtime reads it (torch-mlir's int32 zeros: sitofp). */
+static double storedZero(const MatmulMatch *mm, int64_t G, int layout, int width, int64_t offset, bool wraps,
+                         const Sample *s) {
+  int nibble;
+  w4a16_zp_element(layout, groupOf(s, G), s->n, mm->K / G, mm->N, &nibble);
+  double z = !width        ? s->zpRaw.f
+             : nibble >= 0 ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
+             : width == 32 ? (double)scalarSigned(s->zpRaw)
+                           : (double)s->zpRaw.bits;
+  return wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
+}
+
+/* The two's-complement 4-bit zero point sample s read in `layout` (a nibble of a packed element, or an i4). */
+static int64_t storedSignedZero(const MatmulMatch *mm, int64_t G, int layout, const Sample *s) {
+  int nibble;
+  w4a16_zp_element(layout, groupOf(s, G), s->n, mm->K / G, mm->N, &nibble);
+  return signed4((int64_t)(nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits));
+}
+
 /* How the zero-point tensor holds z(g, n): the layout whose index rule every read follows and whose decoding,
  * plus an offset of 0 or 1 (GPTQ's v1 format stores z - 1), gives the zero point the arithmetic implies. */
 bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samples, int count, Reason *why) {
@@ -130,16 +153,8 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
       const bool wraps = variant == 2;
       bool decodes = true;
       for (int i = 0; i < count && decodes; ++i) {
-        const Sample *s = &samples[i];
-        /* an unpacked i32 is signed, as the runtime reads it (torch-mlir's int32 zeros: sitofp) */
-        int nibble;
-        w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
-        double z = !width        ? s->zpRaw.f
-                   : nibble >= 0 ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
-                   : width == 32 ? (double)scalarSigned(s->zpRaw)
-                                 : (double)s->zpRaw.bits;
-        z = wraps ? fmod(z + (double)offset, 16.0) : z + (double)offset;
-        decodes = fabs(zeroAt(dq, s) - z) <= 1e-6 * (1 + fabs(z));
+        const double z = storedZero(mm, G, layout, width, offset, wraps, &samples[i]);
+        decodes = fabs(zeroAt(dq, &samples[i]) - z) <= 1e-6 * (1 + fabs(z));
       }
       if (decodes) {
         takeLayout(dq, layout, offset, wraps, groups, N);
@@ -158,12 +173,8 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
     bool ok = true;
     for (int i = 0; i < count && ok; ++i) {
       const Sample *s = &samples[i];
-      int nibble;
-      w4a16_zp_element(layout, groupOf(s, G), s->n, groups, N, &nibble);
-      const int64_t stored = (int64_t)((nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits) & 15);
-      const int64_t signedZero = stored >= 8 ? stored - 16 : stored;
-      const int64_t signedCode = s->code >= 8 ? s->code - 16 : s->code;
-      ok = fabs((double)(signedCode - signedZero) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+      const int64_t signedZero = storedSignedZero(mm, G, layout, s);
+      ok = fabs((double)(signed4(s->code) - signedZero) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
     }
     if (ok) {
       takeLayout(dq, layout, 0, false, groups, N);
@@ -174,9 +185,8 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
   bool signedMinusZero = anyIndexRule && width > 0;
   for (int i = 0; i < count && signedMinusZero; ++i) {
     const Sample *s = &samples[i];
-    const int64_t code = s->code, signedCode = code >= 8 ? code - 16 : code;
     const int64_t z = scalarSigned(s->zpRaw);
-    signedMinusZero = fabs((double)(signedCode - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
+    signedMinusZero = fabs((double)(signed4(s->code) - z) * s->scale - s->value) <= 1e-9 * (1 + fabs(s->value));
   }
   /* Whether the samples of one (group, column) all read one element: then no layout places it there. */
   bool perGroupColumn = true;
@@ -197,24 +207,12 @@ bool matchZeroPoints(const MatmulMatch *mm, DequantMatch *dq, const Sample *samp
  * W = (code - z) * scale, z the constant zero point or the tensor's z(g, n) as matchZeroPoints decoded it, plus
  * or minus an offset, or the two's-complement forms. */
 double matchedWeight(const MatmulMatch *mm, const DequantMatch *dq, const Sample *s) {
-  const int64_t signedCode = s->code >= 8 ? s->code - 16 : s->code;
   if (mlirValueIsNull(dq->zeroPoints))
-    return dq->signedCodes ? (double)signedCode * s->scale : ((double)s->code - dq->zeroPoint) * s->scale;
+    return dq->signedCodes ? (double)signed4(s->code) * s->scale : ((double)s->code - dq->zeroPoint) * s->scale;
   if (dq->offsets)
     return ((double)s->code - dq->zeroPoint) * s->scale + (dq->offsetsSubtracted ? -1 : 1) * s->zpRaw.f;
+  if (dq->zpSigned)
+    return (double)(signed4(s->code) - storedSignedZero(mm, dq->groupSize, dq->zpLayout, s)) * s->scale;
   const int width = intWidth(elementTypeOf(dq->zeroPoints));
-  if (!width)
-    return ((double)s->code - s->zpRaw.f) * s->scale;
-  const int64_t G = dq->groupSize;
-  int nibble;
-  w4a16_zp_element(dq->zpLayout, groupOf(s, G), s->n, mm->K / G, mm->N, &nibble);
-  if (dq->zpSigned) {
-    const int64_t stored = (int64_t)((nibble >= 0 ? s->zpRaw.bits >> (4 * nibble) : s->zpRaw.bits) & 15);
-    return (double)(signedCode - (stored >= 8 ? stored - 16 : stored)) * s->scale;
-  }
-  double z = nibble >= 0    ? (double)((s->zpRaw.bits >> (4 * nibble)) & 15)
-             : width == 32 ? (double)scalarSigned(s->zpRaw)
-                           : (double)s->zpRaw.bits;
-  z = dq->zpWraps ? fmod(z + (double)dq->zpOffset, 16.0) : z + (double)dq->zpOffset;
-  return ((double)s->code - z) * s->scale;
+  return ((double)s->code - storedZero(mm, dq->groupSize, dq->zpLayout, width, dq->zpOffset, dq->zpWraps, s)) * s->scale;
 }
