@@ -277,18 +277,16 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
 // -6 / -3 / +4 / +14 % at M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on
 // 28672x8192. Hence: 32-column CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096.
 // Act-order plans take it too, behind the gather launch (x's columns permuted into the plan's buffer first; the
-// kernels that gather x themselves are v3's). Any forced v3 configuration (the tests' W4A16_FORCE_* pins) keeps v3,
-// and so do the affine forms of groups of 64 and 32: at M <= 4 v3 adds offsets as o * (sum of x) to exact
-// products, where v1 rounds every weight fma(code - zi, s, o) first, and on adversarial data (codes 15, zero point
-// 16, large scales: heavy cancellation) that rounding reached 1.3x the f16 element bound where v3's sums stay
-// inside it (gpu_test, session 31). The decode variant computes kAffine128 as v3 does (exact products, o * the
-// sums of x: gemm_v1.cuh, affine_accumulate), so that form takes it.
+// kernels that gather x themselves are v3's). Any forced v3 configuration (the tests' W4A16_FORCE_* pins) keeps v3.
+// The affine forms take it as the exact ones: the variant computes them as v3 does at M <= 4 (exact products per
+// scale group of 128, 64 or 32 k, plus o * the group's sums of x: gemm_v1.cuh, affine_accumulate), not as the other
+// v1 kernels' rounded fma(code - zi, s, o) per weight, which on adversarial data (codes 15, zero point 16, large
+// scales: heavy cancellation) reached 1.3x the f16 element bound (gpu_test, session 31).
 // Returns the slices (w4a16::kSlices) or 0 = kernel v3.
 int choose_slices(const w4a16_cuda_plan *p, int64_t M) {
   if (M < 1 || M > 8 || p->force_slices == 0) return 0;
   constexpr int kLongK = 4096;  // beyond this many k, only up to 2 tokens
   if (p->force_slices < 0 && (p->force_w || p->force_s || p->force_global >= 0 || p->v3[M].S == 1 ||
-                              (w4a16::is_affine(p->form) && p->form != w4a16::kAffine128) ||
                               (M > 2 && p->K > kLongK)))
     return 0;
   int &cap = g_occ_sliced[p->bf16][p->form];

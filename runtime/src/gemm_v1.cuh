@@ -125,19 +125,21 @@ __device__ __forceinline__ void scale_accumulate(const float (&p)[NA][NT][4], co
   }
 }
 
-// kAffine128 in the decode variant (KS > 1): acc += s * p + o * sx, p = the sum of (code - zi) * x over the group
-// (exact products, as the exact forms), sx = the group's sum of x per token (a ones-mma), s and o from the group's
-// affine record (io type). Kernel v3 adds the offsets the same way at a few tokens (gemm_v3.cuh, Cfg::kSums); the
-// per-weight fma(code - zi, s, o) of the other v1 kernels rounds every weight first, which on cancelling data reached
-// 1.3x the f16 element bound (gpu_test, session 31).
-template <class T, int NA, int NT>
+// The affine forms in the decode variant (KS > 1): acc += s * p + o * sx, p = the sum of (code - zi) * x over one
+// scale group (exact products, as the exact forms), sx = that group's sum of x per token (a ones-mma), s and o from
+// the group's affine record (io type; scale group `sub` of the 128 k: kAffine64 has 2, kAffine32 4). Kernel v3 adds
+// the offsets the same way at a few tokens (gemm_v3.cuh, Cfg::kSums); the per-weight fma(code - zi, s, o) of the
+// other v1 kernels rounds every weight first, which on cancelling data reached 1.3x the f16 element bound (gpu_test,
+// session 31).
+template <class T, int FORM, int NA, int NT>
 __device__ __forceinline__ void affine_accumulate(const float (&p)[NA][NT][4], const float (&sx)[NT][4],
-                                                  const unsigned char *meta, int cw, int lane, float (&acc)[NA][NT][4]) {
-  using Meta = TileMeta<kAffine128>;
+                                                  const unsigned char *meta, int sub, int cw, int lane,
+                                                  float (&acc)[NA][NT][4]) {
+  using Meta = TileMeta<FORM>;
   const int g8 = lane >> 2;
 #pragma unroll
   for (int j = 0; j < NA; ++j) {
-    const unsigned char *rec = meta + (cw * NA + j) * Meta::kBytes;
+    const unsigned char *rec = meta + (cw * NA + j) * Meta::kBytes + sub * Meta::kSubBytes;
     const float s0 = scale_value(rec + 4 * g8, Io<T>::kBf16), s1 = scale_value(rec + 4 * g8 + 2, Io<T>::kBf16);
     const float o0 = scale_value(rec + Meta::kOffsetPairs + 4 * g8, Io<T>::kBf16);
     const float o1 = scale_value(rec + Meta::kOffsetPairs + 4 * g8 + 2, Io<T>::kBf16);
@@ -173,9 +175,11 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
     w4a16_gemm_kernel(const GemmArgs args) {
   using C = Config<NT, WARPS, STAGES, FORM, KS>;
   constexpr int NA = C::kNA;
-  // kAffine128 in the decode variant: exact products plus o * the sums of x (affine_accumulate); every other affine
-  // kernel computes each weight as fma(code - zi, s, o) in T (dequant8_affine).
-  constexpr bool kExactAffine = FORM == kAffine128 && KS > 1, kRoundedAffine = is_affine(FORM) && !kExactAffine;
+  // The affine forms in the decode variant: exact products plus o * the sums of x, per scale group
+  // (affine_accumulate); every other affine kernel computes each weight as fma(code - zi, s, o) in T
+  // (dequant8_affine). kSteps: 16-k mma steps per scale group (8, 4 or 2 of the stage's 8).
+  constexpr bool kExactAffine = is_affine(FORM) && KS > 1, kRoundedAffine = is_affine(FORM) && !kExactAffine;
+  constexpr int kSub = TileMeta<FORM>::kSub, kSteps = 8 / kSub;
   constexpr uint32_t kOne2 = Io<T>::kBf16 ? 0x3f803f80u : 0x3c003c00u;  // two 1.0 in T
   const uint32_t kOnes[4] = {kOne2, kOne2, kOne2, kOne2};
   extern __shared__ __align__(16) unsigned char smem[];
@@ -297,27 +301,32 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
     // The zero points of the lane's columns g and g + 8 of each of its tiles (symmetric: constants; kExactAffine:
     // the record's integer zi).
     ZeroPoints<T> z[NA];
-#pragma unroll
-    for (int j = 0; j < NA; ++j) {
-      if constexpr (FORM == kZeroPoints)
-        z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
-            meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
-      else if constexpr (kExactAffine)
-        z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
-            meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kIntegerZeros + (lane >> 2) * 2));
-      else
-        z[j] = ZeroPoints<T>::symmetric();
-    }
     float p[NA][NT][4], sx[NT][4];
+    // At the start of each scale group (the stage's one for the exact forms): its zero points, fresh sums.
+    auto begin_scale_group = [&](int sub) {
 #pragma unroll
-    for (int t = 0; t < NT; ++t) {
+      for (int j = 0; j < NA; ++j) {
+        if constexpr (FORM == kZeroPoints)
+          z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
+              meta + (cw * NA + j) * TileMeta<FORM>::kBytes + TileMeta<FORM>::kZeroOffset + (lane >> 2) * 2));
+        else if constexpr (kExactAffine)
+          z[j] = ZeroPoints<T>::from_pair(*reinterpret_cast<const uint16_t *>(
+              meta + (cw * NA + j) * TileMeta<FORM>::kBytes + sub * TileMeta<FORM>::kSubBytes +
+              TileMeta<FORM>::kIntegerZeros + (lane >> 2) * 2));
+        else
+          z[j] = ZeroPoints<T>::symmetric();
+      }
 #pragma unroll
-      for (int e = 0; e < 4; ++e) sx[t][e] = 0.f;
+      for (int t = 0; t < NT; ++t) {
 #pragma unroll
-      for (int j = 0; j < NA; ++j)
+        for (int e = 0; e < 4; ++e) sx[t][e] = 0.f;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) p[j][t][e] = 0.f;
-    }
+        for (int j = 0; j < NA; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) p[j][t][e] = 0.f;
+      }
+    };
+    begin_scale_group(0);
 
 #pragma unroll
     for (int kc = 0; kc < 2; ++kc) {
@@ -328,14 +337,16 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
                            : make_uint4(0x88888888u, 0x88888888u, 0x88888888u, 0x88888888u);
 #pragma unroll
       for (int kp = 0; kp < 2; ++kp) {  // two k-steps of 16 per ldmatrix.x4
+        // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
+        const int step = kc * 4 + kp * 2, sub = step / kSteps;
+        if constexpr (kExactAffine && kSub > 1)
+          if (step > 0 && step % kSteps == 0) begin_scale_group(sub);
         uint32_t a[NA][2][4];
 #pragma unroll
         for (int j = 0; j < NA; ++j) {
           if constexpr (kRoundedAffine) {
-            // k steps kc*4 + 2kp + {0, 1} lie in scale group (2 kc + kp) * kSub / 4 of the record.
-            constexpr int kSub = TileMeta<FORM>::kSub;
             const Affine<T> c = Affine<T>::load(meta + (cw * NA + j) * TileMeta<FORM>::kBytes +
-                                                    ((2 * kc + kp) * kSub / 4) * TileMeta<FORM>::kSubBytes,
+                                                    sub * TileMeta<FORM>::kSubBytes,
                                                 lane >> 2);
             dequant8_affine<T>(kp ? wv[j].z : wv[j].x, a[j][0], c);
             dequant8_affine<T>(kp ? wv[j].w : wv[j].y, a[j][1], c);
@@ -362,10 +373,11 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
             mma16816<T>(d, a[j][1], b[2], b[3]);
           }
         }
+        if constexpr (kExactAffine)
+          if ((step + 2) % kSteps == 0) affine_accumulate<T, FORM>(p, sx, meta, sub, cw, lane, acc);
       }
     }
-    if constexpr (kExactAffine) affine_accumulate<T>(p, sx, meta, cw, lane, acc);
-    else if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, cw, lane, args.scales_bf16, acc);
+    if constexpr (!is_affine(FORM)) scale_accumulate<FORM>(p, meta, cw, lane, args.scales_bf16, acc);
   }
   cp_async_wait<0>();
   __syncthreads();  // pipeline buffers are dead from here on: reuse them for the partial sums

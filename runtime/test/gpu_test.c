@@ -218,17 +218,19 @@ static void run_affine_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_sta
         }
   }
   set_wg(0), set_splits(0);
-  /* Kernel v1's decode variant on G = 128 affine plans (exact products plus o * the sums of x: gemm_v1.cuh,
-     affine_accumulate), forced (W4A16_FORCE_KERNEL=sliced): every data kind, M = 1..8, f16 and bf16, N = 256 and
-     200 (a partial 32-column CTA), K = 4096 and 2688 (21 groups: a last stage of 5 of the 16 slices). */
+  /* Kernel v1's decode variant on affine plans of groups of 128, 64 and 32 (exact products plus o * the sums of x
+     per scale group: gemm_v1.cuh, affine_accumulate), forced (W4A16_FORCE_KERNEL=sliced): every data kind, M = 1..8,
+     f16 and bf16, N = 256 and 200 (a partial 32-column CTA), K = 4096 and 2688 (21 groups of 128: a last stage of 5
+     of the 16 slices). */
   set_kernel("sliced");
-  for (int io = 0; io < 2; ++io)
-    for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
-      static const w4t_zp affine128[] = {W4T_OFFSETS, W4T_ZP_FRACTIONAL, W4T_ZP_SIXTEEN};
-      const w4t_form f = {affine128[kind % 3], 128, io ? bf : f16, io ? bf : f16};
-      w4t_run_case_form(&gpu_ops, kind % 2 ? 4096 : 2688, kind % 2 ? 256 : 200, 1 + (kind + io) % 8, (w4t_kind)kind,
-                        &f, seed++, io ? stbf : st16, 0);
-    }
+  for (int G = 128; G >= 32; G /= 2)
+    for (int io = 0; io < 2; ++io)
+      for (int kind = 0; kind < W4T_KIND_COUNT; ++kind) {
+        static const w4t_zp affine_zp[] = {W4T_OFFSETS, W4T_ZP_FRACTIONAL, W4T_ZP_SIXTEEN};
+        const w4t_form f = {affine_zp[kind % 3], G, io ? bf : f16, io ? bf : f16};
+        w4t_run_case_form(&gpu_ops, kind % 2 ? 4096 : 2688, kind % 2 ? 256 : 200, 1 + (kind + io + G / 32) % 8,
+                          (w4t_kind)kind, &f, seed++, io ? stbf : st16, 0);
+      }
   set_kernel(NULL);
 }
 
