@@ -446,7 +446,7 @@ static void test_concurrency(int global, int act_order) {
  * between; B's output must equal, bit for bit, a run with a full sync between the two. A is long
  * and narrow (a few CTAs streaming for a while), so most of B's CTAs start on idle SMs while A runs:
  * without the wait in the kernel they read the poison (checked by removing it: 50 of 50 mismatch). */
-static w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
+w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds) {
   upload_weights(K, N, seed, dq, ds);
   w4a16_plan *plan = NULL;
   if (w4a16_plan_create(W4A16_BACKEND_CUDA, *dq, *ds, K, N, 128, &plan) != W4A16_OK) check(0, w4a16_last_error());
@@ -632,79 +632,6 @@ static void test_cuda_errors(void) {
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
 }
 
-/* ---- the configuration the host chooses (docs/kernel.md, "How the host chooses the configuration") ----
- * On sm_90 a plain plan of the LLaMA-7B projection shapes runs whole-SM CTAs (W = 4 or 3) up to M = 32, and splits
- * K through the workspace, not clusters, wherever the workspace takes a split: in a model each call follows
- * another kernel, and a kernel of half-SM CTAs (W = 2) behind one of whole-SM CTAs, or clusters, start late behind
- * it (bench/RESULTS.md sessions 20-21). 4096x12288 and 4096x22016 (qkv and gate/up) take W = 3 there: 128 and 115
- * CTAs of 192 columns instead of 96 and 86 of 256 on 132 SMs (session 33: 6-12 % faster). From 17 tokens a one-wave
- * cluster replaces the workspace pick where it has the same width and as many splits (sessions 34-35): checked
- * against a plan forced to the workspace (W4A16_FORCE_GLOBAL=1), and taken by 4096x12288 at M = 24, 32 and by
- * 4096x4096 at 32. From 48
- * tokens the cost model's mix of widths and of reductions is faster, in the layer too: 4096x4096 and 11008x4096
- * take W = 2 there, and 4096x4096 a cluster (session 27: 18-20 % faster than the workspace at M = 48-64). The v3
- * rule is checked with W4A16_FORCE_KERNEL=v3. By default the N = 4096 shapes, where that v3 configuration splits K,
- * run kernel v1's decode variant instead (K sliced inside the CTA) at M <= 2, and up to 8 tokens where K = 4096
- * (session 31); the wider shapes keep v3's configuration. */
-/* The integer after key in a plan description ("W=", "splits="), -1 if absent. */
-static int desc_int(const char *desc, const char *key) {
-  const char *at = strstr(desc, key);
-  return at ? atoi(at + strlen(key)) : -1;
-}
-
-static void test_chooser(void) {
-  static const int64_t shapes[][2] = {{4096, 4096}, {4096, 11008}, {11008, 4096}, {4096, 12288}, {4096, 22016}};
-  static const int64_t Ms[] = {1, 2, 3, 8, 16, 24, 32, 48, 64};
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
-    const int64_t K = shapes[i][0], N = shapes[i][1];
-    const int wide_from_48 = N != 4096;  // the N = 4096 shapes take W = 2 from 48 tokens
-    void *dq, *ds;
-    w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds), *v3 = NULL, *ws = NULL;
-    set_kernel("v3");
-    if (plan) w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &v3);
-    set_global(1); /* the workspace wherever it takes a split: what the cluster rule replaces */
-    if (plan) w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, 128, &ws);
-    set_global(0), set_kernel(NULL);
-    int ok = plan && v3 && ws, sliced = 0;
-    char desc[256] = "", desc3[256] = "", descw[256] = "", got[800] = "";
-    for (size_t m = 0; ok && m < sizeof Ms / sizeof Ms[0]; ++m) {
-      w4a16_plan_describe(v3, Ms[m], desc3, sizeof desc3);
-      w4a16_plan_describe(plan, Ms[m], desc, sizeof desc);
-      w4a16_plan_describe(ws, Ms[m], descw, sizeof descw);
-      const int cluster = strstr(desc3, "cluster") != NULL;
-      const int three = N == 12288 || N == 22016;  // W = 3 up to 32 tokens
-      if (Ms[m] <= 32) {
-        /* a cluster from 17 tokens, of the workspace pick's width and with as many splits; else the workspace pick */
-        const int expect_cluster = (N == 12288 && Ms[m] > 16) || (N == 4096 && K == 4096 && Ms[m] == 32);
-        ok = cluster ? Ms[m] > 16 && strstr(descw, "workspace") && desc_int(desc3, " W=") == desc_int(descw, " W=") &&
-                           desc_int(desc3, "splits=") >= desc_int(descw, "splits=")
-                     : !strcmp(desc3, descw) && !expect_cluster;
-        ok = ok && (three ? strstr(desc3, " W=3 ") != NULL : strstr(desc3, " W=4 ") || strstr(desc3, " W=3 "));
-      } else {
-        ok = strstr(desc3, wide_from_48 ? " W=4 " : " W=2 ") && (K != 4096 || N != 4096 || cluster);
-      }
-      const int expect_sliced = N == 4096 && (Ms[m] <= 2 || (Ms[m] <= 8 && K <= 4096));
-      if (ok && expect_sliced) ok = strstr(desc3, "split-K") && strstr(desc, "k-slices"), sliced = 1;
-      else if (ok) ok = !strcmp(desc, desc3);
-      if (!ok) snprintf(got, sizeof got, "%s (v3: %s; the workspace's: %s)", desc, desc3, descw);
-    }
-    char what[1400];
-    snprintf(what, sizeof what,
-             "chooser: %lldx%lld plain plan, v3 W = %s at M = 1..32 (a cluster only from 17 tokens, as wide and with as many "
-             "splits as the workspace's pick), W = %d at 48, 64%s; %s%s%s",
-             (long long)K, (long long)N, N == 12288 || N == 22016 ? "3" : "4 or 3", wide_from_48 ? 4 : 2,
-             K == 4096 && N == 4096 ? " (a cluster)" : "",
-             !sliced ? "v3 at every M" : K <= 4096 ? "v1 sliced at M = 1..8 (v3 splits K there)"
-                                                   : "v1 sliced at M = 1, 2 (v3 splits K there), v3 at 3 and 8",
-             ok ? "" : "; got: ", ok ? "" : got);
-    check(ok, what);
-    w4a16_plan_destroy(plan);
-    w4a16_plan_destroy(v3);
-    w4a16_plan_destroy(ws);
-    g_release(dq), g_release(ds);
-  }
-}
-
 /* The PASS/FAIL line of a matrix run in f16 and in bf16; returns its failures. */
 static int64_t report_f16_bf16(const char *what, const w4t_stats *f16, const w4t_stats *bf16) {
   printf("%s: %s on the GPU: f16 %lld runs, %lld failures, worst rel-norm %.3e (limit 2e-3), worst element error "
@@ -726,7 +653,7 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   if (argc > 1 && !strcmp(argv[1], "--chooser")) { /* the configuration checks alone (seconds, for chooser changes) */
-    if (prop.major == 9) test_chooser();
+    if (prop.major == 9) test_chooser(), test_affine_chooser();
     w4t_stats ao = {0, 0, 0, 0};
     test_act_order_chooser(prop.major == 9 && prop.multiProcessorCount == 132, &ao);
     total_fail += ao.failures;
@@ -762,7 +689,7 @@ int main(int argc, char **argv) {
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();
-    if (prop.major == 9) test_chooser();
+    if (prop.major == 9) test_chooser(), test_affine_chooser();
     test_zero_points();
     test_concurrency(0, 0);
     test_concurrency(1, 0);

@@ -1,5 +1,6 @@
-/* Internal to w4a16_gpu_test: what gpu_test.c (main, the oracle matrices and the other tests), gpu_test_act_order.c
- * and gpu_test_outputs.c share. Each function is defined once, in the file named above its declarations. */
+/* Internal to w4a16_gpu_test: what gpu_test.c (main, the oracle matrices and the other tests), gpu_test_act_order.c,
+ * gpu_test_outputs.c and gpu_test_chooser.c share. Each function is defined once, in the file named above its
+ * declarations. */
 #ifndef W4A16_GPU_TEST_H
 #define W4A16_GPU_TEST_H
 
@@ -24,6 +25,8 @@ void set_wg(int w);
 void set_global(int on);
 void set_kernel(const char *kernel);
 void upload_weights(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds);
+/* a CUDA plan of random weights (upload_weights), G = 128 */
+w4a16_plan *make_plan(int64_t K, int64_t N, uint64_t seed, void **dq, void **ds);
 size_t free_mem(void);
 
 /* gpu_test_act_order.c */
@@ -35,5 +38,9 @@ void test_act_order_plan(void);
 
 /* gpu_test_outputs.c */
 void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf);
+
+/* gpu_test_chooser.c */
+void test_chooser(void);
+void test_affine_chooser(void);
 
 #endif
