@@ -182,16 +182,18 @@ w4a16_status prepare_device(int dev) {  // call with g_mu held
               return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v3)");
           }
         }
-    for (int t = 0; t < 2 && major == 9; ++t)  // v1's decode variant (chosen for v3 plans only)
-      for (int f = 0; f < w4a16::kForms; ++f) {
-        const KernelEntry &k = w4a16::v1_sliced_kernel(t == 1, f);
-        if ((e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem)) != cudaSuccess)
-          return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1, K sliced)");
-      }
-    // The act-order kernels take x's rows and a range of perm besides their rings (gather_smem_bytes): as much
-    // as a CTA may have; plan creation checks that a call's copies leave the occupancy as it is.
+    // The act-order kernels take x's rows (v3: and a range of perm) besides their rings (gather_smem_bytes,
+    // decode_gather_fits): as much as a CTA may have; plan creation checks that a call's copies fit (v3: and leave
+    // the occupancy as it is).
     int optin = 0;
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    for (int t = 0; t < 2 && major == 9; ++t)  // v1's decode variant (chosen for v3 plans only)
+      for (int f = 0; f < 2 * w4a16::kForms; ++f) {
+        const KernelEntry &k = w4a16::v1_sliced_kernel(t == 1, f >> 1, f & 1);
+        if ((e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (f & 1) ? optin : k.smem)) !=
+            cudaSuccess)
+          return cuda_fail(e, "plan_create(cuda): cudaFuncSetAttribute(v1, K sliced)");
+      }
     for (int t = 0; t < 2 && major == 9; ++t)
       for (int f = 0; f < 2; ++f)
         for (int w = 0; w < 4; ++w) {
@@ -382,9 +384,12 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->pdl = pdl_enabled(prop.major);
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
       for (int M = 1; M <= 8; ++M) p->slices[M] = (uint8_t)choose_slices(p, M);
-      // Act-order calls gather x in v3's GEMM where it fits, else by the gather launch (all 0 for other plans);
-      // the decode variant always behind the launch.
-      for (int M = 1; M <= 8 && p->act_order; ++M) p->gathers[M] = p->slices[M] ? W4A16_GATHER_BY_LAUNCH : gather_fits(p, M);
+      // Act-order calls gather x in the GEMM where x's rows fit (v3, or the decode variant where the plain call takes
+      // it), else by the gather launch (all 0 for other plans).
+      for (int M = 1; M <= 8 && p->act_order; ++M)
+        p->gathers[M] = !p->slices[M]           ? gather_fits(p, M)
+                        : decode_gather_fits(p, M) ? W4A16_GATHER_IN_DECODE_VARIANT
+                                                   : W4A16_GATHER_BY_LAUNCH;
       // Split-K flags and arrival counters start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
@@ -652,6 +657,10 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
 
 }  // namespace
 
+static w4a16_status run_v1(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm, int64_t M,
+                           const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                           const w4a16_outputs *outs, void *stream);
+
 extern "C" w4a16_status w4a16_cuda_check_call(const w4a16_cuda_plan *p, const uint16_t *x, const uint16_t *bias,
                                               const uint16_t *residual, const w4a16_outputs *outs) {
   // 16-byte vectors: x is staged with cp.async / TMA, bias/residual/out move 8 halves per thread (a GLU output 4:
@@ -692,21 +701,31 @@ extern "C" w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *
                                                          const w4a16_outputs *outs, void *stream) {
   if (!w4a16_cuda_plan_gathers(p, M))
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "plan_run(cuda): no gathering kernel for this plan at M = %lld", (long long)M);
+  if (p->gathers[M] == W4A16_GATHER_IN_DECODE_VARIANT) return run_v1(p, x, perm, M, bias, residual, act, outs, stream);
   return run_v3(p, x, perm, M, bias, residual, act, outs, (cudaStream_t)stream);
 }
 
 extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x, int64_t M,
                                                const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
                                                const w4a16_outputs *outs, void *stream) {
-  const int ks = sliced_at(p, M);  // only v3 plans choose it
-  if (p->version == 3 && !ks) return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
-  // Kernel v1: CTAs of 32 * warps columns, `splits` per column tile in a cluster; or, for a v3 plan at M <= 8, the
-  // decode variant (K sliced inside CTAs of 32 columns, no split, programmatic dependent launch as v3's).
-  const KernelEntry &k = ks ? w4a16::v1_sliced_kernel(p->bf16, p->form) : kernel_for(p, M);
+  if (p->version == 3 && !sliced_at(p, M))  // only v3 plans choose the decode variant
+    return run_v3(p, x, nullptr, M, bias, residual, act, outs, (cudaStream_t)stream);
+  return run_v1(p, x, nullptr, M, bias, residual, act, outs, stream);
+}
+
+// Kernel v1: CTAs of 32 * warps columns, `splits` per column tile in a cluster; or, for a v3 plan at M <= 8, the
+// decode variant (K sliced inside CTAs of 32 columns, no split, programmatic dependent launch as v3's), which with
+// perm (act-order) reads x's columns through it.
+static w4a16_status run_v1(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm, int64_t M,
+                           const uint16_t *bias, const uint16_t *residual, w4a16_activation act,
+                           const w4a16_outputs *outs, void *stream) {
+  const int ks = sliced_at(p, M);
+  const KernelEntry &k = ks ? w4a16::v1_sliced_kernel(p->bf16, p->form, perm != nullptr) : kernel_for(p, M);
   const int splits = ks ? 1 : p->splits, cols = ks ? w4a16::kSlicedCols : 32 * p->warps;
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
   a.x = x;  // v3 reads x through its tensor map instead
+  a.perm = perm;
   a.splits = splits;
 #ifdef W4A16_TIMELINE
   a.timeline = next_timeline_region();
@@ -715,7 +734,7 @@ extern "C" w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const u
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)splits, (unsigned)((p->Npad + cols - 1) / cols), (unsigned)((M + 63) / 64));
   cfg.blockDim = dim3((unsigned)k.threads);
-  cfg.dynamicSmemBytes = (size_t)k.smem;
+  cfg.dynamicSmemBytes = (size_t)k.smem + (perm ? (size_t)M * p->K * 2 : 0);  // GATHER: x's rows behind the stages
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attrs[1];
   if (splits > 1) add_cluster(cfg, attrs, splits);

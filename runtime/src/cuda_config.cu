@@ -267,6 +267,14 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
   return W4A16_GATHER_BY_LAUNCH;  // the gather launch instead
 }
 
+// Whether kernel v1's decode variant gathers an act-order call's x itself at M tokens (gemm_v1.cuh, GATHER): x's M
+// rows (2K bytes per token) must fit in shared memory behind its two stages, one CTA per SM: up to 8 tokens at
+// K = 4096, 4 at 11008 and 3 at 14336 in the 227 KB a CTA may have on the H100 and H200. Else the gather launch.
+bool decode_gather_fits(const w4a16_cuda_plan *p, int64_t M) {
+  const KernelEntry &k = w4a16::v1_sliced_kernel(p->bf16, p->form, true);
+  return capacity((const void *)k.fn, k.threads, k.smem + (int)(M * p->K * 2), 1, p->sms) >= p->sms;
+}
+
 // Kernel v1's decode variant for M <= 8 tokens (gemm_v1.cuh, KS > 1): every CTA runs the whole K for 32 columns,
 // its 16 warps slicing K, so no CTA waits for another. Where v3 would split K across CTAs (too few 256- or 128-column
 // tiles to fill the SMs: N = 4096 and 8192), that exchange costs a round trip through global memory or a cluster
@@ -276,8 +284,9 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
 // run 4) it took 4096x4096 at M = 1-8 -17..-23 %, 11008x4096 -10 / -7 / -1 / +8 % and 14336x4096
 // -6 / -3 / +4 / +14 % at M = 1 / 2 / 4 / 8; 64-column CTAs (for N = 8192) lost from M = 2 and by 14-34 % on
 // 28672x8192. Hence: 32-column CTAs in one wave, where v3 splits, for M <= 2, or up to 8 tokens where K <= 4096.
-// Act-order plans take it too, behind the gather launch (x's columns permuted into the plan's buffer first; the
-// kernels that gather x themselves are v3's). Any forced v3 configuration (the tests' W4A16_FORCE_* pins) keeps v3.
+// Act-order plans take it too, gathering x themselves where its rows fit (decode_gather_fits), else behind the
+// gather launch (x's columns permuted into the plan's buffer first). Any forced v3 configuration (the tests'
+// W4A16_FORCE_* pins) keeps v3.
 // The affine forms take it as the exact ones: the variant computes them as v3 does at M <= 4 (exact products per
 // scale group of 128, 64 or 32 k, plus o * the group's sums of x: gemm_v1.cuh, affine_accumulate), not as the other
 // v1 kernels' rounded fma(code - zi, s, o) per weight, which on adversarial data (codes 15, zero point 16, large

@@ -24,7 +24,8 @@ struct w4a16_cuda_plan {
   int K, N, Npad;       // Npad = N rounded up to 64 (the v3 column block; v1 tiles divide it)
   int version;          // 3 = kernel v3 (sm_90), 1 = kernel v1
   V3Choice v3[65];      // v3: the choice for M = 1..64 (index M; larger M is chosen per call)
-  uint8_t gathers[9];   // v3, M = 1..8: how an act-order call gathers x (a w4a16_gather_mode: gather_fits)
+  uint8_t gathers[9];   // v3, M = 1..8: how an act-order call gathers x (a w4a16_gather_mode: gather_fits,
+                        // decode_gather_fits)
   uint8_t slices[9];    // v3 plans, M = 1..8: K slices per CTA of kernel v1's decode variant, 0 = v3 (choose_slices)
   int force_slices;     // W4A16_FORCE_KERNEL: 1 = v1's decode variant wherever its grid fits, 0 = never, -1 = none
   bool act_order;       // the plan's calls gather x's columns first (act_order_cuda.cu): choose_v3 leaves room
@@ -84,6 +85,7 @@ uint64_t split_bytes(const w4a16_cuda_plan *p, const V3Choice &c, int64_t M);
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M);
 size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem);
 w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M);
+bool decode_gather_fits(const w4a16_cuda_plan *p, int64_t M);
 int choose_slices(const w4a16_cuda_plan *p, int64_t M);
 // The K slices of kernel v1's decode variant for a call of M tokens, or 0: not that kernel.
 inline int sliced_at(const w4a16_cuda_plan *p, int64_t M) { return M >= 1 && M <= 8 ? p->slices[M] : 0; }

@@ -20,11 +20,14 @@ template <int NT, int WARPS, int FORM> constexpr KernelEntry entry() {
 }
 // Decode (one token tile), K sliced 16 ways inside the CTA: 16 warps of 32 columns, 3 stages of 16 groups (2 with
 // G = 32's larger records: the stages must fit one SM's shared memory). 8 warps left the SM's issue slots idle
-// (~2.5 TB/s at most, bench/RESULTS.md session 31).
-template <int FORM> constexpr KernelEntry sliced() {
-  constexpr int S = FORM == kAffine32 ? 2 : 3;
-  return {w4a16_gemm_kernel<W4A16_IO, 1, 16, S, FORM, kSlices>, Config<1, 16, S, FORM, kSlices>::kSmemBytes, 16 * 32};
+// (~2.5 TB/s at most, bench/RESULTS.md session 31). The act-order kernels (GATHER) take 2 stages too: x's rows sit
+// behind them (M * K * 2 bytes: 64 KB at 8 tokens and K = 4096).
+template <int FORM, bool GATHER> constexpr KernelEntry sliced1() {
+  constexpr int S = FORM == kAffine32 || GATHER ? 2 : 3;
+  return {w4a16_gemm_kernel<W4A16_IO, 1, 16, S, FORM, kSlices, GATHER>, Config<1, 16, S, FORM, kSlices>::kSmemBytes,
+          16 * 32};
 }
+#define sliced(F) {sliced1<F, false>(), sliced1<F, true>()}
 }  // namespace
 #define W4A16_V1_ROW(WARPS, F)                                                                                       \
   {entry<1, WARPS, F>(), entry<2, WARPS, F>(), entry<3, WARPS, F>(), entry<4, WARPS, F>(),                           \
@@ -32,17 +35,18 @@ template <int FORM> constexpr KernelEntry sliced() {
 #define W4A16_V1_FORM(F) {W4A16_V1_ROW(4, F), W4A16_V1_ROW(8, F)}
 #if defined(W4A16_KERNEL_AFFINE) && defined(W4A16_KERNEL_BF16)
 extern const KernelEntry kV1BF16Affine[3][2][8] = {W4A16_V1_FORM(kAffine128), W4A16_V1_FORM(kAffine64), W4A16_V1_FORM(kAffine32)};
-extern const KernelEntry kV1BF16AffineSliced[3] = {sliced<kAffine128>(), sliced<kAffine64>(), sliced<kAffine32>()};
+extern const KernelEntry kV1BF16AffineSliced[3][2] = {sliced(kAffine128), sliced(kAffine64), sliced(kAffine32)};
 #elif defined(W4A16_KERNEL_AFFINE)
 extern const KernelEntry kV1F16Affine[3][2][8] = {W4A16_V1_FORM(kAffine128), W4A16_V1_FORM(kAffine64), W4A16_V1_FORM(kAffine32)};
-extern const KernelEntry kV1F16AffineSliced[3] = {sliced<kAffine128>(), sliced<kAffine64>(), sliced<kAffine32>()};
+extern const KernelEntry kV1F16AffineSliced[3][2] = {sliced(kAffine128), sliced(kAffine64), sliced(kAffine32)};
 #elif defined(W4A16_KERNEL_BF16)
 extern const KernelEntry kV1BF16Exact[2][2][8] = {W4A16_V1_FORM(kSymmetric), W4A16_V1_FORM(kZeroPoints)};
-extern const KernelEntry kV1BF16ExactSliced[2] = {sliced<kSymmetric>(), sliced<kZeroPoints>()};
+extern const KernelEntry kV1BF16ExactSliced[2][2] = {sliced(kSymmetric), sliced(kZeroPoints)};
 #else
 extern const KernelEntry kV1F16Exact[2][2][8] = {W4A16_V1_FORM(kSymmetric), W4A16_V1_FORM(kZeroPoints)};
-extern const KernelEntry kV1F16ExactSliced[2] = {sliced<kSymmetric>(), sliced<kZeroPoints>()};
+extern const KernelEntry kV1F16ExactSliced[2][2] = {sliced(kSymmetric), sliced(kZeroPoints)};
 #endif
+#undef sliced
 #undef W4A16_V1_FORM
 #undef W4A16_V1_ROW
 }  // namespace w4a16

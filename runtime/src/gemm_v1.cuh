@@ -47,6 +47,7 @@ struct GemmArgs {
   const uint4 *wq;          // repacked weight: [K/128][Npad/64][4 tiles][2 chunks][32 lanes] x 16 B (group-major, cuda_backend.cu)
   const void *scales;       // [K/128][Npad/16] TileMeta records (scales, zero points); padded columns' scale 0
   const uint16_t *x;        // [M][K]; x, bias, residual and out in the kernel's io type
+  const int32_t *perm;      // the decode variant's act-order kernels (GATHER): the weight's row i is x's column perm[i]
   const uint16_t *bias;     // [N] or null
   const uint16_t *residual; // [M][N] or null
   Outputs out;              // where the (M, N) result goes (common.cuh)
@@ -170,9 +171,13 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
     }
 }
 
-template <class T, int NT, int WARPS, int STAGES, int FORM, int KS = 1>
+// GATHER (decode variant, act-order plans): x's columns are gathered through args.perm while they are staged, so that
+// the call needs no gather launch before it (see gather_stage below). The CTA copies x's rows whole into shared memory
+// behind its stages (M * K * 2 bytes more than kSmemBytes: the host launches it only where they fit).
+template <class T, int NT, int WARPS, int STAGES, int FORM, int KS = 1, bool GATHER = false>
 __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
+  static_assert(!GATHER || (KS * 32 == WARPS * 32 && NT == 1), "the gather gives each thread one 4-k piece per row");
   using C = Config<NT, WARPS, STAGES, FORM, KS>;
   constexpr int NA = C::kNA;
   // The affine forms in the decode variant: exact products plus o * the sums of x, per scale group
@@ -244,6 +249,29 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
                  true);
     }
   };
+  // Act-order (GATHER): stage `step`'s x is x[m, perm[k]] for its KS groups' k, scattered over x's rows. x's rows
+  // are copied whole (coalesced cp.async, after the grid dependency wait) into shared memory behind the stages, and
+  // each stage is built from there: thread tid owns 4 consecutive k of one group of the stage (KS groups x 32 pieces =
+  // the CTA's threads) in every valid row, one 16-byte vector of perm (plan data, read from global memory STAGES - 1
+  // stages ahead, the first ones before the wait) and 4 two-byte shared-memory reads per row. Gathering from global
+  // memory instead (session 40) cost an L1 wavefront per distinct line each warp-wide read touched: 2-7x slower.
+  const int gather_q = tid >> 5, gather_k = (tid & 31) * 4;
+  const uint16_t *xrows = reinterpret_cast<const uint16_t *>(smem + C::kSmemBytes);
+  auto perm_of = [&](int step) {
+    int4 v = {0, 0, 0, 0};
+    if (GATHER && step < nsteps && step * KS + gather_q < ng)
+      v = __ldg(reinterpret_cast<const int4 *>(args.perm + (size_t)(g_begin + step * KS + gather_q) * kGroupK + gather_k));
+    return v;
+  };
+  auto gather_stage = [&](int step, int4 pv) {  // stage `step`'s x from the copied rows (after they have landed)
+    if (step >= nsteps || step * KS + gather_q >= ng) return;
+    uint16_t *xs = reinterpret_cast<uint16_t *>(part(step % STAGES, gather_q) + C::kWBytes);
+    for (int r = 0; r < rows; ++r) {
+      const uint16_t *row = xrows + (size_t)r * K;
+      const uint32_t a = row[pv.x], b = row[pv.y], c = row[pv.z], d = row[pv.w];
+      *reinterpret_cast<uint2 *>(xs + r * kXStride + gather_k) = make_uint2(a | (b << 16), c | (d << 16));
+    }
+  };
   // Rows of the token tile past M are zero in every stage: no copy ever writes them.
   if (rows < C::kRows)
     for (int c = tid; c < STAGES * KS * (C::kRows - rows) * 16; c += C::kThreads) {
@@ -267,6 +295,11 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   for (int s = 0; s < STAGES - 1; ++s)
     if (s < nsteps) load_plan_data(s, s);
   cp_async_commit();
+  // GATHER: perm's vectors of the first 2 (STAGES - 1) stages, read before the wait (plan data): those of the stages
+  // built in the prologue, then the queue the loop takes one from per iteration.
+  int4 perm_first[STAGES - 1], perm_queue[STAGES - 1];
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) perm_first[s] = perm_of(s), perm_queue[s] = perm_of(STAGES - 1 + s);
 #if __CUDA_ARCH__ >= 900
   // Programmatic dependent launch (a no-op when launched without it): the next kernel may start its own
   // prologue now; x, bias, residual and out belong to the previous kernel until the wait.
@@ -274,12 +307,26 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   sm90::grid_dependency_wait();
 #endif
   W4A16_STAMP(tl, kWaited);
+  if constexpr (GATHER) {
+    // x's valid rows into shared memory; once they (and the plan data before them) have landed, the first stages.
+    uint16_t *dst = reinterpret_cast<uint16_t *>(smem + C::kSmemBytes);
+    for (int c = tid; c < rows * (K >> 3); c += C::kThreads)
+      cp_async16(dst + (size_t)c * 8, args.x + (size_t)m0 * K + (size_t)c * 8, true);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < nsteps) load_x(s, s);
-    if (s < STAGES - 2) cp_async_commit();
+    for (int s = 0; s < STAGES - 1; ++s) gather_stage(s, perm_first[s]);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) cp_async_commit();  // empty groups: the loop's wait count stays as below
+  } else {
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < nsteps) load_x(s, s);
+      if (s < STAGES - 2) cp_async_commit();
+    }
+    cp_async_commit();
   }
-  cp_async_commit();
 
   for (int i = 0; i < nsteps; ++i) {
     cp_async_wait<STAGES - 2>();  // this thread's copies for stage i have landed
@@ -290,7 +337,14 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
     }
     if (i + STAGES - 1 < nsteps) {
       load_plan_data((i + STAGES - 1) % STAGES, i + STAGES - 1);
-      load_x((i + STAGES - 1) % STAGES, i + STAGES - 1);
+      if constexpr (GATHER) {  // its buffer was freed by this iteration's barrier; readers pass another first
+        gather_stage(i + STAGES - 1, perm_queue[0]);
+#pragma unroll
+        for (int s = 0; s < STAGES - 2; ++s) perm_queue[s] = perm_queue[s + 1];
+        perm_queue[STAGES - 2] = perm_of(i + 2 * STAGES - 2);
+      } else {
+        load_x((i + STAGES - 1) % STAGES, i + STAGES - 1);
+      }
     }
     cp_async_commit();
     if (i * KS + slice >= ng) continue;  // the last stage may hold fewer groups than slices

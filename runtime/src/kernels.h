@@ -23,9 +23,10 @@ struct KernelEntry {
 };
 extern const KernelEntry kV1F16Exact[2][2][8], kV1F16Affine[3][2][8], kV1BF16Exact[2][2][8], kV1BF16Affine[3][2][8];
 // v1's decode variant: one token tile, K sliced kSlices ways inside a CTA of 16 warps and 32 columns (gemm_v1.cuh,
-// KS): [form of the family].
+// KS): [form of the family][x read in place, x gathered through perm (act-order, GATHER)].
 constexpr int kSlices = 16, kSlicedCols = 32;
-extern const KernelEntry kV1F16ExactSliced[2], kV1F16AffineSliced[3], kV1BF16ExactSliced[2], kV1BF16AffineSliced[3];
+extern const KernelEntry kV1F16ExactSliced[2][2], kV1F16AffineSliced[3][2], kV1BF16ExactSliced[2][2],
+    kV1BF16AffineSliced[3][2];
 
 // v3 (wgmma, per-warp weight streams): [form of the family][W = 2, 4 warpgroups per CTA][token tiles 1..8].
 struct V3Entry {
@@ -52,9 +53,9 @@ inline const KernelEntry &v1_kernel(bool bf16, int form, int wi, int nt) {
   if (is_affine(form)) return (bf16 ? kV1BF16Affine : kV1F16Affine)[form - kAffine128][wi][nt - 1];
   return (bf16 ? kV1BF16Exact : kV1F16Exact)[form][wi][nt - 1];
 }
-inline const KernelEntry &v1_sliced_kernel(bool bf16, int form) {
-  if (is_affine(form)) return (bf16 ? kV1BF16AffineSliced : kV1F16AffineSliced)[form - kAffine128];
-  return (bf16 ? kV1BF16ExactSliced : kV1F16ExactSliced)[form];
+inline const KernelEntry &v1_sliced_kernel(bool bf16, int form, bool gather = false) {
+  if (is_affine(form)) return (bf16 ? kV1BF16AffineSliced : kV1F16AffineSliced)[form - kAffine128][gather];
+  return (bf16 ? kV1BF16ExactSliced : kV1F16ExactSliced)[form][gather];
 }
 inline const V3Entry &v3_kernel(bool bf16, int form, int wi, int nt) {  // v3_has(form, wi, nt)
   if (wi == 2 && is_affine(form)) return (bf16 ? kV3BF16Affine3 : kV3F16Affine3)[form - kAffine128][nt - 1];

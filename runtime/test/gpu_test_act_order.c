@@ -117,8 +117,9 @@ static void act_order_case(int64_t K, int64_t N, const int64_t *Ms, int nM, cons
 }
 
 /* The act-order matrix: K = N = 4096 at M in {1, 5, 8, 16, 32, 64} in f16 and bf16, symmetric and with zero points
- * (M <= 8: the GEMM gathers x itself where x's rows fit beside its rings, else the gather launch, from global memory
- * below 8 rows and from shared memory from 8; with W4A16_GATHER_LAUNCH=1 the launch at M = 1, 5, 8);
+ * (M <= 8: the GEMM gathers x itself -- kernel v1's decode variant, or v3 where x's rows fit beside its rings --,
+ * else the gather launch, from global memory below 2 rows and from shared memory from 2; with
+ * W4A16_GATHER_LAUNCH=1 the launch at M = 1, 5, 8);
  * G = 64 and 32 (affine), M = 65 and 130 (the gather buffer grown by an eager call), v1 and v3's split-K through
  * the workspace forced (the gather ahead of the workspace's own ordering), and K = 131072 (the gather without
  * shared memory). */
@@ -137,6 +138,11 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
     set_wg(4), set_splits(4);
     act_order_case(28672, 256, one, 1, &a, seed++, st16);
     set_wg(0), set_global(0), set_splits(0);
+    /* kernel v1's decode variant gathering x itself (forced): a partial CTA, a last stage of 5 of 16 groups */
+    static const int64_t sliced_ms[] = {1, 8};
+    set_kernel("sliced");
+    act_order_case(2688, 200, sliced_ms, 2, &a, seed++, st16);
+    set_kernel(NULL);
     return;
   }
   static const int64_t Ms[] = {1, 5, 8, 16, 32, 64};
@@ -177,11 +183,27 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
   act_order_case(4096, 4096, launchMs, 3, &big[2], seed++, stbf);
   set_kernel(NULL);
   /* the gather launch's row-staged kernel at one row too (W4A16_GATHER_ROWS_FROM=1: 128 / M CTAs per row; by
-   * default it starts at 2) behind the decode variant (4096x4096 at 1, 5 and 8 tokens, 11008x4096 at one) */
+   * default it starts at 2) behind the decode variant (4096x4096 at 1, 5 and 8 tokens, 11008x4096 at one; the
+   * launch forced: by default the decode variant gathers x itself) */
+  setenv("W4A16_GATHER_LAUNCH", "1", 1);
   setenv("W4A16_GATHER_ROWS_FROM", "1", 1);
   act_order_case(4096, 4096, launchMs, 3, &big[1], seed++, st16);
   act_order_case(11008, 4096, launchMs, 2, &big[2], seed++, stbf);
   unsetenv("W4A16_GATHER_ROWS_FROM");
+  unsetenv("W4A16_GATHER_LAUNCH");
+  /* kernel v1's decode variant gathering x itself (gemm_v1.cuh, GATHER: x's rows copied into shared memory, each
+     stage built from them through perm): the prologue's stage only (4096x4096 at 1, 5 and 8 tokens above, by
+     default), the main loop's too (11008x4096 at 1 and 2 tokens: 6 stages of 16 groups), a last stage of 5 of 16
+     groups and a partial CTA (2688x200 and x264, forced), a G = 128 affine plan (at 8 tokens its rows do not fit:
+     the launch) */
+  static const int64_t twoMs[] = {1, 2}, slicedMs[] = {1, 3, 8};
+  act_order_case(11008, 4096, twoMs, 2, &big[1], seed++, st16);
+  act_order_case(11008, 4096, twoMs, 2, &big[2], seed++, stbf);
+  set_kernel("sliced");
+  act_order_case(2688, 200, slicedMs, 3, &big[1], seed++, st16);
+  act_order_case(2688, 200, slicedMs, 3, &big[2], seed++, stbf);
+  act_order_case(11008, 264, slicedMs, 3, &affine[2], seed++, st16);
+  set_kernel(NULL);
 }
 
 /* The description (w4a16_plan_describe) of an act-order plan of random f16 weights and a random g_idx at M tokens;
@@ -208,13 +230,15 @@ static w4a16_status describe_act_order(int64_t K, int64_t N, int64_t M, uint64_t
  * fits beside the rings (K = 4096, and 14336: 28 KB), with perm read from global memory where only the row fits
  * (28672x8192: 57 KB of row, 28 KB of perm), not at 16 tokens (the gather launch), not where the row cannot fit
  * (K = 131072), not with W4A16_GATHER_LAUNCH=1. By default the N = 4096 shapes run the decode variant at one token,
- * as the plain plan does, behind the gather launch (plan_describe: "k-slices"). in_gemm: 2 = perm from global
+ * as the plain plan does, gathering x itself (plan_describe: "k-slices") where x's rows fit behind its stages, else
+ * (57344x4096: 112 KB of row) or with W4A16_GATHER_LAUNCH=1 behind the gather launch. in_gemm: 2 = perm from global
  * memory. */
 void test_act_order_paths(int sm90, w4t_stats *st) {
   static const struct { int64_t K, N, M; int launch, v3, in_gemm, sliced; } cases[] = {
       {4096, 4096, 1, 0, 1, 1, 0},  {14336, 4096, 1, 0, 1, 1, 0},  {28672, 8192, 1, 0, 0, 2, 0},
       {4096, 4096, 16, 0, 0, 0, 0}, {131072, 64, 1, 0, 1, 0, 0},   {4096, 4096, 1, 1, 1, 0, 0},
-      {4096, 4096, 1, 0, 0, 0, 1},  {14336, 4096, 1, 0, 0, 0, 1}};
+      {4096, 4096, 1, 0, 0, 1, 1},  {14336, 4096, 1, 0, 0, 1, 1},  {4096, 4096, 1, 1, 0, 0, 1},
+      {57344, 4096, 1, 0, 0, 0, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     if (cases[i].launch) setenv("W4A16_GATHER_LAUNCH", "1", 1);
     if (cases[i].v3) setenv("W4A16_FORCE_KERNEL", "v3", 1);
