@@ -734,7 +734,7 @@ static w4a16_status run_v1(const w4a16_cuda_plan *p, const uint16_t *x, const in
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)splits, (unsigned)((p->Npad + cols - 1) / cols), (unsigned)((M + 63) / 64));
   cfg.blockDim = dim3((unsigned)k.threads);
-  cfg.dynamicSmemBytes = (size_t)k.smem + (perm ? (size_t)M * p->K * 2 : 0);  // GATHER: x's rows behind the stages
+  cfg.dynamicSmemBytes = (size_t)k.smem + (perm ? x_rows_bytes(p, M) : 0);  // GATHER: x's rows behind the stages
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attrs[1];
   if (splits > 1) add_cluster(cfg, attrs, splits);

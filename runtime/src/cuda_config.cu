@@ -244,7 +244,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
 size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool perm_in_smem) {
   const int G = p->K / w4a16::kGroupK;
   const size_t perm = perm_in_smem ? (size_t)((G + c.S - 1) / c.S) * w4a16::kGroupK * 4 : 0;
-  return perm + (size_t)M * p->K * 2;
+  return perm + x_rows_bytes(p, M);
 }
 
 // Whether an act-order call at M <= 8 tokens (one token tile) runs the gathering kernel, and how: the exact forms,
@@ -272,7 +272,7 @@ w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M) {
 // K = 4096, 4 at 11008 and 3 at 14336 in the 227 KB a CTA may have on the H100 and H200. Else the gather launch.
 bool decode_gather_fits(const w4a16_cuda_plan *p, int64_t M) {
   const KernelEntry &k = w4a16::v1_sliced_kernel(p->bf16, p->form, true);
-  return capacity((const void *)k.fn, k.threads, k.smem + (int)(M * p->K * 2), 1, p->sms) >= p->sms;
+  return capacity((const void *)k.fn, k.threads, k.smem + (int)x_rows_bytes(p, M), 1, p->sms) >= p->sms;
 }
 
 // Kernel v1's decode variant for M <= 8 tokens (gemm_v1.cuh, KS > 1): every CTA runs the whole K for 32 columns,

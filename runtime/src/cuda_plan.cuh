@@ -87,6 +87,8 @@ size_t gather_smem_bytes(const w4a16_cuda_plan *p, V3Choice c, int64_t M, bool p
 w4a16_gather_mode gather_fits(const w4a16_cuda_plan *p, int64_t M);
 bool decode_gather_fits(const w4a16_cuda_plan *p, int64_t M);
 int choose_slices(const w4a16_cuda_plan *p, int64_t M);
+// The bytes of x's M rows, which the act-order kernels that gather x themselves copy into shared memory.
+inline size_t x_rows_bytes(const w4a16_cuda_plan *p, int64_t M) { return (size_t)M * p->K * 2; }
 // The K slices of kernel v1's decode variant for a call of M tokens, or 0: not that kernel.
 inline int sliced_at(const w4a16_cuda_plan *p, int64_t M) { return M >= 1 && M <= 8 ? p->slices[M] : 0; }
 

@@ -177,7 +177,7 @@ __device__ __forceinline__ void store_partials(const float (&acc)[NA][NT][4], fl
 template <class T, int NT, int WARPS, int STAGES, int FORM, int KS = 1, bool GATHER = false>
 __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS>::kMinBlocks)
     w4a16_gemm_kernel(const GemmArgs args) {
-  static_assert(!GATHER || (KS * 32 == WARPS * 32 && NT == 1), "the gather gives each thread one 4-k piece per row");
+  static_assert(!GATHER || (KS == WARPS && NT == 1), "the gather gives each thread one 4-k piece per row");
   using C = Config<NT, WARPS, STAGES, FORM, KS>;
   constexpr int NA = C::kNA;
   // The affine forms in the decode variant: exact products plus o * the sums of x, per scale group
@@ -256,15 +256,16 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   // stages ahead, the first ones before the wait) and 4 two-byte shared-memory reads per row. Gathering from global
   // memory instead (session 40) cost an L1 wavefront per distinct line each warp-wide read touched: 2-7x slower.
   const int gather_q = tid >> 5, gather_k = (tid & 31) * 4;
-  const uint16_t *xrows = reinterpret_cast<const uint16_t *>(smem + C::kSmemBytes);
+  uint16_t *const xrows = reinterpret_cast<uint16_t *>(smem + C::kSmemBytes);
+  auto owns_piece = [&](int step) { return step * KS + gather_q < ng; };  // false past the last stage too
   auto perm_of = [&](int step) {
     int4 v = {0, 0, 0, 0};
-    if (GATHER && step < nsteps && step * KS + gather_q < ng)
+    if (GATHER && owns_piece(step))
       v = __ldg(reinterpret_cast<const int4 *>(args.perm + (size_t)(g_begin + step * KS + gather_q) * kGroupK + gather_k));
     return v;
   };
   auto gather_stage = [&](int step, int4 pv) {  // stage `step`'s x from the copied rows (after they have landed)
-    if (step >= nsteps || step * KS + gather_q >= ng) return;
+    if (!owns_piece(step)) return;
     uint16_t *xs = reinterpret_cast<uint16_t *>(part(step % STAGES, gather_q) + C::kWBytes);
     for (int r = 0; r < rows; ++r) {
       const uint16_t *row = xrows + (size_t)r * K;
@@ -295,8 +296,8 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   for (int s = 0; s < STAGES - 1; ++s)
     if (s < nsteps) load_plan_data(s, s);
   cp_async_commit();
-  // GATHER: perm's vectors of the first 2 (STAGES - 1) stages, read before the wait (plan data): those of the stages
-  // built in the prologue, then the queue the loop takes one from per iteration.
+  // GATHER: perm's vectors of stages 0 .. 2 * STAGES - 3, read before the wait (plan data): perm_first for the stages
+  // the prologue builds, perm_queue for the ones the loop builds next (it takes one per iteration and reads another).
   int4 perm_first[STAGES - 1], perm_queue[STAGES - 1];
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) perm_first[s] = perm_of(s), perm_queue[s] = perm_of(STAGES - 1 + s);
@@ -309,9 +310,8 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   W4A16_STAMP(tl, kWaited);
   if constexpr (GATHER) {
     // x's valid rows into shared memory; once they (and the plan data before them) have landed, the first stages.
-    uint16_t *dst = reinterpret_cast<uint16_t *>(smem + C::kSmemBytes);
     for (int c = tid; c < rows * (K >> 3); c += C::kThreads)
-      cp_async16(dst + (size_t)c * 8, args.x + (size_t)m0 * K + (size_t)c * 8, true);
+      cp_async16(xrows + (size_t)c * 8, args.x + (size_t)m0 * K + (size_t)c * 8, true);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();

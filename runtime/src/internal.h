@@ -58,8 +58,8 @@ w4a16_status w4a16_cuda_plan_launch(const w4a16_cuda_plan *p, const uint16_t *x,
                                     void *stream);
 /* How an act-order call of M tokens gathers x's columns (plan_gathers, gather_in_gemm): a gather launch before the
  * GEMM, or the GEMM itself: v3 with the CTA's range of perm copied into shared memory beside x's rows, or read from
- * global memory a step ahead where only the rows fit; or kernel v1's decode variant, reading x's columns through
- * perm as it stages them. */
+ * global memory a step ahead where only the rows fit; or kernel v1's decode variant, which copies x's rows into
+ * shared memory and builds each stage from them through perm. */
 typedef enum {
   W4A16_GATHER_BY_LAUNCH = 0,
   W4A16_GATHER_PERM_IN_SMEM = 1,
@@ -67,7 +67,7 @@ typedef enum {
   W4A16_GATHER_IN_DECODE_VARIANT = 3,
 } w4a16_gather_mode;
 /* Act-order calls whose kernel gathers x's columns itself (v3, the exact forms, M <= 8 where x's rows fit in shared
- * memory; the decode variant wherever it runs: plan_gathers says when, as a w4a16_gather_mode);
+ * memory; the decode variant where they fit behind its stages: plan_gathers says when, as a w4a16_gather_mode);
  * perm is the plan's permutation on the device. Checked and ordered like plan_launch; no gather buffer. */
 int w4a16_cuda_plan_gathers(const w4a16_cuda_plan *p, int64_t M);
 w4a16_status w4a16_cuda_plan_launch_gathering(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *perm,
