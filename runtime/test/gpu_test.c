@@ -13,6 +13,9 @@
  *                       device memory over 10 000 calls against docs/contract.md §2's allowance
  *   gpu_test --small    a few small cases only (for compute-sanitizer)
  *   gpu_test --chooser  the configuration checks only (the chooser's picks on sm_90; seconds)
+ *   gpu_test --act-order-small
+ *                       --small's act-order cases alone (racecheck of the gathering kernels: the whole --small
+ *                       set takes racecheck past 2 minutes)
  *
  * The act-order tests are in gpu_test_act_order.c, the several-outputs tests in gpu_test_outputs.c; the helpers
  * they share with this file are declared in gpu_test.h. */
@@ -658,6 +661,13 @@ int main(int argc, char **argv) {
     test_act_order_chooser(prop.major == 9 && prop.multiProcessorCount == 132, &ao);
     total_fail += ao.failures;
     printf("%s: gpu_test --chooser, %lld failures\n", total_fail ? "FAIL" : "PASS", (long long)total_fail);
+    return total_fail ? 1 : 0;
+  }
+  if (argc > 1 && !strcmp(argv[1], "--act-order-small")) {
+    w4t_stats ao = {0, 0, 0, 0}, aobf = {0, 0, 0, 0};
+    run_act_order_matrix(1, 15000, &ao, &aobf);
+    total_fail += report_f16_bf16("act-order plans (random g_idx)", &ao, &aobf);
+    printf("%s: gpu_test --act-order-small, %lld failures\n", total_fail ? "FAIL" : "PASS", (long long)total_fail);
     return total_fail ? 1 : 0;
   }
   w4t_stats st = {0, 0, 0, 0};
