@@ -5,7 +5,8 @@
 #   1. gpu_test: the oracle matrix on the GPU (bitwise repeat, inputs unchanged, forced split counts,
 #      M > 64), CUDA alignment errors, concurrent streams, device memory over 10 000 calls vs docs/contract.md §2;
 #   2. graph_test: every configuration class captured in CUDA graphs and replayed (issue #16);
-#   3. compute-sanitizer memcheck and racecheck on gpu_test --small and on graph replays;
+#   3. compute-sanitizer memcheck and racecheck on gpu_test --small (racecheck also on --act-order-small, the
+#      act-order gathers alone) and on graph replays;
 #   4. the CPU ctest suite (in the background, on the device's spare cores);
 #   5. a SASS check of the sm_90a kernels (HGMMA/UTMALDG/LDGSTS in v3, HMMA/LDSM/LDGSTS in v1, local memory).
 # Logs go to $LOGDIR (default $OUT/logs, or BUILD_DIR/gpu-logs); the exit status is non-zero on any failure.
@@ -49,6 +50,7 @@ sanitize() {  # tool log args...
 }
 sanitize memcheck memcheck "$B/bin/w4a16_gpu_test" --small
 sanitize racecheck racecheck "$B/bin/w4a16_gpu_test" --small
+sanitize racecheck racecheck-act-order "$B/bin/w4a16_gpu_test" --act-order-small  # the gathering kernels alone
 # graph replays: memcheck on every configuration class, racecheck on one per path
 sanitize memcheck memcheck-graph --report-api-errors no "$B/bin/w4a16_graph_test" --small
 for cls in v3-W4-S1 v3-W4-cluster3 v3-W4-workspace3 v1-cluster2; do
