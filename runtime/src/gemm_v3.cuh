@@ -194,25 +194,28 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // Split-K through the plan's workspace instead of a cluster (the host's choice when S-CTA clusters
 // would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32).
 // Nothing in this exchange depends on host state, so a launch captured in a CUDA graph replays any
-// number of times: after its main loop each CTA of a tile takes an arrival number from the tile's
-// counter. The first S-1 to arrive each publish their partial sums in the slot of their arrival number
-// and set its flag to split + 1. The last to arrive resets the counter, waits for the S-1 flags (their
-// CTAs have arrived, so they are running), resets them, adds all S partial sums in split order -- the
-// same bits whoever arrives last -- and stores through the fused epilogue. Counter and flags are zero
-// again when the grid ends; the next call on the stream touches them only after its grid dependency
-// wait, which waits for this grid to complete (also with programmatic dependent launch). Every memory
-// round trip here is on the call's critical path, so flags are polled by one lane each and an item's
-// partial loads are batched (add_partials).
+// number of times: right after its grid dependency wait each CTA of a tile takes an arrival number from
+// the tile's counter (draw_arrival). The first S-1 to arrive each publish their partial sums in the slot
+// of their arrival number and set its flag to split + 1. The last to arrive resets the counter, waits for
+// the S-1 flags (their CTAs have arrived, so they are running), resets them, adds all S partial sums in
+// split order -- the same bits whoever arrives last -- and stores through the fused epilogue. Counter and
+// flags are zero again when the grid ends; the next call on the stream touches them only after its grid
+// dependency wait, which waits for this grid to complete (also with programmatic dependent launch). Every
+// memory round trip here is on the call's critical path, so the arrival is drawn while the main loop runs
+// rather than after it, flags are polled by one lane each and an item's partial loads are batched
+// (add_partials).
+constexpr int kArrivalThread = 32;  // a consumer warp's lane, never one that issues x's copies
+__device__ __forceinline__ void draw_arrival(const sm90::Args &args, int tile, int *arrival) {
+  if (args.partials && threadIdx.x == kArrivalThread) *arrival = (int)atomicAdd(args.flags + sm90::kMaxGrid + tile, 1u);
+}
 template <class E, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
-                                             int tile, int split, int S, int rows, int col0, int m0) {
+                                             int tile, int split, int S, int rows, int col0, int m0, int arrival) {
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int slot0 = tile * (S - 1);
   const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
   unsigned *const arrivals = args.flags + sm90::kMaxGrid;
-  __shared__ int arrival, slot_of[8];                          // slot_of[q]: the slot holding split q's partial sums
-  if (threadIdx.x == 0) arrival = (int)atomicAdd(arrivals + tile, 1u);
-  __syncthreads();
+  __shared__ int slot_of[8];                                   // slot_of[q]: the slot holding split q's partial sums
   if (arrival < S - 1) {
     float *dst = args.partials + (slot0 + arrival) * slot;
     for (int i = threadIdx.x; i < rows * kVec4; i += kThreads) {
@@ -473,6 +476,8 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // for it here.
   sm90::grid_dependency_wait();
   W4A16_STAMP(tl, kWaited);
+  __shared__ int arrival;  // split-K through the workspace: this CTA's arrival number (finish_split)
+  draw_arrival(args, tile, &arrival);
   if (GATHER && producer && lane == 0)
     sm90::bulk_g2s(sm90::smem_u32(xrows_smem), gather.x + (size_t)m0 * args.K, (uint32_t)rows * (uint32_t)args.K * 2u,
                    sm90::smem_u32(&gather_bar));
@@ -695,7 +700,8 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   W4A16_STAMP(tl, kEpilogueReady);
   if (args.partials) {
     __syncthreads();
-    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0);
+    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0,
+                                                          arrival);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
     reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,
