@@ -95,6 +95,15 @@ static MlirValue asMatrix(MlirValue value, int rowDims, MlirOperation before, Ml
   return asOperand(value, 0, 1, sizeOfDims(value, 0, rankOf(value)), before, loc); /* a matvec operand: one row */
 }
 
+/* x's (rows, K) operand with K static: a tensor.cast where x's type left K dynamic (rowDimsOf). */
+static MlirValue withStaticK(MlirValue x, int64_t K, MlirOperation before, MlirLocation loc) {
+  if (dimOf(x, 1) >= 0)
+    return x;
+  const int64_t shape[2] = {dimOf(x, 0) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(x, 0), K};
+  MlirType type = mlirRankedTensorTypeGet(2, shape, elementTypeOf(x), mlirAttributeGetNull());
+  return insertBefore(before, buildOp("tensor.cast", loc, 1, &x, 1, &type, 0, NULL, NULL));
+}
+
 /* arith.truncf of tensor `value` to element type `to`, inserted before `before`. */
 static MlirValue narrowed(MlirValue value, MlirType to, MlirOperation before, MlirLocation loc) {
   const int rank = rankOf(value);
@@ -325,7 +334,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirValue operands[7];
   int n = 0;
   const MlirValue x = mlirValueIsNull(mm->xExpr) ? mm->x : materializedX(mm, last, loc);
-  operands[n++] = asMatrix(x, mm->xRowDims, last, loc);
+  operands[n++] = withStaticK(asMatrix(x, mm->xRowDims, last, loc), mm->K, last, loc);
   if (!mlirTypeEqual(elementTypeOf(x), matmulIoType(mm))) /* an f32 x the contraction's body narrowed */
     operands[0] = narrowed(operands[0], matmulIoType(mm), last, loc);
   const int64_t K = mm->K, N = mm->N, groups = K / dq->groupSize;
@@ -461,7 +470,11 @@ static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
     locationText(mlirOperationGetLocation(ep.stop.at), where, sizeof where);
     snprintf(stop, sizeof stop, "; chain ends before %s: %s", where, ep.stop.text);
   }
-  explainRemark(options, "w4a16", op, "fused as %s%s%s", chain, types, stop);
+  char shared[96] = "";
+  if (dq.weightOtherUsers > 0)
+    snprintf(shared, sizeof shared, "; the dequantised weight has %ld other user%s, which keep%s it", (long)dq.weightOtherUsers,
+             dq.weightOtherUsers > 1 ? "s" : "", dq.weightOtherUsers > 1 ? "" : "s");
+  explainRemark(options, "w4a16", op, "fused as %s%s%s%s", chain, types, shared, stop);
   buildFusedOp(&mm, &dq, &ep);
 }
 

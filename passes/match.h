@@ -94,6 +94,9 @@ typedef struct DequantMatch {
   int codesSplit, scalesSplit;
   /* Act-order GPTQ: row k's group is groupIndex[k], a runtime tensor of K integers, not k / G (null). */
   MlirValue groupIndex;
+  /* Users of the dequantised weight besides this contraction (a weight shared by two matmuls, or also returned):
+   * the chain fuses, and the dequantisation stays for them (erased with the last) */
+  intptr_t weightOtherUsers;
   OpSet producers;
 } DequantMatch;
 

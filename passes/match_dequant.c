@@ -568,13 +568,10 @@ static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
   if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyRowAndColumnReadsItsElements(p, why)))
     return false;
 
-  /* (a weight computed in the contraction's body has no other user; shape queries of the weight are rerouted when
-   * it is erased: eraseDeadOps) */
-  const intptr_t weightUsers = mm->weightInput >= 0 ? dataUserCount(linalgInput(&mm->view, mm->weightInput)) : 1;
-  if (weightUsers != 1) {
-    setReason(why, mm->view.op, "dequantised weight has %ld users", (long)weightUsers);
-    return false;
-  }
+  /* Other users of the weight (none where it is computed in the contraction's body) keep the dequantisation: the
+   * fused op reads the codes, and the producers are erased only once dead (eraseDeadOps, which also reroutes
+   * shape queries of the weight). */
+  dq->weightOtherUsers = mm->weightInput >= 0 ? dataUserCount(linalgInput(&mm->view, mm->weightInput)) - 1 : 0;
   for (int i = 0; i < p->ev.numTouched; ++i)
     opSetAdd(&dq->producers, p->ev.touched[i]);
   return true;

@@ -321,6 +321,19 @@ static bool readsIntegerCodes(const LinalgView *view, int i) {
   return readAnyInteger(&ev);
 }
 
+/* view reduces one input that an elementwise op (*product) computes from integer codes and float data: a contraction
+ * split in two, as torch-mlir lowers torch.sum(x.unsqueeze(1) * W, -1). */
+static bool sumsProductOfDequantisedData(const LinalgView *view, MlirOperation *product) {
+  LinalgView pv;
+  *product = view->numInputs == 1 ? producer(linalgInput(view, 0)) : (MlirOperation){NULL};
+  if (mlirOperationIsNull(*product) || !linalgView(*product, &pv) || !linalgIsElementwise(&pv) || pv.numInputs < 2)
+    return false;
+  bool codes = false, floats = false;
+  for (int i = 0; i < pv.numInputs; ++i)
+    *(readsIntegerCodes(&pv, i) ? &codes : &floats) = true;
+  return codes && floats;
+}
+
 /* Whether the weight operand's values do not depend on loop d (a weight broadcast along a batch dim, as
  * torch-mlir lowers [B, S, K] x (K, N): a [B, K, N] broadcast and linalg.batch_matmul): it reads the
  * same stored elements at d = 0 and d = 1. */
@@ -455,6 +468,10 @@ static int rowDimsOf(const MatmulMatch *mm, MlirValue t) {
   int64_t product = 1;
   while (split > 0 && product < mm->K && dimOf(t, split - 1) > 0)
     product *= dimOf(t, --split);
+  /* x typed with a dynamic K (tensor<?x?xf16>, an exporter's fully dynamic signature): its last dim alone is K,
+   * whose size the weight gives (the rewrite casts x to it; readsRowMajor checks the reads) */
+  if (split == rankOf(t) && split > 0 && dimOf(t, split - 1) < 0)
+    --split, product = mm->K;
   if (product != mm->K)
     return -1;
   int nonUnit = 0;
@@ -609,8 +626,17 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
     anyCodes |= codes[i] = readsIntegerCodes(&mm->view, i);
   /* A reduction of one integer input (a sum, an argmax) is no candidate; one whose body reads integer tensors
    * itself may be a contraction that dequantises its weight there. */
-  if (!(anyCodes && mm->view.numInputs >= 2) && !bodyExtractsIntegers(&mm->view))
+  if (!(anyCodes && mm->view.numInputs >= 2) && !bodyExtractsIntegers(&mm->view)) {
+    MlirOperation product;
+    if (anyCodes && sumsProductOfDequantisedData(&mm->view, &product)) {
+      char where[256];
+      locationText(mlirOperationGetLocation(product), where, sizeof where);
+      setReason(why, op, "sums the product (%s) of a dequantised weight and float data: a contraction split into "
+                         "product and sum; upstream's linalg-fuse-elementwise-ops joins them into one, which fuses",
+                where);
+    }
     return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */
+  }
   /* From here on the op reads integer data: every way it fails to match gets a reason. */
   if (mm->view.numInputs == 2 && mlirLinalgIsAContractionOp(op)) {
     if (codes[0] && codes[1]) {
