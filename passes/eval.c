@@ -149,6 +149,26 @@ double roundToType(double x, MlirType t) {
 
 static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType);
 
+/* arith.bitcast of integer bits to f16, bf16 or f32: the "magic number" int4 -> f16 conversion of GPU kernels
+ * (FasterTransformer, Marlin: the bits 0x6400 | q are the f16 1024 + q). The other direction reads a float's
+ * encoding, which the formula does not model. */
+static Scalar bitcastToFloat(Evaluator *ev, Scalar v, MlirType to) {
+  if (mlirTypeIsAF16(to) && v.width == 16) {
+    const int sign = (int)(v.bits >> 15) & 1, exponent = (int)(v.bits >> 10) & 31, mantissa = (int)(v.bits & 1023);
+    const double magnitude = exponent == 31 ? (mantissa ? NAN : INFINITY)
+                             : exponent == 0 ? ldexp(mantissa, -24)
+                                             : ldexp(1024 + mantissa, exponent - 25);
+    return floatScalar(sign ? -magnitude : magnitude);
+  }
+  if ((mlirTypeIsABF16(to) && v.width == 16) || (mlirTypeIsAF32(to) && v.width == 32)) {
+    const uint32_t word = (uint32_t)(mlirTypeIsABF16(to) ? v.bits << 16 : v.bits);
+    float f;
+    memcpy(&f, &word, sizeof f);
+    return floatScalar((double)f);
+  }
+  return fail(ev, "a bitcast other than integer bits to f16, bf16 or f32");
+}
+
 /* Applies a scalar arith/math op to already evaluated operands. */
 static Scalar applyOp(Evaluator *ev, MlirOperation op, const Scalar *x, intptr_t n, MlirType resultType) {
   MlirType element = mlirTypeIsAShaped(resultType) ? mlirShapedTypeGetElementType(resultType) : resultType;
@@ -193,6 +213,8 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
     if (nameIs(name, "math.floor")) return floatScalar(floor(a));
     if (nameIs(name, "math.ceil")) return floatScalar(ceil(a));
     if (nameIs(name, "arith.uitofp")) return floatScalar((double)x[0].bits);
+    if (nameIs(name, "arith.bitcast"))
+      return bitcastToFloat(ev, x[0], mlirTypeIsAShaped(resultType) ? mlirShapedTypeGetElementType(resultType) : resultType);
     if (nameIs(name, "arith.sitofp")) return floatScalar((double)scalarSigned(x[0]));
     if (nameIs(name, "arith.fptoui") || nameIs(name, "arith.fptosi")) return intScalar((uint64_t)(int64_t)a, w);
     if (nameIs(name, "arith.extui") || nameIs(name, "arith.index_castui") || nameIs(name, "arith.trunci"))
