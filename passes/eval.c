@@ -1,5 +1,6 @@
 /* Scalar interpreter for linalg bodies and arith/math ops; see eval.h. */
 #include "eval.h"
+#include "half.h" /* the runtime's f16 / bf16 decoding (runtime/src) */
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -153,18 +154,15 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
  * (FasterTransformer, Marlin: the bits 0x6400 | q are the f16 1024 + q). The other direction reads a float's
  * encoding, which the formula does not model. */
 static Scalar bitcastToFloat(Evaluator *ev, Scalar v, MlirType to) {
-  if (mlirTypeIsAF16(to) && v.width == 16) {
-    const int sign = (int)(v.bits >> 15) & 1, exponent = (int)(v.bits >> 10) & 31, mantissa = (int)(v.bits & 1023);
-    const double magnitude = exponent == 31 ? (mantissa ? NAN : INFINITY)
-                             : exponent == 0 ? ldexp(mantissa, -24)
-                                             : ldexp(1024 + mantissa, exponent - 25);
-    return floatScalar(sign ? -magnitude : magnitude);
-  }
-  if ((mlirTypeIsABF16(to) && v.width == 16) || (mlirTypeIsAF32(to) && v.width == 32)) {
-    const uint32_t word = (uint32_t)(mlirTypeIsABF16(to) ? v.bits << 16 : v.bits);
+  if (mlirTypeIsAF16(to) && v.width == 16)
+    return floatScalar(w4a16_h2f((uint16_t)v.bits));
+  if (mlirTypeIsABF16(to) && v.width == 16)
+    return floatScalar(w4a16_bf2f((uint16_t)v.bits));
+  if (mlirTypeIsAF32(to) && v.width == 32) {
+    const uint32_t word = (uint32_t)v.bits;
     float f;
     memcpy(&f, &word, sizeof f);
-    return floatScalar((double)f);
+    return floatScalar(f);
   }
   return fail(ev, "a bitcast other than integer bits to f16, bf16 or f32");
 }
