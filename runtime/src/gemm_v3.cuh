@@ -204,9 +204,11 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // memory round trip here is on the call's critical path, so the arrival is drawn while the main loop runs
 // rather than after it, flags are polled by one lane each and an item's partial loads are batched
 // (add_partials).
+// The tiles' arrival counters, after the slots' flags (sm90::Args::flags).
+__device__ __forceinline__ unsigned *tile_arrivals(const sm90::Args &args) { return args.flags + sm90::kMaxGrid; }
 constexpr int kArrivalThread = 32;  // a consumer warp's lane, never one that issues x's copies
 __device__ __forceinline__ void draw_arrival(const sm90::Args &args, int tile, int *arrival) {
-  if (args.partials && threadIdx.x == kArrivalThread) *arrival = (int)atomicAdd(args.flags + sm90::kMaxGrid + tile, 1u);
+  if (args.partials && threadIdx.x == kArrivalThread) *arrival = (int)atomicAdd(tile_arrivals(args) + tile, 1u);
 }
 template <class E, int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
@@ -214,7 +216,6 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
   constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
   const int slot0 = tile * (S - 1);
   const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
-  unsigned *const arrivals = args.flags + sm90::kMaxGrid;
   __shared__ int slot_of[8];                                   // slot_of[q]: the slot holding split q's partial sums
   if (arrival < S - 1) {
     float *dst = args.partials + (slot0 + arrival) * slot;
@@ -230,7 +231,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     }
     return;
   }
-  if (threadIdx.x == 0) arrivals[tile] = 0;
+  if (threadIdx.x == 0) tile_arrivals(args)[tile] = 0;
   if (threadIdx.x < S - 1) {
     unsigned f;
     while ((f = sm90::load_acquire(args.flags + slot0 + threadIdx.x)) == 0) __nanosleep(64);
