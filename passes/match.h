@@ -116,7 +116,8 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
 MlirType matmulIoType(const MatmulMatch *mm);
 /* y's trailing dims holding N: 1, or 2 when N is split. */
 int matmulNDims(const MatmulMatch *mm);
-/* The trailing dims holding N of v, an epilogue value shaped like y or like y with N split into two dims. */
+/* The trailing dims holding N of v, an epilogue value shaped like y, like y with N split into two dims, or like y
+ * with its row dims regrouped. */
 int matmulNDimsOf(const MatmulMatch *mm, MlirValue v);
 /* Indices of y (and of every epilogue value, which has y's shape) holding element (sample row m, n). */
 void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx);

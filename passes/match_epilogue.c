@@ -109,27 +109,59 @@ static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
   return true;
 }
 
+/* Whether v holds y's elements with y's row dims regrouped -- an expand_shape of the rows into [B, S] or a
+ * collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept: every row dim
+ * of both static, so that the row-major order both share is known. */
+static bool rowsRegrouped(const MatmulMatch *mm, MlirValue v) {
+  const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
+  if (rowsY < 1 || rowsV < 1)
+    return false;
+  for (int d = 0; d < nDims; ++d)
+    if (dimOf(v, rowsV + d) != dimOf(mm->result, rowsY + d))
+      return false;
+  int64_t sizeY = 1, sizeV = 1;
+  for (int d = 0; d < rowsY; ++d)
+    sizeY = dimOf(mm->result, d) < 0 || sizeY < 0 ? -1 : sizeY * dimOf(mm->result, d);
+  for (int d = 0; d < rowsV; ++d)
+    sizeV = dimOf(v, d) < 0 || sizeV < 0 ? -1 : sizeV * dimOf(v, d);
+  return sizeY > 0 && sizeY == sizeV;
+}
+
 /* How v's shape holds y's elements: 0 as y's own shape; 1 as y's shape with its last dim (N) split into two static
- * ones (an expand_shape to [.., H, D], as upstream's reshape propagation leaves an epilogue on a reshaped y); -1
- * neither. */
+ * ones (an expand_shape to [.., H, D], as upstream's reshape propagation leaves an epilogue on a reshaped y); 2 with
+ * y's row dims regrouped (rowsRegrouped); -1 none of these. */
 static int resultLayout(const MatmulMatch *mm, MlirValue v) {
   const int rank = rankOf(mm->result);
-  if (rankOf(v) != rank && !(rankOf(v) == rank + 1 && matmulNDims(mm) == 1))
-    return -1;
-  for (int i = 0; i < rank - 1; ++i)
-    if (dimOf(v, i) != dimOf(mm->result, i))
-      return -1;
-  if (rankOf(v) == rank)
-    return dimOf(v, rank - 1) == dimOf(mm->result, rank - 1) ? 0 : -1;
-  return dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 && dimOf(v, rank - 1) * dimOf(v, rank) == mm->N ? 1 : -1;
+  bool sameRows = rankOf(v) == rank || (rankOf(v) == rank + 1 && matmulNDims(mm) == 1);
+  for (int i = 0; sameRows && i < rank - 1; ++i)
+    sameRows = dimOf(v, i) == dimOf(mm->result, i);
+  if (sameRows && rankOf(v) == rank && dimOf(v, rank - 1) == dimOf(mm->result, rank - 1))
+    return 0;
+  if (sameRows && rankOf(v) == rank + 1 && dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 &&
+      dimOf(v, rank - 1) * dimOf(v, rank) == mm->N)
+    return 1;
+  return rowsRegrouped(mm, v) ? 2 : -1;
 }
 
 static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) { return resultLayout(mm, v) >= 0; }
 
 /* The indices of element (sample row m, n) of y in v (resultLayout >= 0). */
 static void resultIndexIn(const MatmulMatch *mm, MlirValue v, int64_t m, int64_t n, int64_t *idx) {
+  const int layout = resultLayout(mm, v);
+  if (layout == 2) { /* the row's position in the row-major order of y's rows, then of v's */
+    int64_t yIdx[kMaxRank], row = 0;
+    matmulResultIndex(mm, m, n, yIdx);
+    const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
+    for (int d = 0; d < rowsY; ++d)
+      row = row * dimOf(mm->result, d) + yIdx[d];
+    for (int d = rowsV - 1; d >= 0; --d)
+      idx[d] = row % dimOf(v, d), row /= dimOf(v, d);
+    for (int d = 0; d < nDims; ++d)
+      idx[rowsV + d] = yIdx[rowsY + d];
+    return;
+  }
   matmulResultIndex(mm, m, n, idx);
-  if (resultLayout(mm, v) == 1) {
+  if (layout == 1) {
     const int last = rankOf(mm->result) - 1;
     const int64_t inner = dimOf(v, last + 1);
     idx[last] = n / inner, idx[last + 1] = n % inner;
@@ -386,7 +418,7 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
 }
 
 /* Elementwise ops reachable from y through values of y's shape (or y's shape with N split, past an expand_shape
- * that splits it), in the matmul's block. */
+ * that splits it, or with its rows regrouped, past a reshape of the rows), in the matmul's block. */
 static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
   MlirBlock block = mlirOperationGetBlock(mm->view.op);
   MlirValue frontier[kMaxChainOps + 1];
@@ -395,10 +427,14 @@ static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
   for (int i = 0; i < numFrontier; ++i)
     for (MlirOpOperand u = mlirValueGetFirstUse(frontier[i]); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
       MlirOperation user = mlirOpOperandGetOwner(u);
-      const bool splitsN = opIs(user, "tensor.expand_shape") && resultLayout(mm, frontier[i]) == 0 &&
-                           resultLayout(mm, mlirOperationGetResult(user, 0)) == 1;
+      const bool reshapes = opIs(user, "tensor.expand_shape") || opIs(user, "tensor.collapse_shape");
+      const int from = resultLayout(mm, frontier[i]);
+      const int to = mlirOperationGetNumResults(user) == 1 ? resultLayout(mm, mlirOperationGetResult(user, 0)) : -1;
+      /* an expand_shape that splits N, or a reshape that regroups the rows (from or to y's own rows) */
+      const bool splitsN = opIs(user, "tensor.expand_shape") && from == 0 && to == 1;
+      const bool regroupsRows = reshapes && from != 1 && to != 1 && (from == 2 || to == 2);
       if (opSetHas(forward, user) || forward->count >= kMaxChainOps || !mlirBlockEqual(mlirOperationGetBlock(user), block) ||
-          !(isElementwiseProducer(user) || splitsN) || mlirOperationGetNumResults(user) != 1 ||
+          !(isElementwiseProducer(user) || splitsN || regroupsRows) || mlirOperationGetNumResults(user) != 1 ||
           !sameShapeAsResult(mm, mlirOperationGetResult(user, 0)))
         continue;
       opSetAdd(forward, user);

@@ -98,7 +98,16 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
 
 int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
 
-int matmulNDimsOf(const MatmulMatch *mm, MlirValue v) { return matmulNDims(mm) + rankOf(v) - rankOf(mm->result); }
+/* One more than y's where v has y's row dims and N split in two (an epilogue past an expand_shape of N); y's where
+ * v has y's N dims (its rows possibly regrouped: match_epilogue.c). */
+int matmulNDimsOf(const MatmulMatch *mm, MlirValue v) {
+  const int rank = rankOf(mm->result);
+  bool splitN = matmulNDims(mm) == 1 && rankOf(v) == rank + 1 && dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 &&
+                dimOf(v, rank - 1) * dimOf(v, rank) == mm->N;
+  for (int d = 0; splitN && d < rank - 1; ++d)
+    splitN = dimOf(v, d) == dimOf(mm->result, d);
+  return matmulNDims(mm) + (splitN ? 1 : 0);
+}
 
 /* Wd at iteration point iter: an element of the weight operand, or the body's weight value there. */
 static Scalar weightAtIter(const MatmulMatch *mm, Evaluator *ev, const int64_t *iter) {

@@ -1,0 +1,213 @@
+// An epilogue on y with its rows regrouped by a reshape: torch-mlir's rank-3 aten.linear computes y as (B*S, N)
+// and expands it to [B, S, N] before adding the residual; a JAX dot_general with a unit batch and
+// preferred_element_type f32 collapses the [1, M, N] f32 result before truncating it to the io type. The
+// reshape keeps the row-major order of the rows, so the epilogue is the same formula: these fuse, the residual
+// collapsed to (M, N) and the op's (M, N) result expanded back. Until session 42 the first stayed fused without its
+// residual (no remark) and the others stayed unfused ("matmul result is f32 and never truncated to f16"); found by
+// session 42's probe of exporter forms. The row dims must be static (the shared row order is then known).
+// Look-alike: a residual read with its two row dims swapped is not residual[m, n]; the chain stops before it.
+//
+// RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+
+// CHECK-LABEL: func.func @residual_after_row_expand(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<32x256xf16>
+// CHECK-SAME:    %[[QW:[a-zA-Z0-9_]+]]: tensor<32x64xi32>
+// CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<8x64xf16>
+// CHECK-SAME:    %[[RES:[a-zA-Z0-9_]+]]: tensor<2x16x64xf16>
+// CHECK:         %[[R2:.+]] = tensor.collapse_shape %[[RES]] {{\[}}[0, 1], [2]] : tensor<2x16x64xf16> into tensor<32x64xf16>
+// CHECK-NEXT:    %[[Y:.+]] = "w4a16.fused_matmul"(%[[X]], %[[QW]], %[[S]], %[[R2]])
+// CHECK-SAME:      activation = "none"
+// CHECK-SAME:      -> tensor<32x64xf16>
+// CHECK-NEXT:    %[[Y3:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [2, 16, 64] : tensor<32x64xf16> into tensor<2x16x64xf16>
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[Y3]]
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 32) -> matmul -> residual
+func.func @residual_after_row_expand(%x: tensor<32x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<8x64xf16>, %res: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  %we = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x64xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c32 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x64xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %ye = tensor.empty() : tensor<32x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %yf = linalg.fill ins(%zero : f16) outs(%ye : tensor<32x64xf16>) -> tensor<32x64xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<32x256xf16>, tensor<256x64xf16>) outs(%yf : tensor<32x64xf16>) -> tensor<32x64xf16>
+  %y3 = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, 16, 64] : tensor<32x64xf16> into tensor<2x16x64xf16>
+  %e3 = tensor.empty() : tensor<2x16x64xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y3, %res : tensor<2x16x64xf16>, tensor<2x16x64xf16>) outs(%e3 : tensor<2x16x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %t = arith.addf %a, %b : f16
+    linalg.yield %t : f16
+  } -> tensor<2x16x64xf16>
+  return %out : tensor<2x16x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unit_batch_f32_collapsed_then_truncated(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<1x8x256xf16>
+// CHECK:         %[[XM:.+]] = tensor.collapse_shape %[[X]]
+// CHECK:         %[[Y:.+]] = "w4a16.fused_matmul"(%[[XM]],
+// CHECK-SAME:      -> tensor<8x64xf16>
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[Y]] : tensor<8x64xf16>
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 32) -> matmul
+func.func @unit_batch_f32_collapsed_then_truncated(%x: tensor<1x8x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %we = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x64xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c32 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x64xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %w3 = tensor.expand_shape %w [[0, 1], [2]] output_shape [1, 256, 64] : tensor<256x64xf16> into tensor<1x256x64xf16>
+  %ye = tensor.empty() : tensor<1x8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %yf = linalg.fill ins(%zero : f32) outs(%ye : tensor<1x8x64xf32>) -> tensor<1x8x64xf32>
+  %y = linalg.batch_matmul ins(%x, %w3 : tensor<1x8x256xf16>, tensor<1x256x64xf16>) outs(%yf : tensor<1x8x64xf32>) -> tensor<1x8x64xf32>
+  %y2 = tensor.collapse_shape %y [[0, 1], [2]] : tensor<1x8x64xf32> into tensor<8x64xf32>
+  %e2 = tensor.empty() : tensor<8x64xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%y2 : tensor<8x64xf32>) outs(%e2 : tensor<8x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  return %out : tensor<8x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @f32_expanded_then_truncated(
+// CHECK:         %[[Y:.+]] = "w4a16.fused_matmul"(
+// CHECK-SAME:      -> tensor<8x64xf16>
+// CHECK-NEXT:    %[[Y3:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [1, 8, 64]
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[Y3]] : tensor<1x8x64xf16>
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 32) -> matmul
+func.func @f32_expanded_then_truncated(%x: tensor<8x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<8x64xf16>) -> tensor<1x8x64xf16> {
+  %we = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x64xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c32 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x64xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %ye = tensor.empty() : tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %yf = linalg.fill ins(%zero : f32) outs(%ye : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x256xf16>, tensor<256x64xf16>) outs(%yf : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %y3 = tensor.expand_shape %y [[0, 1], [2]] output_shape [1, 8, 64] : tensor<8x64xf32> into tensor<1x8x64xf32>
+  %e3 = tensor.empty() : tensor<1x8x64xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y3 : tensor<1x8x64xf32>) outs(%e3 : tensor<1x8x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<1x8x64xf16>
+  return %out : tensor<1x8x64xf16>
+}
+
+// -----
+
+// The residual's two row dims swapped: element (b, s) of the sum reads residual[s, b], not the residual of row
+// b * 16 + s. The matmul fuses alone and the sum stays.
+// CHECK-LABEL: func.func @residual_rows_swapped(
+// CHECK:         %[[Y:.+]] = "w4a16.fused_matmul"(
+// CHECK-SAME:      -> tensor<32x64xf16>
+// CHECK:         tensor.expand_shape %[[Y]]
+// CHECK:         linalg.generic
+// CHECK:         arith.addf
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 32) -> matmul
+// EXPLAIN-SAME:  chain ends
+// EXPLAIN-SAME:  neither a bias (N) nor a residual (M, N)
+func.func @residual_rows_swapped(%x: tensor<32x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<8x64xf16>, %res: tensor<16x2x64xf16>) -> tensor<2x16x64xf16> {
+  %we = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x64xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c32 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x64xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %ye = tensor.empty() : tensor<32x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %yf = linalg.fill ins(%zero : f16) outs(%ye : tensor<32x64xf16>) -> tensor<32x64xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<32x256xf16>, tensor<256x64xf16>) outs(%yf : tensor<32x64xf16>) -> tensor<32x64xf16>
+  %y3 = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, 16, 64] : tensor<32x64xf16> into tensor<2x16x64xf16>
+  %e3 = tensor.empty() : tensor<2x16x64xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (b, a, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y3, %res : tensor<2x16x64xf16>, tensor<16x2x64xf16>) outs(%e3 : tensor<2x16x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %t = arith.addf %a, %b : f16
+    linalg.yield %t : f16
+  } -> tensor<2x16x64xf16>
+  return %out : tensor<2x16x64xf16>
+}
