@@ -123,6 +123,17 @@ static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, Ml
   return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 
+/* value / divisor (index), inserted before `before`. */
+static MlirValue divideIndex(MlirValue value, int64_t divisor, MlirOperation before, MlirLocation loc) {
+  if (divisor == 1)
+    return value;
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirNamedAttribute constant = namedAttr(ctx, "value", mlirIntegerAttrGet(index, divisor));
+  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &constant, NULL))};
+  return insertBefore(before, buildOp("arith.divui", loc, 2, operands, 1, &index, 0, NULL, NULL));
+}
+
 /* Value v of the contraction's body in `copy`, a copy of that body: the same argument, or the same result of the
  * op at the same position. */
 static MlirValue inCopy(MlirValue v, MlirBlock body, MlirBlock copy) {
@@ -312,6 +323,18 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   }
   MlirValue sizes[kMaxRank];
   int numDynamic = 0, xRow = 0;
+  bool sameRows = rank - nDims == rankOf(mm->result) - matmulNDims(mm);
+  for (int d = 0; sameRows && d < rank - nDims; ++d)
+    sameRows = dimOf(like, d) == dimOf(mm->result, d);
+  if (!sameRows && matmulRowsRegrouped(mm, like)) { /* y's rows regrouped: only the outermost may be dynamic */
+    int64_t inner = 1;
+    for (int d = 1; d < rank - nDims; ++d)
+      inner *= dimOf(like, d);
+    if (dimOf(like, 0) < 0)
+      sizes[numDynamic++] = divideIndex(dimValue(fused, 0, next, loc), inner, next, loc);
+    const int ends[2] = {rank - nDims, rank};
+    return reshape(fused, to, rank, ends, sizes, next, loc);
+  }
   for (int d = 0; d < rank - nDims; ++d) {
     if (dimOf(like, d) == 1)
       continue;

@@ -350,10 +350,10 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
       return false;
     int first = (int)mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(group, 0));
     if (expand) { /* many result dims -> one source dim */
-      int64_t linear = 0;
-      for (intptr_t j = 0; j < n; ++j) {
+      int64_t linear = groupedIdx[first]; /* the group's outermost dim needs no size: it may be dynamic */
+      for (intptr_t j = 1; j < n; ++j) {
         int d = first + (int)j;
-        int64_t size = n == 1 ? 1 : dimOf(grouped, d);
+        int64_t size = dimOf(grouped, d);
         if (size < 0)
           return false;
         linear = linear * size + groupedIdx[d];
@@ -363,7 +363,7 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
       int64_t linear = resultIdx[g];
       for (intptr_t j = n - 1; j >= 0; --j) {
         int d = first + (int)j;
-        if (n == 1) {
+        if (j == 0) { /* the outermost dim takes the rest: its size may be dynamic */
           groupedOut[d] = linear;
           break;
         }

@@ -109,27 +109,9 @@ static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
   return true;
 }
 
-/* Whether v holds y's elements with y's row dims regrouped -- an expand_shape of the rows into [B, S] or a
- * collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept: every row dim
- * of both static, so that the row-major order both share is known. */
-static bool rowsRegrouped(const MatmulMatch *mm, MlirValue v) {
-  const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
-  if (rowsY < 1 || rowsV < 1)
-    return false;
-  for (int d = 0; d < nDims; ++d)
-    if (dimOf(v, rowsV + d) != dimOf(mm->result, rowsY + d))
-      return false;
-  int64_t sizeY = 1, sizeV = 1;
-  for (int d = 0; d < rowsY; ++d)
-    sizeY = dimOf(mm->result, d) < 0 || sizeY < 0 ? -1 : sizeY * dimOf(mm->result, d);
-  for (int d = 0; d < rowsV; ++d)
-    sizeV = dimOf(v, d) < 0 || sizeV < 0 ? -1 : sizeV * dimOf(v, d);
-  return sizeY > 0 && sizeY == sizeV;
-}
-
 /* How v's shape holds y's elements: 0 as y's own shape; 1 as y's shape with its last dim (N) split into two static
  * ones (an expand_shape to [.., H, D], as upstream's reshape propagation leaves an epilogue on a reshaped y); 2 with
- * y's row dims regrouped (rowsRegrouped); -1 none of these. */
+ * y's row dims regrouped (matmulRowsRegrouped); -1 none of these. */
 static int resultLayout(const MatmulMatch *mm, MlirValue v) {
   const int rank = rankOf(mm->result);
   bool sameRows = rankOf(v) == rank || (rankOf(v) == rank + 1 && matmulNDims(mm) == 1);
@@ -140,7 +122,7 @@ static int resultLayout(const MatmulMatch *mm, MlirValue v) {
   if (sameRows && rankOf(v) == rank + 1 && dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 &&
       dimOf(v, rank - 1) * dimOf(v, rank) == mm->N)
     return 1;
-  return rowsRegrouped(mm, v) ? 2 : -1;
+  return matmulRowsRegrouped(mm, v) ? 2 : -1;
 }
 
 static bool sameShapeAsResult(const MatmulMatch *mm, MlirValue v) { return resultLayout(mm, v) >= 0; }
@@ -154,8 +136,9 @@ static void resultIndexIn(const MatmulMatch *mm, MlirValue v, int64_t m, int64_t
     const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
     for (int d = 0; d < rowsY; ++d)
       row = row * dimOf(mm->result, d) + yIdx[d];
-    for (int d = rowsV - 1; d >= 0; --d)
+    for (int d = rowsV - 1; d > 0; --d)
       idx[d] = row % dimOf(v, d), row /= dimOf(v, d);
+    idx[0] = row; /* the outermost row dim, possibly dynamic */
     for (int d = 0; d < nDims; ++d)
       idx[rowsV + d] = yIdx[rowsY + d];
     return;

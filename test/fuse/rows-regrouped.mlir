@@ -4,7 +4,8 @@
 // reshape keeps the row-major order of the rows, so the epilogue is the same formula: these fuse, the residual
 // collapsed to (M, N) and the op's (M, N) result expanded back. Until session 42 the first stayed fused without its
 // residual (no remark) and the others stayed unfused ("matmul result is f32 and never truncated to f16"); found by
-// session 42's probe of exporter forms. The row dims must be static (the shared row order is then known).
+// session 42's probe of exporter forms. Every row dim but the outermost must be static (the shared row order is
+// then known); the outermost may be dynamic (torch.export's dynamic batch).
 // Look-alike: a residual read with its two row dims swapped is not residual[m, n]; the chain stops before it.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
@@ -210,4 +211,65 @@ func.func @residual_rows_swapped(%x: tensor<32x256xf16>, %qw: tensor<32x64xi32>,
     linalg.yield %t : f16
   } -> tensor<2x16x64xf16>
   return %out : tensor<2x16x64xf16>
+}
+
+// -----
+
+// The same with a dynamic batch (torch.export's dynamic B): x [?, 16, K] collapsed, y (?, N) expanded to
+// [?, 16, N] with output_shape from x's dim. The outermost row dim may be dynamic in both (the others are static),
+// so the result's is y's rows / 16.
+// CHECK-LABEL: func.func @dynamic_batch_residual(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x16x256xf16>
+// CHECK-SAME:    %[[RES:[a-zA-Z0-9_]+]]: tensor<?x16x64xf16>
+// CHECK-DAG:     %[[XM:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x16x256xf16> into tensor<?x256xf16>
+// CHECK-DAG:     %[[R2:.+]] = tensor.collapse_shape %[[RES]] {{\[}}[0, 1], [2]] : tensor<?x16x64xf16> into tensor<?x64xf16>
+// CHECK:         %[[Y:.+]] = "w4a16.fused_matmul"(%[[XM]], %{{.+}}, %{{.+}}, %[[R2]])
+// CHECK-SAME:      -> tensor<?x64xf16>
+// CHECK:         %[[M:.+]] = tensor.dim %[[Y]], %{{.+}} : tensor<?x64xf16>
+// CHECK:         %[[B:.+]] = arith.divui %[[M]], %{{.+}} : index
+// CHECK-NEXT:    %[[Y3:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [%[[B]], 16, 64]
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[Y3]]
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n, group 32) -> matmul -> residual
+func.func @dynamic_batch_residual(%x3: tensor<?x16x256xf16>, %qw: tensor<32x64xi32>, %s: tensor<8x64xf16>, %res: tensor<?x16x64xf16>) -> tensor<?x16x64xf16> {
+  %c0 = arith.constant 0 : index
+  %B = tensor.dim %x3, %c0 : tensor<?x16x256xf16>
+  %x = tensor.collapse_shape %x3 [[0, 1], [2]] : tensor<?x16x256xf16> into tensor<?x256xf16>
+  %we = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x64xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x64xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c32 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x64xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %M = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %ye = tensor.empty(%M) : tensor<?x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %yf = linalg.fill ins(%zero : f16) outs(%ye : tensor<?x64xf16>) -> tensor<?x64xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<?x256xf16>, tensor<256x64xf16>) outs(%yf : tensor<?x64xf16>) -> tensor<?x64xf16>
+  %y3 = tensor.expand_shape %y [[0, 1], [2]] output_shape [%B, 16, 64] : tensor<?x64xf16> into tensor<?x16x64xf16>
+  %e3 = tensor.empty(%B) : tensor<?x16x64xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y3, %res : tensor<?x16x64xf16>, tensor<?x16x64xf16>) outs(%e3 : tensor<?x16x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %t = arith.addf %a, %b : f16
+    linalg.yield %t : f16
+  } -> tensor<?x16x64xf16>
+  return %out : tensor<?x16x64xf16>
 }
