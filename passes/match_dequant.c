@@ -9,6 +9,7 @@
 #include "match.h"
 #include "match_dequant.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include <math.h>
@@ -39,12 +40,34 @@ typedef struct Synthetic {
   MlirValue groupIndex;
   int64_t groups;
   bool constants; /* a tensor constant was evaluated by value (dequantSeeThroughNoting) */
+  bool windows;   /* a window of a larger tensor (windowSlice) was read through */
+  bool windowsAsLeaves; /* windows are leaves: the stored tensors the runtime reads through their strides */
 } Synthetic;
+
+/* A static, unit-stride tensor.extract_slice that is more than a view dropping unit dims: a window of a larger
+ * stored tensor (a tensor-parallel shard of a checkpoint loaded whole, one half of a fused gate_up). */
+static bool windowSlice(MlirOperation op) {
+  if (!opIs(op, "tensor.extract_slice") || mlirOperationGetNumOperands(op) != 1 || isUnitDimSlice(op))
+    return false;
+  MlirAttribute strides = attr(op, "static_strides");
+  if (mlirAttributeIsNull(strides) || !mlirAttributeIsADenseI64Array(strides))
+    return false;
+  for (intptr_t i = 0, n = mlirDenseArrayGetNumElements(strides); i < n; ++i)
+    if (mlirDenseI64ArrayGetElement(strides, i) != 1)
+      return false;
+  return true;
+}
 
 /* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes tensor constants taken by value. */
 static bool dequantSeeThroughNoting(Evaluator *ev, MlirOperation op) {
+  Synthetic *data = ev->user;
   if (opIs(op, "arith.constant"))
-    ((Synthetic *)ev->user)->constants = true;
+    data->constants = true;
+  if (windowSlice(op)) {
+    data->windows = true;
+    if (data->windowsAsLeaves)
+      return false;
+  }
   return dequantSeeThrough(ev, op);
 }
 
@@ -394,6 +417,8 @@ static bool storedData(DequantEval *p, MlirValue tensor, const char *what, Reaso
   MlirOperation op = producer(tensor);
   if (mlirOperationIsNull(op))
     return true;
+  if (p->data.windowsAsLeaves && windowSlice(op)) /* a window of stored data is stored data */
+    return storedData(p, mlirOperationGetOperand(op, 0), what, why);
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
     if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetOperand(op, i)))) {
       char name[64];
@@ -492,6 +517,7 @@ typedef struct GroupIndexSeen {
   bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
   bool constants;       /* a tensor constant was taken by value */
   bool scalesLaidOut;   /* the scales read followed a layout of (group, column) */
+  bool windows;         /* a window of a larger tensor was read through (windowSlice) */
 } GroupIndexSeen;
 
 /* The match of p's chain on the grid of samples (matchSamples). */
@@ -590,11 +616,13 @@ static bool matchSamples(DequantEval *p, Reason *why) {
 }
 
 /* The match with row k in group k / G (groupIndex null), or in group groupIndex[k] of `groups` (act-order);
- * constantLeaves: tensor constants are leaves, not values. *seen says what it read that may be a group index. */
+ * constantLeaves: tensor constants are leaves, not values; windowLeaves: windows of larger tensors are leaves.
+ * *seen says what it read that may be a group index. */
 static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue groupIndex, int64_t groups,
-                           bool constantLeaves, GroupIndexSeen *seen, Reason *why) {
+                           bool constantLeaves, bool windowLeaves, GroupIndexSeen *seen, Reason *why) {
   memset(dq, 0, sizeof *dq);
   DequantEval p = {.mm = mm, .dq = dq};
+  p.data.windowsAsLeaves = windowLeaves;
   evalInit(&p.ev, constantLeaves ? constantsSeeThrough : dequantSeeThroughNoting, syntheticLeaf, &p.data);
   p.ev.indicesFromConstantsOnly = true;
   p.ev.positionInvariantConditions = true;
@@ -603,7 +631,7 @@ static bool matchDequantAs(const MatmulMatch *mm, DequantMatch *dq, MlirValue gr
   dq->groupSize = groups > 0 ? mm->K / groups : 0;
   const bool matched = matchSamples(&p, why);
   *seen = (GroupIndexSeen){p.ev.runtimeIndex, p.ev.runtimeIndexed, p.ev.runtimeIndexRange, p.ev.indexTable,
-                           p.readNoCodesOrScales, p.data.constants, p.scalesLaidOut};
+                           p.readNoCodesOrScales, p.data.constants, p.scalesLaidOut, p.data.windows};
   return matched;
 }
 
@@ -672,9 +700,20 @@ static bool constantGroupIndex(const MatmulMatch *mm, MlirValue table, int64_t *
 }
 
 bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
-  GroupIndexSeen seen = {{NULL}, {NULL}, 0, {NULL}, false, false, false};
-  if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, &seen, why))
+  GroupIndexSeen seen = {{NULL}, {NULL}, 0, {NULL}, false, false, false, false};
+  if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, false, &seen, why))
     return true;
+  /* Codes, scales or zero points read through a window of a larger tensor (a tensor-parallel shard, one half of a
+   * fused projection) were laid out as the whole tensor's positions: evaluated again with the windows as the stored
+   * tensors, which the op takes as they are (the runtime reads a window through its strides). Only then, so that
+   * slices that make up one tensor (HQQ's halves) are still read through. The reason, if that fails too, is the
+   * first try's. */
+  if (seen.windows) {
+    Reason again = {{0}, {NULL}};
+    GroupIndexSeen seenAgain;
+    if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, false, true, &seenAgain, &again))
+      return true;
+  }
   /* Codes or scales that are a constant of one value (a splat: a placeholder checkpoint, or a frontend's folding)
    * were taken by value, so they were not read as tensors (nothing was, or the zero points were taken for the
    * codes): evaluated again with tensor constants as tensors. Only then, so that a splat zero-point tensor stays
@@ -683,7 +722,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   if (seen.constants) {
     Reason again = {{0}, {NULL}};
     GroupIndexSeen seenAgain;
-    if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, &seenAgain, &again))
+    if (matchDequantAs(mm, dq, (MlirValue){NULL}, 0, true, false, &seenAgain, &again))
       return true;
     if (seen.noCodesOrScales) {
       *why = again;
@@ -706,7 +745,7 @@ bool matchDequant(const MatmulMatch *mm, DequantMatch *dq, Reason *why) {
   const bool constantTable = valueEq(candidate, seen.constantTable);
   *why = (Reason){{0}, {NULL}};
   if (groupIndexCandidate(mm, candidate, seen.indexed, groups, why) &&
-      matchDequantAs(mm, dq, candidate, groups, false, &seen, why))
+      matchDequantAs(mm, dq, candidate, groups, false, false, &seen, why))
     return true;
   /* A constant table whose entries do not pick the scales' groups (a table of nibble positions, of rows of the
    * codes) is no g_idx: the plain match's reason says what it changes. */
