@@ -303,11 +303,12 @@ static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, Mlir
   return elementwiseOf(mm, mm->xExpr, &leaves, mm->xInput, before, loc);
 }
 
-/* The fused (M, N) result reshaped to y's shape (unit dims, row dims, or (N) for a matvec), after `after`.
- * A dynamic row dim of y takes its size from x's dim that holds the same row loop (x's non-unit row dims
- * are y's, in order: matchX); with one row loop, from M itself. */
-static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue like, MlirOperation after,
-                               MlirLocation loc) {
+/* The fused (M, N) result reshaped to the shape of `like`, the chain's end (unit dims, row dims, (N) for a matvec,
+ * or y's rows regrouped), after `after`. A dynamic row dim of y takes its size from x's dim that holds the same row
+ * loop (x's non-unit row dims are y's, in order: matchX); with one row loop, from M itself; a regrouped one, from the
+ * chain's expand_shape. */
+static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue like, const OpSet *chain,
+                               MlirOperation after, MlirLocation loc) {
   const int rank = rankOf(like), nDims = matmulNDimsOf(mm, like);
   if (rank == 2 && nDims == 1)
     return fused;
@@ -330,8 +331,16 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
     int64_t inner = 1;
     for (int d = 1; d < rank - nDims; ++d)
       inner *= dimOf(like, d);
-    if (dimOf(like, 0) < 0)
-      sizes[numDynamic++] = divideIndex(dimValue(fused, 0, next, loc), inner, next, loc);
+    if (dimOf(like, 0) < 0) {
+      /* The size the chain's own expand_shape gave that dim (x's batch, say), so that siblings expanded alike
+       * stay alike (merge-siblings compares their views); else the result's rows / the inner rows. */
+      MlirValue size = {NULL};
+      for (int i = 0; i < chain->count && mlirValueIsNull(size); ++i)
+        if (opIs(chain->ops[i], "tensor.expand_shape") && mlirOperationGetNumOperands(chain->ops[i]) == 2 &&
+            mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(chain->ops[i], 0)), mlirValueGetType(like)))
+          size = mlirOperationGetOperand(chain->ops[i], 1);
+      sizes[numDynamic++] = mlirValueIsNull(size) ? divideIndex(dimValue(fused, 0, next, loc), inner, next, loc) : size;
+    }
     const int ends[2] = {rank - nDims, rank};
     return reshape(fused, to, rank, ends, sizes, next, loc);
   }
@@ -415,7 +424,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
   MlirType resultType = mlirRankedTensorTypeGet(2, shape, elementTypeOf(ep->end), mlirAttributeGetNull());
   MlirOperation fused = buildOp(W4A16_FUSED_MATMUL_OP, loc, n, operands, 1, &resultType, numAttrs, attrs, NULL);
   insertBefore(last, fused);
-  mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mm, mlirOperationGetResult(fused, 0), ep->end, fused, loc));
+  mlirValueReplaceAllUsesOfWith(ep->end, asResultShape(mm, mlirOperationGetResult(fused, 0), ep->end, &ep->ops, fused, loc));
 
   OpSet dead = ep->ops;
   opSetAdd(&dead, matmul);
