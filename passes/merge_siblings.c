@@ -326,6 +326,13 @@ static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOpt
   const char *why = cannotMerge(s);
   if (!why)
     why = differentForm(s, other);
+  if (!why && (has(s, kBias) || has(other, kBias)) && dimOf(resultOf(s), 1) == dimOf(resultOf(other), 1) &&
+      (s->activation == W4A16_ACT_NONE || other->activation == W4A16_ACT_NONE)) {
+    const bool fusedActivation = s->activation != W4A16_ACT_NONE || other->activation != W4A16_ACT_NONE;
+    GluProduct product;
+    if (!findGluProduct(resultOf(s), resultOf(other), !fusedActivation, &product))
+      why = "a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none";
+  }
   if (!why && s->activation != other->activation)
     why = "activations differ and they are not a gate and up whose product is all that uses them";
   if (!why && other->merged)

@@ -175,6 +175,23 @@ func.func @gate_used_twice(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: t
 
 // -----
 
+// silu(x Wg + bg) * (x Wu): a GLU product, but the gate adds a bias, which a merged GLU does not take; the remark says
+// so (until session 42 it said the two were not a gate and up).
+// CHECK-LABEL: func.func @glu_gate_bias(
+// CHECK-COUNT-2: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 3]]:11: remark: w4a16: not merged with the sibling at {{.*}}: a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 3]]:9: remark: w4a16: not merged with the sibling at {{.*}}: a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none
+func.func @glu_gate_bias(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %bg: tensor<64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg, %bg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.mul ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
 // A consumer that is not the product (gate + up; gate * up + 1) is no GLU.
 // CHECK-LABEL: func.func @not_a_product(
 // CHECK-COUNT-2: "w4a16.fused_matmul"
