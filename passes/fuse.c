@@ -324,10 +324,8 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   }
   MlirValue sizes[kMaxRank];
   int numDynamic = 0, xRow = 0;
-  bool sameRows = rank - nDims == rankOf(mm->result) - matmulNDims(mm);
-  for (int d = 0; sameRows && d < rank - nDims; ++d)
-    sameRows = dimOf(like, d) == dimOf(mm->result, d);
-  if (!sameRows && matmulRowsRegrouped(mm, like)) { /* y's rows regrouped: only the outermost may be dynamic */
+  /* y's rows regrouped (where N is split too, the split reads it): only the outermost row dim may be dynamic */
+  if (nDims == matmulNDims(mm) && matmulRowsRegrouped(mm, like)) {
     int64_t inner = 1;
     for (int d = 1; d < rank - nDims; ++d)
       inner *= dimOf(like, d);

@@ -114,13 +114,12 @@ static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
  * y's row dims regrouped (matmulRowsRegrouped); -1 none of these. */
 static int resultLayout(const MatmulMatch *mm, MlirValue v) {
   const int rank = rankOf(mm->result);
-  bool sameRows = rankOf(v) == rank || (rankOf(v) == rank + 1 && matmulNDims(mm) == 1);
-  for (int i = 0; sameRows && i < rank - 1; ++i)
-    sameRows = dimOf(v, i) == dimOf(mm->result, i);
-  if (sameRows && rankOf(v) == rank && dimOf(v, rank - 1) == dimOf(mm->result, rank - 1))
+  bool same = rankOf(v) == rank;
+  for (int i = 0; same && i < rank; ++i)
+    same = dimOf(v, i) == dimOf(mm->result, i);
+  if (same)
     return 0;
-  if (sameRows && rankOf(v) == rank + 1 && dimOf(v, rank - 1) > 0 && dimOf(v, rank) > 0 &&
-      dimOf(v, rank - 1) * dimOf(v, rank) == mm->N)
+  if (matmulNDimsOf(mm, v) > matmulNDims(mm))
     return 1;
   return matmulRowsRegrouped(mm, v) ? 2 : -1;
 }

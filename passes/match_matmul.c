@@ -98,11 +98,11 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
 
 int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
 
-/* Whether v holds y's elements with y's row dims regrouped -- an expand_shape of the rows into [B, S] or a
- * collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept. Every row dim
- * but the outermost is static in both, so that the row-major order both share is known; the outermost ones are
- * both static with equal products, or both dynamic (the IR that ties v to y then fixes them: an epilogue operand
- * has its result's shape). */
+/* Whether v holds y's elements with y's row dims regrouped (not y's own) -- an expand_shape of the rows into
+ * [B, S] or a collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept.
+ * Every row dim but the outermost is static in both, so that the row-major order both share is known; the
+ * outermost ones are both static with equal products, or both dynamic (the IR that ties v to y then fixes them:
+ * an epilogue operand has its result's shape). */
 bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v) {
   const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
   if (rowsY < 1 || rowsV < 1)
@@ -110,6 +110,11 @@ bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v) {
   for (int d = 0; d < nDims; ++d)
     if (dimOf(v, rowsV + d) != dimOf(mm->result, rowsY + d))
       return false;
+  bool sameRows = rowsV == rowsY; /* y's own rows are not regrouped */
+  for (int d = 0; sameRows && d < rowsY; ++d)
+    sameRows = dimOf(v, d) == dimOf(mm->result, d);
+  if (sameRows)
+    return false;
   int64_t innerY = 1, innerV = 1;
   for (int d = 1; d < rowsY; ++d)
     innerY = dimOf(mm->result, d) < 0 || innerY < 0 ? -1 : innerY * dimOf(mm->result, d);
