@@ -32,10 +32,12 @@
  * separate for q, k, v, o (h), glu (p) and down (y): max |merged - separate| / max |separate|; q, k, v and o should be
  * bit-equal, p is rounded once merged and twice separate. Any figure above 5e-2 or NaN fails (exit 1).
  *
- *   w4a16_layer_bench [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split]
+ *   w4a16_layer_bench [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split] [--bf16]
  *     --reps R     timed passes per mode and configuration (default 100)
  *     --copies C   layer copies (default: ceil(4 x L2 / layer bytes) + 1, L2 = max(60 MiB, the device's))
  *     --no-split   skip the per-group split
+ *     --bf16       the same layer in bf16 (issue #18: x, scales and every activation bf16; the same random values
+ *                  rounded to bf16), as Llama-3-class checkpoints run
  *     --timeline F per-CTA phase stamps of TIMELINE_REPLAYS graph replays per M and configuration into CSV F
  *                  (bench/timeline.py summarises them); only in builds configured with -DW4A16_TIMELINE=ON
  *                  (bench/prebuilt-gpu.sh timeline), whose kernels write the stamps: their times are not the
@@ -55,9 +57,14 @@
 #include "half.h"
 #include "w4a16/runtime.h"
 
-int bench_layer_glu_mul(const uint16_t *gate, const uint16_t *up, uint16_t *out, int64_t n, void *stream);
+int bench_layer_glu_mul(const uint16_t *gate, const uint16_t *up, uint16_t *out, int64_t n, int bf16, void *stream);
 
 enum { HID = 4096, FFN = 11008, GROUP = 128, MAX_MS = 16, DEFAULT_REPS = 100, WARM_REPLAYS = 10 };
+
+/* --bf16: every 16-bit value (x, scales, activations) is bf16 instead of f16 */
+static int bf16_mode;
+static uint16_t to16(float f) { return bf16_mode ? w4a16_f2bf(f) : w4a16_f2h(f); }
+static float from16(uint16_t v) { return bf16_mode ? w4a16_bf2f(v) : w4a16_h2f(v); }
 enum { W_Q, W_K, W_V, W_O, W_GATE, W_UP, W_DOWN, NW };
 static const int64_t WK[NW] = {HID, HID, HID, HID, HID, HID, FFN};
 static const int64_t WN[NW] = {HID, HID, HID, HID, FFN, FFN, HID};
@@ -156,7 +163,7 @@ static void gen_weight(hweight *w, int64_t K, int64_t N, uint64_t seed) {
     w->q[i] = (int32_t)(uint32_t)r, w->q[i + 1] = (int32_t)(uint32_t)(r >> 32);
   }
   if (nq % 2) w->q[nq - 1] = (int32_t)(uint32_t)rng(&st);
-  for (size_t i = 0; i < ns; ++i) w->s[i] = w4a16_f2h((float)uniform(&st, 1e-3, 1e-2));
+  for (size_t i = 0; i < ns; ++i) w->s[i] = to16((float)uniform(&st, 1e-3, 1e-2));
 }
 static void free_weight(hweight *w) { free(w->q), free(w->s), w->q = NULL, w->s = NULL; }
 
@@ -194,7 +201,8 @@ static w4a16_plan *make_plan(const int32_t *hq, const uint16_t *hs, int64_t K, i
   CK(cudaMemcpy(dq, hq, qb, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(ds, hs, sb, cudaMemcpyHostToDevice));
   w4a16_plan *p = NULL;
-  RT(w4a16_plan_create(W4A16_BACKEND_CUDA, dq, ds, K, N, GROUP, &p));
+  const w4a16_element_type type = bf16_mode ? W4A16_ELEM_BF16 : W4A16_ELEM_F16;
+  RT(w4a16_plan_create_typed(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, K, N, GROUP, type, type, &p));
   CK(cudaDeviceSynchronize());
   CK(cudaFree(dq));
   CK(cudaFree(ds));
@@ -251,7 +259,7 @@ static void enqueue_group(const bench *b, int cfg, int c, int g, int64_t M) {
     if (cfg == CFG_SEP) {
       RT(w4a16_plan_run(l->w[W_GATE], a->h, M, NULL, NULL, W4A16_ACT_SILU, a->g, s));
       RT(w4a16_plan_run(l->w[W_UP], a->h, M, NULL, NULL, W4A16_ACT_NONE, a->u, s));
-      const int e = bench_layer_glu_mul(a->g, a->u, a->p, M * FFN, s);
+      const int e = bench_layer_glu_mul(a->g, a->u, a->p, M * FFN, bf16_mode, s);
       if (e != 0) {
         fprintf(stderr, "glu product kernel: %s\n", cudaGetErrorString((cudaError_t)e));
         if (!soft_mode) exit(3);
@@ -437,7 +445,7 @@ static double now_s(void) {
 static double max_rel(const uint16_t *a, const uint16_t *b, size_t n) {
   double d = 0, r = 0;
   for (size_t i = 0; i < n; ++i) {
-    const double x = w4a16_h2f(a[i]), y = w4a16_h2f(b[i]);
+    const double x = from16(a[i]), y = from16(b[i]);
     if (!isfinite(x) || !isfinite(y)) return NAN;
     d = fmax(d, fabs(x - y)), r = fmax(r, fabs(y));
   }
@@ -520,12 +528,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--copies") && i + 1 < argc) copies = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-split")) split = 0;
+    else if (!strcmp(argv[i], "--bf16")) bf16_mode = 1;
     else if (!strcmp(argv[i], "--timeline") && i + 1 < argc) timeline_path = argv[++i];
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc) {
       nms = 0;
       for (char *t = strtok(argv[++i], ","); t && nms < MAX_MS; t = strtok(NULL, ",")) ms[nms++] = atoi(t);
     } else {
-      fprintf(stderr, "usage: %s [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split] [--timeline FILE]\n",
+      fprintf(stderr, "usage: %s [--ms 1,16,32] [--csv FILE] [--reps R] [--copies C] [--no-split] [--bf16] [--timeline FILE]\n",
               argv[0]);
       return 2;
     }
@@ -568,8 +577,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < NW; ++i) layer_bytes += weight_bytes(i);
   const double l2 = fmax(L2_BYTES, (double)prop.l2CacheSize);
   if (copies == 0) copies = (int)ceil(4.0 * l2 / layer_bytes) + 1;
-  printf("device %s, %d SMs, L2 %d MB; LLaMA-7B layer projections (hidden %d, FFN %d), f16, group %d, symmetric int4\n",
-         prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, HID, FFN, GROUP);
+  printf("device %s, %d SMs, L2 %d MB; LLaMA-7B layer projections (hidden %d, FFN %d), %s, group %d, symmetric int4\n",
+         prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, HID, FFN, bf16_mode ? "bf16" : "f16", GROUP);
   printf("%.1f MB of weights per layer; %d layer copies (%.0f MB per pass, > 4 x %.0f MB L2); %d timed passes per "
          "mode and configuration; plans reserved for M <= %d\n",
          layer_bytes / 1e6, copies, copies * layer_bytes / 1e6, l2 / 1e6, reps, max_m);
@@ -589,7 +598,7 @@ int main(int argc, char **argv) {
     const size_t xe = (size_t)max_m * HID;
     uint16_t *hx = xmalloc(xe * 2);
     uint64_t st = 777;
-    for (size_t i = 0; i < xe; ++i) hx[i] = w4a16_f2h((float)uniform(&st, -1.0, 1.0));
+    for (size_t i = 0; i < xe; ++i) hx[i] = to16((float)uniform(&st, -1.0, 1.0));
     b.x = dmalloc(xe * 2);
     CK(cudaMemcpy(b.x, hx, xe * 2, cudaMemcpyHostToDevice));
     free(hx);
