@@ -4,6 +4,7 @@
 #include "w4a16/lowering.h"
 
 #include "check_dims.h"
+#include "check_lowered.h"
 #include "dynamic_reshapes.h"
 #include "gpu_passes.h"
 #include "read_only_args.h"
@@ -14,17 +15,24 @@
 
 const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
+         "w4a16-decompose-aggregates," /* linalg.softmax: no lowering pass takes it whole */
          "func.func(convert-elementwise-to-linalg)," /* arith / math on whole tensors: one-shot-bufferize takes none */
-         "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+         /* a loop that yields a new tensor (scf.for building a result step by step) gets its own buffer */
+         "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+         "allow-return-allocs-from-loops},"
          "w4a16-strided-copies-to-loops," /* no memrefCopy calls: compiled code does not link runner-utils */
          "convert-linalg-to-loops,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref," /* bufferization.clone of a returned in-place argument */
+         "convert-complex-to-standard," /* complex exp, div, abs (RoPE in complex form) as arith and math */
          "convert-math-to-funcs," /* math.fpowi / ipowi (RMSNorm's pow(x, 2)): no libm call, no LLVM lowering */
          "math-expand-ops{ops=rsqrt}," /* RMSNorm's rsqrt: convert-math-to-libm would call rsqrtf, not in libm */
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "lower-affine,"
+         /* the math ops LLVM has intrinsics for (copysign, isnan, absi, sincos, ...) first: convert-math-to-libm
+          * fails on those it has no call for; what is left (erf, tanh, atan, ...) becomes libm calls */
+         "convert-math-to-llvm,"
          "convert-math-to-libm,"
          "convert-to-llvm,"
          "reconcile-unrealized-casts";
@@ -41,9 +49,11 @@ static void printError(MlirStringRef message, void *userData) {
  * per row tile, mapped onto blocks and threads. */
 static const char kGpuBufferize[] =
     "func.func(convert-elementwise-to-linalg),"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,"
     "convert-bufferization-to-memref,"
+    "convert-complex-to-standard,"
     /* math.fpowi (RMSNorm's pow(x, 2), often with an i64 exponent) as a generated function, which outlining
      * copies into each kernel module: convert-gpu-to-nvvm would call libdevice's __nv_powif(float, int) with
      * the exponent as it is, and an i64 is not an int -- the linked call reads a wrong exponent. After the
@@ -84,7 +94,8 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   char toLLVM[sizeof kGpuToLLVMFormat + 1024];
   const char *toolkit = w4a16CudaToolkitPath(); /* none: w4a16-gpu-host-code stops with an error first */
   snprintf(toLLVM, sizeof toLLVM, kGpuToLLVMFormat, chip ? chip : "sm_90", toolkit ? toolkit : "/usr/local/cuda");
-  if (mlirLogicalResultIsFailure(addText(pm, "inline")))
+  /* a softmax decomposed before the reductions are split: its row max and sum get split too */
+  if (mlirLogicalResultIsFailure(addText(pm, "inline,w4a16-decompose-aggregates")))
     return mlirLogicalResultFailure();
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateSplitReductionsPass());
   if (mlirLogicalResultIsFailure(addText(pm, kGpuBufferize)))
@@ -122,7 +133,9 @@ MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions op
   mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCheckDimsPass());        /* an upstream crash, see the file */
   MlirLogicalResult r = options.target == W4A16_TARGET_GPU ? addGpuLowering(pm, options.gpuChip)
                                                             : addText(pm, w4a16UpstreamLoweringPipeline());
-  if (mlirLogicalResultIsSuccess(r))
+  if (mlirLogicalResultIsSuccess(r)) {
     mlirOpPassManagerAddOwnedPass(pm, w4a16CreateEntryPointsPass());
+    mlirOpPassManagerAddOwnedPass(pm, w4a16CreateCheckLoweredPass()); /* an op nothing lowered: a located error */
+  }
   return r;
 }

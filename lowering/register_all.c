@@ -1,5 +1,6 @@
 /* w4a16RegisterAll and w4a16RegisterPasses (w4a16/lowering.h): one call for everything the pipeline and
  * textual pipelines need. */
+#include "decompose_aggregates.h"
 #include "registry_shim.h"
 #include "w4a16/lowering.h"
 
@@ -23,6 +24,7 @@ static MlirPass createDependentLaunch(void) { return w4a16CreateDependentLaunchP
 static MlirPass createGpuHostCode(void) { return w4a16CreateGpuHostCodePass(); }
 static MlirPass createCallerStream(void) { return w4a16CreateCallerStreamPass(); }
 static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass(); }
+static MlirPass createDecomposeAggregates(void) { return w4a16CreateDecomposeAggregatesPass(); }
 
 /* Explain mode is an option of the fuse passes, whose argument stays w4a16-fuse(-int8-prep): the explain
  * variants get their own names as one-pass pipelines. Remarks go to stderr. */
@@ -59,7 +61,7 @@ static void registerPassesOnce(void) {
   mlirRegisterAllPasses(); /* the upstream ones, which w4a16AddPipeline names in text too */
   MlirPass (*const passes[])(void) = {createFuse,          createSplitChunkedGlu, createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
                                       createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createStridedCopiesToLoops, createGpuHostCode,
-                                      createCallerStream,  createDeviceMemory, createDependentLaunch};
+                                      createCallerStream,  createDeviceMemory, createDependentLaunch, createDecomposeAggregates};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);
   w4a16ShimRegisterPipeline("w4a16-explain", describe("w4a16-explain"), buildExplain);

@@ -477,12 +477,29 @@ static bool isDimOf(MlirValue size, MlirValue t, int d) {
   return !mlirValueIsNull(given) && valueEq(originalSize(given), originalSize(size));
 }
 
+/* Every stride static and 1. */
+static bool unitStrides(MlirOperation slice) {
+  MlirAttribute strides;
+  if (!staticArray(slice, "static_strides", &strides))
+    return false;
+  for (intptr_t d = 0, n = mlirDenseArrayGetNumElements(strides); d < n; ++d)
+    if (mlirDenseI64ArrayGetElement(strides, d) != 1)
+      return false;
+  return true;
+}
+
+bool isWindowSlice(MlirOperation slice) {
+  /* one operand: offsets and sizes static */
+  return opIs(slice, "tensor.extract_slice") && mlirOperationGetNumOperands(slice) == 1 && unitStrides(slice) &&
+         !isUnitDimSlice(slice);
+}
+
 bool isUnitDimSlice(MlirOperation slice) {
   bool dropped[kMaxRank];
   const int rank = sliceRankMask(slice, dropped);
-  MlirAttribute offsets, sizes, strides;
+  MlirAttribute offsets, sizes;
   if (rank < 0 || !staticArray(slice, "static_offsets", &offsets) || !staticArray(slice, "static_sizes", &sizes) ||
-      !staticArray(slice, "static_strides", &strides))
+      !unitStrides(slice))
     return false;
   /* the whole of the side with the unit dims: extract's source, insert's destination */
   MlirValue whole = mlirOperationGetOperand(slice, opIs(slice, "tensor.extract_slice") ? 0 : 1);
@@ -491,7 +508,7 @@ bool isUnitDimSlice(MlirOperation slice) {
   for (int d = 0; d < rank; ++d) {
     MlirValue sizeOperand;
     const int64_t size = sliceSize(slice, sizes, d, &sizeOperand);
-    if (mlirDenseI64ArrayGetElement(offsets, d) != 0 || mlirDenseI64ArrayGetElement(strides, d) != 1)
+    if (mlirDenseI64ArrayGetElement(offsets, d) != 0)
       return false;
     if (mlirValueIsNull(sizeOperand) ? size != dimOf(whole, d) : !isDimOf(sizeOperand, whole, d))
       return false;

@@ -118,5 +118,8 @@ int sliceRankMask(MlirOperation slice, bool *dropped);
 /* A slice that is a reshape in all but name (linalg-fold-unit-extent-dims with use-rank-reducing-slices): offsets 0,
  * strides 1, covering the whole source (extract) or destination (insert), only unit dims dropped or added. */
 bool isUnitDimSlice(MlirOperation slice);
+/* A static, unit-stride tensor.extract_slice that is more than a view dropping unit dims: a window of a larger
+ * tensor (a tensor-parallel shard of a checkpoint loaded whole, one half of a fused gate_up). */
+bool isWindowSlice(MlirOperation slice);
 
 #endif

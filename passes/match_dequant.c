@@ -40,30 +40,16 @@ typedef struct Synthetic {
   MlirValue groupIndex;
   int64_t groups;
   bool constants; /* a tensor constant was evaluated by value (dequantSeeThroughNoting) */
-  bool windows;   /* a window of a larger tensor (windowSlice) was read through */
+  bool windows;   /* a window of a larger tensor (isWindowSlice) was read through */
   bool windowsAsLeaves; /* windows are leaves: the stored tensors the runtime reads through their strides */
 } Synthetic;
-
-/* A static, unit-stride tensor.extract_slice that is more than a view dropping unit dims: a window of a larger
- * stored tensor (a tensor-parallel shard of a checkpoint loaded whole, one half of a fused gate_up). */
-static bool windowSlice(MlirOperation op) {
-  if (!opIs(op, "tensor.extract_slice") || mlirOperationGetNumOperands(op) != 1 || isUnitDimSlice(op))
-    return false;
-  MlirAttribute strides = attr(op, "static_strides");
-  if (mlirAttributeIsNull(strides) || !mlirAttributeIsADenseI64Array(strides))
-    return false;
-  for (intptr_t i = 0, n = mlirDenseArrayGetNumElements(strides); i < n; ++i)
-    if (mlirDenseI64ArrayGetElement(strides, i) != 1)
-      return false;
-  return true;
-}
 
 /* dequantSeeThrough for an evaluation whose user data is a Synthetic: notes tensor constants taken by value. */
 static bool dequantSeeThroughNoting(Evaluator *ev, MlirOperation op) {
   Synthetic *data = ev->user;
   if (opIs(op, "arith.constant"))
     data->constants = true;
-  if (windowSlice(op)) {
+  if (isWindowSlice(op)) {
     data->windows = true;
     if (data->windowsAsLeaves)
       return false;
@@ -417,7 +403,7 @@ static bool storedData(DequantEval *p, MlirValue tensor, const char *what, Reaso
   MlirOperation op = producer(tensor);
   if (mlirOperationIsNull(op))
     return true;
-  if (p->data.windowsAsLeaves && windowSlice(op)) /* a window of stored data is stored data */
+  if (p->data.windowsAsLeaves && isWindowSlice(op)) /* a window of stored data is stored data */
     return storedData(p, mlirOperationGetOperand(op, 0), what, why);
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
     if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetOperand(op, i)))) {
@@ -517,7 +503,7 @@ typedef struct GroupIndexSeen {
   bool noCodesOrScales; /* no integer or no float tensor read: the codes or scales were a constant taken by value */
   bool constants;       /* a tensor constant was taken by value */
   bool scalesLaidOut;   /* the scales read followed a layout of (group, column) */
-  bool windows;         /* a window of a larger tensor was read through (windowSlice) */
+  bool windows;         /* a window of a larger tensor was read through (isWindowSlice) */
 } GroupIndexSeen;
 
 /* The match of p's chain on the grid of samples (matchSamples). */

@@ -45,6 +45,21 @@ __attribute__((weak)) _Float16 __truncsfbf2(float f) {
   memcpy(&h, &b, sizeof h);
   return h;
 }
+/* f64 -> bf16 (torch-mlir's f64 scalars truncated into a bf16 model), rounded once: the double goes to f32 rounded
+ * to odd (toward zero, the last bit set when inexact), which keeps the information the second rounding needs
+ * (24 >= 8 + 2 bits), then to bf16 to nearest even. */
+__attribute__((weak)) _Float16 __truncdfbf2(double d) {
+  float f = (float)d;
+  if (f == f && (double)f != d) { /* inexact (overflow to infinity included) */
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    if (d < 0 ? (double)f < d : (double)f > d) /* rounded away from zero: one step back (sign-magnitude bits) */
+      bits -= 1;
+    bits |= 1;
+    memcpy(&f, &bits, sizeof f);
+  }
+  return __truncsfbf2(f);
+}
 #endif
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
