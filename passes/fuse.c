@@ -324,21 +324,24 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   }
   MlirValue sizes[kMaxRank];
   int numDynamic = 0, xRow = 0;
-  /* y's rows regrouped (where N is split too, the split reads it): only the outermost row dim may be dynamic */
+  /* y's rows regrouped (where N is split too, the split reads it) */
   if (nDims == matmulNDims(mm) && matmulRowsRegrouped(mm, like)) {
     int64_t inner = 1;
     for (int d = 1; d < rank - nDims; ++d)
-      inner *= dimOf(like, d);
-    if (dimOf(like, 0) < 0) {
-      /* The size the chain's own expand_shape gave that dim (x's batch, say), so that siblings expanded alike
-       * stay alike (merge-siblings compares their views); else the result's rows / the inner rows. */
-      MlirValue size = {NULL};
-      for (int i = 0; i < chain->count && mlirValueIsNull(size); ++i)
-        if (opIs(chain->ops[i], "tensor.expand_shape") && mlirOperationGetNumOperands(chain->ops[i]) == 2 &&
-            mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(chain->ops[i], 0)), mlirValueGetType(like)))
-          size = mlirOperationGetOperand(chain->ops[i], 1);
-      sizes[numDynamic++] = mlirValueIsNull(size) ? divideIndex(dimValue(fused, 0, next, loc), inner, next, loc) : size;
-    }
+      inner *= dimOf(like, d) < 0 ? 1 : dimOf(like, d);
+    /* The sizes the chain's own expand_shape gave the dynamic dims (x's batch and sequence, say), so that siblings
+     * expanded alike stay alike (merge-siblings compares their views); without one (only the outermost dim is
+     * dynamic then: match_epilogue.c), the result's rows / the inner rows. */
+    MlirOperation expand = {NULL};
+    for (int i = 0; i < chain->count; ++i)
+      if (opIs(chain->ops[i], "tensor.expand_shape") &&
+          mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(chain->ops[i], 0)), mlirValueGetType(like)))
+        expand = chain->ops[i];
+    if (!mlirOperationIsNull(expand))
+      for (intptr_t i = 1; i < mlirOperationGetNumOperands(expand); ++i)
+        sizes[numDynamic++] = mlirOperationGetOperand(expand, i);
+    else if (dimOf(like, 0) < 0)
+      sizes[numDynamic++] = divideIndex(dimValue(fused, 0, next, loc), inner, next, loc);
     const int ends[2] = {rank - nDims, rank};
     return reshape(fused, to, rank, ends, sizes, next, loc);
   }

@@ -354,9 +354,7 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
       for (intptr_t j = 1; j < n; ++j) {
         int d = first + (int)j;
         int64_t size = dimOf(grouped, d);
-        if (size < 0)
-          return false;
-        linear = linear * size + groupedIdx[d];
+        linear = linear * (size < 0 ? kDynamicGroupExtent : size) + groupedIdx[d];
       }
       sourceIdx[g] = linear;
     } else { /* one result dim -> many source dims */
@@ -368,8 +366,9 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
           break;
         }
         int64_t size = dimOf(grouped, d);
-        if (size <= 0)
+        if (size == 0)
           return false;
+        size = size < 0 ? kDynamicGroupExtent : size;
         groupedOut[d] = linear % size;
         linear /= size;
       }

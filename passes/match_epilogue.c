@@ -9,6 +9,8 @@
  * init added, so a bias or residual there is found as if the epilogue added it. */
 #include "match.h"
 
+#include "mlir-c/BuiltinTypes.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -27,6 +29,14 @@ typedef struct EpilogueEval {
   bool tookConstants; /* a float tensor constant was evaluated by value */
 } EpilogueEval;
 
+/* An op whose float result is narrower than its first operand's floats (an arith.truncf, on tensors or in a generic). */
+static bool narrowsFloat(MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) < 1 || mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirType from = elementTypeOf(mlirOperationGetOperand(op, 0)), to = elementTypeOf(mlirOperationGetResult(op, 0));
+  return isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) < mlirFloatTypeGetWidth(from);
+}
+
 static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   EpilogueEval *p = ev->user;
   if (opSetHas(p->chain, op))
@@ -39,8 +49,10 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
       return false;
     p->tookConstants = true;
   }
-  /* Side inputs are read through broadcasts and casts (to find a 1-D f16 bias), not reshapes. */
-  return isViewProducer(op) && !isReshape(op);
+  /* Side inputs are read through broadcasts and widening casts (to find a 1-D f16 bias), not reshapes; a narrowing
+   * cast's result is a side of its own (a LoRA branch computed in f32 and rounded to f16 before it is added): read
+   * through, its f32 source would stand for the rounded values. */
+  return isViewProducer(op) && !isReshape(op) && !narrowsFloat(op);
 }
 
 static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
@@ -135,8 +147,10 @@ static void resultIndexIn(const MatmulMatch *mm, MlirValue v, int64_t m, int64_t
     const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
     for (int d = 0; d < rowsY; ++d)
       row = row * dimOf(mm->result, d) + yIdx[d];
-    for (int d = rowsV - 1; d > 0; --d)
-      idx[d] = row % dimOf(v, d), row /= dimOf(v, d);
+    for (int d = rowsV - 1; d > 0; --d) { /* a dynamic dim holds any sample row (as reshapeResultToSource takes it) */
+      const int64_t size = dimOf(v, d) < 0 ? kDynamicGroupExtent : dimOf(v, d);
+      idx[d] = row % size, row /= size;
+    }
     idx[0] = row; /* the outermost row dim, possibly dynamic */
     for (int d = 0; d < nDims; ++d)
       idx[rowsV + d] = yIdx[rowsY + d];
@@ -399,6 +413,15 @@ static bool tryEnd(const MatmulMatch *mm, MlirOperation endOp, const OpSet *forw
   return noValueEscapes(mm, endOp, &ep->ops, why) && matchSides(mm, mlirOperationGetResult(endOp, 0), endOp, ep, why);
 }
 
+/* Whether v's row dims past the outermost have a dynamic one (y's rows regrouped that way: only an expand_shape
+ * names those sizes, which the fused result's reshape needs). */
+static bool innerRowsDynamic(const MatmulMatch *mm, MlirValue v) {
+  for (int d = 1; d < rankOf(v) - matmulNDims(mm); ++d)
+    if (dimOf(v, d) < 0)
+      return true;
+  return false;
+}
+
 /* Elementwise ops reachable from y through values of y's shape (or y's shape with N split, past an expand_shape
  * that splits it, or with its rows regrouped, past a reshape of the rows), in the matmul's block. */
 static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
@@ -414,7 +437,9 @@ static void forwardSlice(const MatmulMatch *mm, OpSet *forward) {
       const int to = mlirOperationGetNumResults(user) == 1 ? resultLayout(mm, mlirOperationGetResult(user, 0)) : -1;
       /* an expand_shape that splits N, or a reshape that regroups the rows (from or to y's own rows) */
       const bool splitsN = opIs(user, "tensor.expand_shape") && from == 0 && to == 1;
-      const bool regroupsRows = reshapes && from != 1 && to != 1 && (from == 2 || to == 2);
+      const bool regroupsRows = reshapes && from != 1 && to != 1 && (from == 2 || to == 2) &&
+                                (to != 2 || opIs(user, "tensor.expand_shape") ||
+                                 !innerRowsDynamic(mm, mlirOperationGetResult(user, 0)));
       if (opSetHas(forward, user) || forward->count >= kMaxChainOps || !mlirBlockEqual(mlirOperationGetBlock(user), block) ||
           !(isElementwiseProducer(user) || splitsN || regroupsRows) || mlirOperationGetNumResults(user) != 1 ||
           !sameShapeAsResult(mm, mlirOperationGetResult(user, 0)))

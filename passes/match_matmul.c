@@ -102,7 +102,10 @@ int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
  * [B, S] or a collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept.
  * Every row dim but the outermost is static in both, so that the row-major order both share is known; the
  * outermost ones are both static with equal products, or both dynamic (the IR that ties v to y then fixes them:
- * an epilogue operand has its result's shape). */
+ * an epilogue operand has its result's shape). Or y has one, dynamic row dim (M) and v splits it into dims of
+ * which more than the outermost are dynamic (torch-mlir with a dynamic batch and sequence): the row-major split is
+ * the expand_shape's that made v, the one reshape the epilogue takes there (match_epilogue.c), which gives the
+ * fused result its sizes. */
 bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v) {
   const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
   if (rowsY < 1 || rowsV < 1)
@@ -121,8 +124,10 @@ bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v) {
   for (int d = 1; d < rowsV; ++d)
     innerV = dimOf(v, d) < 0 || innerV < 0 ? -1 : innerV * dimOf(v, d);
   const int64_t outerY = dimOf(mm->result, 0), outerV = dimOf(v, 0);
-  if (innerY < 0 || innerV < 0)
+  if (innerY < 0)
     return false;
+  if (innerV < 0)
+    return rowsY == 1 && outerY < 0;
   if (outerY < 0 || outerV < 0)
     return outerY < 0 && outerV < 0;
   return outerY * innerY == outerV * innerV;

@@ -492,13 +492,15 @@ static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
   collectUses(result, 1, views, 0, &c->uses);
   if (c->uses.numSlices >= 2) { /* a chunked result: split, or say why not (one slice is no chunk) */
     char text[256];
-    const char *why = opRule(c, text, sizeof text);
+    /* the uses first: they say whether this is a gate_up projection at all (a q/k/v projection sliced three ways,
+     * or RoPE's rotate_half of a k projection, is none; naming its bias would mislead) */
+    const char *why = usesRule(c, text, sizeof text);
     if (!why)
-      why = usesRule(c, text, sizeof text);
+      why = opRule(c, text, sizeof text);
     if (!why)
       why = windowRule(c, text, sizeof text);
     if (why) {
-      explainRemark(options, "w4a16", op, "gate_up projection not split into glu halves: %s", why);
+      explainRemark(options, "w4a16", op, "sliced result not split into a glu's gate and up halves: %s", why);
     } else {
       const bool secondIsGate = c->product.bIsGate;
       explainRemark(options, "w4a16", op,

@@ -5,7 +5,10 @@
 // collapsed to (M, N) and the op's (M, N) result expanded back. Until session 42 the first stayed fused without its
 // residual (no remark) and the others stayed unfused ("matmul result is f32 and never truncated to f16"); found by
 // session 42's probe of exporter forms. Every row dim but the outermost must be static (the shared row order is
-// then known); the outermost may be dynamic (torch.export's dynamic batch).
+// then known); the outermost may be dynamic (torch.export's dynamic batch). Or all of them are dynamic where an
+// expand_shape of y's one row dim made them (torch.export with a dynamic batch and sequence: the expand's sizes
+// give the fused result its shape); until session 43 that residual was dropped with no remark (session 43's
+// whole-model probe: every o_proj and down_proj of a dynamic-shape LLaMA layer).
 // Look-alike: a residual read with its two row dims swapped is not residual[m, n]; the chain stops before it.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
@@ -271,4 +274,128 @@ func.func @dynamic_batch_residual(%x3: tensor<?x16x256xf16>, %qw: tensor<32x64xi
     linalg.yield %t : f16
   } -> tensor<?x16x64xf16>
   return %out : tensor<?x16x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @residual_dynamic_batch_and_sequence(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x?x256xf16>
+// CHECK:         %[[B:.+]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[SEQ:.+]] = tensor.dim %[[X]], %c1
+// CHECK:         %[[X2:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+// CHECK:         %[[R2:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+// CHECK-NEXT:    %[[Y:.+]] = "w4a16.fused_matmul"(%[[X2]], %{{.+}}, %{{.+}}, %[[R2]])
+// CHECK-SAME:      -> tensor<?x256xf16>
+// CHECK-NEXT:    %[[Y3:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [%[[B]], %[[SEQ]], 256] : tensor<?x256xf16> into tensor<?x?x256xf16>
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[Y3]]
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> residual
+func.func @residual_dynamic_batch_and_sequence(%x: tensor<?x?x256xf16>, %qw: tensor<32x256xi32>, %s: tensor<2x256xf16>) -> tensor<?x?x256xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x256xf16>
+  %seq = tensor.dim %x, %c1 : tensor<?x?x256xf16>
+  %m = arith.muli %b, %seq : index
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+  %we = tensor.empty() : tensor<256x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x256xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x256xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c128 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<2x256xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x256xf16>
+  %ye = tensor.empty(%m) : tensor<?x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %yf = linalg.fill ins(%zero : f32) outs(%ye : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %y = linalg.matmul ins(%x2, %w : tensor<?x256xf16>, tensor<256x256xf16>) outs(%yf : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %he = tensor.empty(%m) : tensor<?x256xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<?x256xf32>) outs(%he : tensor<?x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<?x256xf16>
+  %h3 = tensor.expand_shape %h [[0, 1], [2]] output_shape [%b, %seq, 256] : tensor<?x256xf16> into tensor<?x?x256xf16>
+  %oe = tensor.empty(%b, %seq) : tensor<?x?x256xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%h3, %x : tensor<?x?x256xf16>, tensor<?x?x256xf16>) outs(%oe : tensor<?x?x256xf16>) {
+  ^bb0(%a: f16, %r: f16, %o: f16):
+    %sum = arith.addf %a, %r : f16
+    linalg.yield %sum : f16
+  } -> tensor<?x?x256xf16>
+  return %out : tensor<?x?x256xf16>
+}
+
+// -----
+
+// Look-alike: the same with the residual read as [S, B] -- not residual[m, n]; the chain stops before it.
+// CHECK-LABEL: func.func @residual_dynamic_rows_swapped(
+// CHECK:         "w4a16.fused_matmul"
+// CHECK-SAME:      -> tensor<?x256xf16>
+// CHECK:         linalg.generic
+// EXPLAIN: remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul; chain ends before {{.*}}: reads a tensor<?x?x256xf16> tensor that is neither a bias (N) nor a residual (M, N)
+func.func @residual_dynamic_rows_swapped(%x: tensor<?x?x256xf16>, %qw: tensor<32x256xi32>, %s: tensor<2x256xf16>) -> tensor<?x?x256xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x256xf16>
+  %seq = tensor.dim %x, %c1 : tensor<?x?x256xf16>
+  %m = arith.muli %b, %seq : index
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x256xf16> into tensor<?x256xf16>
+  %we = tensor.empty() : tensor<256x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%we : tensor<256x256xf16>) {
+  ^bb0(%o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %zp = arith.constant 8.0 : f16
+    %kw = arith.divui %k, %c8 : index
+    %word = tensor.extract %qw[%kw, %n] : tensor<32x256xi32>
+    %kr = arith.remui %k, %c8 : index
+    %kri = arith.index_cast %kr : index to i32
+    %sh = arith.muli %kri, %c4 : i32
+    %v = arith.shrui %word, %sh : i32
+    %q = arith.andi %v, %c15 : i32
+    %qf = arith.uitofp %q : i32 to f16
+    %cz = arith.subf %qf, %zp : f16
+    %g = arith.divui %k, %c128 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<2x256xf16>
+    %r = arith.mulf %cz, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x256xf16>
+  %ye = tensor.empty(%m) : tensor<?x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %yf = linalg.fill ins(%zero : f32) outs(%ye : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %y = linalg.matmul ins(%x2, %w : tensor<?x256xf16>, tensor<256x256xf16>) outs(%yf : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %he = tensor.empty(%m) : tensor<?x256xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<?x256xf32>) outs(%he : tensor<?x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<?x256xf16>
+  %h3 = tensor.expand_shape %h [[0, 1], [2]] output_shape [%b, %seq, 256] : tensor<?x256xf16> into tensor<?x?x256xf16>
+  %oe = tensor.empty(%b, %seq) : tensor<?x?x256xf16>
+  %out = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (b, a, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%h3, %x : tensor<?x?x256xf16>, tensor<?x?x256xf16>) outs(%oe : tensor<?x?x256xf16>) {
+  ^bb0(%a: f16, %r: f16, %o: f16):
+    %sum = arith.addf %a, %r : f16
+    linalg.yield %sum : f16
+  } -> tensor<?x?x256xf16>
+  return %out : tensor<?x?x256xf16>
 }

@@ -141,7 +141,7 @@ func.func @rank3_rows_from_x(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, 
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-NOT:     w4a16.merged_matmul
 // CHECK:         return
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: gate_up projection not split into glu halves: the halves feed no glu product: the op they meet in does not compute act(gate) * up
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: the halves feed no glu product: the op they meet in does not compute act(gate) * up
 func.func @rank3_gate_of_row_0(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> tensor<?x?x512xf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -350,7 +350,7 @@ func.func @columns_split_and_merged(%x3: tensor<?x?x256xf16>, %w: tensor<32x1024
 // CHECK-LABEL: func.func @columns_split_oddly(
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: gate_up projection not split into glu halves: a reshape on the way splits the columns so that a half of them is no box of its result
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 7]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: a reshape on the way splits the columns so that a half of them is no box of its result
 func.func @columns_split_oddly(%x3: tensor<?x?x256xf16>, %w: tensor<32x768xi32>, %s: tensor<2x768xf16>) -> tensor<?x?x384xf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -467,7 +467,7 @@ func.func @n_k_geglu(%x: tensor<4x256xf16>, %w: tensor<1024x256xi8>, %s: tensor<
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: a slice (384 of 1024 columns from 0) is not a half [0, I) or [I, 2I) of N = 1024 with every row and unit steps
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: a slice (384 of 1024 columns from 0) is not a half [0, I) or [I, 2I) of N = 1024 with every row and unit steps
 func.func @uneven(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x384xf16>, tensor<?x640xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -484,7 +484,7 @@ func.func @uneven(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: its result has a user other than the two halves: func.return
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: its result has a user other than the two halves: func.return
 func.func @third_user(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>, tensor<?x1024xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -517,7 +517,7 @@ func.func @third_user(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: its result is sliced 3 times, not into two halves
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: its result is sliced 3 times, not into two halves
 func.func @three_slices(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>, tensor<?x8xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -551,7 +551,7 @@ func.func @three_slices(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tens
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: the halves feed no glu product: the op they meet in does not compute act(gate) * up (act none, silu or gelu_tanh)
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: the halves feed no glu product: the op they meet in does not compute act(gate) * up (act none, silu or gelu_tanh)
 func.func @relu_gate(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -580,7 +580,7 @@ func.func @relu_gate(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: the halves feed no glu product: the op they meet in is not elementwise with their type
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: the halves feed no glu product: the op they meet in is not elementwise with their type
 func.func @not_a_product(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>, tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -608,7 +608,7 @@ func.func @not_a_product(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: ten
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: it adds a residual to all its columns
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: it adds a residual to all its columns
 func.func @residual_on_fused(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>, %r: tensor<?x1024xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s, %r) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>, tensor<?x1024xf16>) -> tensor<?x1024xf16>
@@ -641,7 +641,7 @@ func.func @residual_on_fused(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s:
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: it applies silu to all 1024 columns (a gate_up projection applies none; its gate half gets the activation)
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: it applies silu to all 1024 columns (a gate_up projection applies none; its gate half gets the activation)
 func.func @silu_on_fused(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>) -> tensor<?x1024xf16>
@@ -664,7 +664,7 @@ func.func @silu_on_fused(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: ten
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: it has a bias (a glu takes none, docs/dialect.md)
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: it has a bias (a glu takes none, docs/dialect.md)
 func.func @bias(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>, %b: tensor<1024xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>, tensor<1024xf16>) -> tensor<?x1024xf16>
@@ -697,7 +697,7 @@ func.func @bias(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x102
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: it has an act-order g_idx
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: it has an act-order g_idx
 func.func @act_order(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>, %z: tensor<2x128xi32>, %g: tensor<256xi32>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s, %z, %g) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1>, scales_layout = "g_n", weight_layout = "packed_k8_n", zero_point_layout = "packed_g_n8"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>, tensor<2x128xi32>, tensor<256xi32>) -> tensor<?x1024xf16>
@@ -730,7 +730,7 @@ func.func @act_order(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: weight layout halves_n_k: a half of its columns is no window of the stored tensor
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: weight layout halves_n_k: a half of its columns is no window of the stored tensor
 func.func @hqq_halves(%x: tensor<?x256xf16>, %w: tensor<512x256xi8>, %s: tensor<1024x4xf16>, %z: tensor<1024x4xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s, %z) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>, scales_layout = "n_g", weight_layout = "halves_n_k", zero_point_layout = "n_g", zero_points_are_offsets} : (tensor<?x256xf16>, tensor<512x256xi8>, tensor<1024x4xf16>, tensor<1024x4xf16>) -> tensor<?x1024xf16>
@@ -763,7 +763,7 @@ func.func @hqq_halves(%x: tensor<?x256xf16>, %w: tensor<512x256xi8>, %s: tensor<
 // CHECK:         "w4a16.fused_matmul"
 // CHECK-SAME:      -> tensor<{{.+}}x24xf16>
 // CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: gate_up projection not split into glu halves: a half of I = 12 columns: N must be a positive multiple of 8
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: a half of I = 12 columns: N must be a positive multiple of 8
 func.func @odd_half(%x: tensor<?x256xf16>, %w: tensor<32x24xi32>, %s: tensor<2x24xf16>) -> (tensor<?x12xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x24xi32>, tensor<2x24xf16>) -> tensor<?x24xf16>
