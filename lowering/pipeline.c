@@ -61,6 +61,7 @@ static const char kGpuBufferize[] =
     "convert-math-to-funcs";
 static const char kGpuLoops[] =
     "convert-linalg-to-parallel-loops,"
+    "w4a16-gpu-serial-kernels," /* a 0-d reduction or fill has no parallel loop: a one-thread kernel */
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=1,256 no-min-max-bounds=true},"
     "gpu-map-parallel-loops,convert-parallel-loops-to-gpu)";
 static const char kGpuOutline[] = "lower-affine,gpu-kernel-outlining";

@@ -36,7 +36,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CARRY="$ROOT/.carry/e2e"
 # Every example runs on the CUDA kernels: gptq_group32, gptq_asym (zero points up to 16), q4_1_offsets,
 # hqq_group64, torchao_bf16 and gguf_q4_0 in their affine form (W = (code - zi) * s + o).
-EXAMPLES=(llama_mlp llama_block gpt_mlp iree_i4 decode_matvec iree_signed_i4
+EXAMPLES=(llama_mlp llama_block gpt_mlp iree_i4 decode_matvec decode_rmsnorm iree_signed_i4
           gptq_group32 gptq_asym autogptq_v1_torch awq_gemm q4_1_offsets hqq_group64 gptq_bf16 torchao_bf16 llama_rmsnorm_proj
           gguf_q4_0 torchao_uint4_packed gptq_act_order gptq_act_order_const hqq_4bit qwen2_qkv gemma_mlp phi3_mlp gpt2_conv1d
           gptq_embedded onnx_matmul_nbits mlx_q4 quanto_int4 quanto_mlp compressed_tensors_asym

@@ -51,6 +51,7 @@ const char *w4a16UpstreamLoweringPipeline(void);
  * that target = GPU builds; exposed for lit tests and embedders that compose their own. */
 MlirPass w4a16CreateSplitReductionsPass(void);
 MlirPass w4a16CreateCopiesToKernelsPass(void);
+MlirPass w4a16CreateSerialKernelsPass(void);
 /* The host target's: copies from or to strided views become host loops (no memrefCopy call). */
 MlirPass w4a16CreateStridedCopiesToLoopsPass(void);
 MlirPass w4a16CreateDependentLaunchPass(void);

@@ -1,0 +1,56 @@
+// GPU target: a linalg op with no parallel loop -- a full reduction into a 0-d tensor and an rsqrt on that 0-d
+// tensor, RMSNorm on a decode step's (K) vector once unit dims are folded -- runs as one-thread kernels
+// (w4a16-gpu-serial-kernels wraps each run of host statements that read or write a buffer in a one-iteration
+// scf.parallel). Until session 43 the GPU target rejected it: "memref.store would run on the host and dereference
+// device memory". A 0-d value the host itself reads (a returned scalar, .item()) still is a located error.
+// examples/decode_rmsnorm.mlir runs this on the GPU (test/e2e/run-gpu.sh).
+// RUN: w4a16-opt --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},convert-linalg-to-parallel-loops,w4a16-gpu-serial-kernels)' --split-input-file %s | FileCheck %s
+// RUN: w4a16-opt --w4a16-gpu-pipeline --split-input-file --verify-diagnostics %s -o /dev/null
+
+// The fill and the reduction loop are one run of statements: one kernel; the rsqrt another.
+// CHECK-LABEL: func.func @sum_of_squares(
+// CHECK:         memref.alloc
+// CHECK-NEXT:    %[[Z:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[O:.+]] = arith.constant 1 : index
+// CHECK-NEXT:    scf.parallel (%{{.+}}) = (%[[Z]]) to (%[[O]]) step (%[[O]]) {
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:      scf.for
+// CHECK:             memref.load
+// CHECK:             arith.mulf
+// CHECK:             memref.store
+// CHECK:           scf.reduce
+// CHECK:         scf.parallel (%{{.+}}) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK-NEXT:      memref.load
+// CHECK-NEXT:      math.rsqrt
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:      scf.reduce
+func.func @sum_of_squares(%x: tensor<64xf32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : tensor<64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %a : f32
+    %r = arith.addf %p, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %re = tensor.empty() : tensor<f32>
+  %rs = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%s : tensor<f32>) outs(%re : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.rsqrt %a : f32
+    linalg.yield %v : f32
+  } -> tensor<f32>
+  return %rs : tensor<f32>
+}
+
+// -----
+
+// The host reads the 0-d value itself (returned as a scalar): no kernel can take that.
+// CHECK-LABEL: func.func @item(
+func.func @item(%x: tensor<f32>) -> f32 {
+  // expected-error @+1 {{w4a16 GPU target: memref.load would run on the host and dereference device memory}}
+  %v = tensor.extract %x[] : tensor<f32>
+  return %v : f32
+}
