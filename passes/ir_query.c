@@ -354,7 +354,10 @@ bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int6
       for (intptr_t j = 1; j < n; ++j) {
         int d = first + (int)j;
         int64_t size = dimOf(grouped, d);
-        linear = linear * (size < 0 ? kDynamicGroupExtent : size) + groupedIdx[d];
+        size = size < 0 ? kDynamicGroupExtent : size;
+        if (size > 0 && linear > (INT64_MAX - groupedIdx[d]) / size)
+          return false; /* no sample lies that far: several dynamic dims in one group */
+        linear = linear * size + groupedIdx[d];
       }
       sourceIdx[g] = linear;
     } else { /* one result dim -> many source dims */

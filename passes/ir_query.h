@@ -108,7 +108,7 @@ MlirValue throughWidening(MlirValue v);
  * inside a group (a sequence length S in [B, S] <-> B * S) is taken to hold kDynamicGroupExtent elements: more than
  * any sample index, so that both directions, and every reshape of one chain, map a sample alike (row 1 of B * S is
  * [0, 1]), as they do at run time wherever those rows exist. */
-enum { kDynamicGroupExtent = 1 << 30 };
+enum { kDynamicGroupExtent = 1 << 20 };
 bool reshapeResultToSource(MlirOperation reshape, const int64_t *resultIdx, int64_t *sourceIdx);
 /* The value a chain of views names as dynamic dim d of t: an expand_shape's output size, through collapse_shapes
  * that keep d as a group of its own; a null value if none does. */
