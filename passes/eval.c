@@ -602,6 +602,28 @@ bool isViewProducer(MlirOperation op) {
   return linalgView(op, &view) && (linalgIsView(&view) || isGenericFill(&view));
 }
 
+/* A float cast that loses values: narrower, or f16 <-> bf16. */
+static bool roundsFloats(MlirType from, MlirType to) {
+  return isFloat(from) && isFloat(to) &&
+         (mlirFloatTypeGetWidth(to) < mlirFloatTypeGetWidth(from) ||
+          (mlirFloatTypeGetWidth(to) == mlirFloatTypeGetWidth(from) && !mlirTypeEqual(from, to)));
+}
+
+bool viewOnlyWidens(MlirOperation op) {
+  LinalgView view;
+  if (!linalgView(op, &view)) /* a cast on tensors */
+    return mlirOperationGetNumOperands(op) != 1 || mlirOperationGetNumResults(op) != 1 ||
+           !roundsFloats(elementTypeOf(mlirOperationGetOperand(op, 0)), elementTypeOf(mlirOperationGetResult(op, 0)));
+  MlirValue v = mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0);
+  for (MlirOperation cast = producer(v); !mlirOperationIsNull(cast) && mlirOperationGetNumOperands(cast) == 1;
+       cast = producer(v)) {
+    if (roundsFloats(mlirValueGetType(mlirOperationGetOperand(cast, 0)), mlirValueGetType(v)))
+      return false;
+    v = mlirOperationGetOperand(cast, 0);
+  }
+  return true;
+}
+
 bool isElementwiseProducer(MlirOperation op) {
   LinalgView view;
   if (isArithOnTensors(op))

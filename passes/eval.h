@@ -97,6 +97,9 @@ bool isReshape(MlirOperation op);
 /* Producers every matcher may evaluate through: fills (also as generics), splat constants, reshapes, and linalg ops that
  * only broadcast, transpose, copy or cast one input. */
 bool isViewProducer(MlirOperation op);
+/* Whether every float cast of a view producer keeps the values: each cast between a linalg view's input and its
+ * yield widens (bf16 -> f32 -> f16 -> f32 rounds to f16 on the way), or a cast on tensors is an extf. */
+bool viewOnlyWidens(MlirOperation op);
 /* Producers computing one element per element: elementwise linalg ops and arith/math ops on tensors. */
 bool isElementwiseProducer(MlirOperation op);
 

@@ -9,8 +9,6 @@
  * init added, so a bias or residual there is found as if the epilogue added it. */
 #include "match.h"
 
-#include "mlir-c/BuiltinTypes.h"
-
 #include <math.h>
 #include <string.h>
 
@@ -29,14 +27,6 @@ typedef struct EpilogueEval {
   bool tookConstants; /* a float tensor constant was evaluated by value */
 } EpilogueEval;
 
-/* An op whose float result is narrower than its first operand's floats (an arith.truncf, on tensors or in a generic). */
-static bool narrowsFloat(MlirOperation op) {
-  if (mlirOperationGetNumOperands(op) < 1 || mlirOperationGetNumResults(op) != 1)
-    return false;
-  MlirType from = elementTypeOf(mlirOperationGetOperand(op, 0)), to = elementTypeOf(mlirOperationGetResult(op, 0));
-  return isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) < mlirFloatTypeGetWidth(from);
-}
-
 static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
   EpilogueEval *p = ev->user;
   if (opSetHas(p->chain, op))
@@ -49,10 +39,10 @@ static bool seeThroughChain(Evaluator *ev, MlirOperation op) {
       return false;
     p->tookConstants = true;
   }
-  /* Side inputs are read through broadcasts and widening casts (to find a 1-D f16 bias), not reshapes; a narrowing
-   * cast's result is a side of its own (a LoRA branch computed in f32 and rounded to f16 before it is added): read
-   * through, its f32 source would stand for the rounded values. */
-  return isViewProducer(op) && !isReshape(op) && !narrowsFloat(op);
+  /* Side inputs are read through broadcasts and widening casts (to find a 1-D f16 bias), not reshapes; a view that
+   * rounds is a side of its own (a LoRA branch computed in f32 and rounded to f16 before it is added): read through,
+   * its f32 source would stand for the rounded values. */
+  return isViewProducer(op) && !isReshape(op) && viewOnlyWidens(op);
 }
 
 static Scalar chainLeaf(Evaluator *ev, MlirValue tensor, const int64_t *idx) {

@@ -14,31 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether every cast between a linalg view's input and its yield widens (bf16 -> f32 -> f16 -> f32 rounds x
- * to f16 on the way, which a widening view must not). */
-static bool castsOnlyWiden(MlirOperation op) {
-  LinalgView view;
-  if (!linalgView(op, &view))
-    return true; /* arith.extf on tensors */
-  MlirValue v = mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0);
-  for (MlirOperation cast = producer(v); !mlirOperationIsNull(cast) && mlirOperationGetNumOperands(cast) == 1;
-       cast = producer(v)) {
-    MlirType to = mlirValueGetType(v), from = mlirValueGetType(mlirOperationGetOperand(cast, 0));
-    if (isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) < mlirFloatTypeGetWidth(from))
-      return false;
-    if (isFloat(from) && isFloat(to) && mlirFloatTypeGetWidth(to) == mlirFloatTypeGetWidth(from) &&
-        !mlirTypeEqual(from, to))
-      return false; /* f16 <-> bf16 */
-    v = mlirOperationGetOperand(cast, 0);
-  }
-  return true;
-}
-
 static bool isWideningCast(MlirOperation op) {
   MlirValue out = mlirOperationGetResult(op, 0);
   MlirValue in = mlirOperationGetNumOperands(op) ? mlirOperationGetOperand(op, 0) : out;
   return isViewProducer(op) && isFloat(elementTypeOf(in)) && isFloat(elementTypeOf(out)) &&
-         mlirFloatTypeGetWidth(elementTypeOf(in)) < mlirFloatTypeGetWidth(elementTypeOf(out)) && castsOnlyWiden(op);
+         mlirFloatTypeGetWidth(elementTypeOf(in)) < mlirFloatTypeGetWidth(elementTypeOf(out)) && viewOnlyWidens(op);
 }
 
 /* x may reach the matmul through reshapes and widening casts, never through arithmetic. */
