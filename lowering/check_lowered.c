@@ -1,5 +1,5 @@
-/* w4a16-check-lowered: the pipeline's last step. Every op left must be the LLVM dialect's (or a gpu.binary, the GPU
- * target's embedded kernels): anything else is an op no pass of the pipeline lowers -- a tensor.reshape with a
+/* w4a16-check-lowered: the pipeline's last step. Every op left must be the LLVM dialect's (or, on the GPU target, a
+ * gpu.binary holding the kernels and the gpu.launch_func ops that launch them): anything else is an op no pass of the pipeline lowers -- a tensor.reshape with a
  * runtime shape, f8 conversions, a dialect the input brought along -- and translating it to LLVM IR failed later
  * with "LLVM Translation failed for operation: builtin.unrealized_conversion_cast", located at the function or
  * at nothing, or, from w4a16-opt, not at all. This names the op and where the input has it. */
@@ -64,7 +64,8 @@ static void run(MlirOperation module, MlirExternalPass pass) {
 static _Alignas(8) char passId;
 static const StatelessPassSpec kCheckLoweredPass = {
     &passId, "W4a16CheckLowered", "w4a16-check-lowered",
-    "Last: every op left is the LLVM dialect's (or a gpu.binary); anything else is a located error naming the op",
+    "Last: every op left is the LLVM dialect's (or the GPU target's gpu.binary and gpu.launch_func); anything else is "
+    "a located error naming the op",
     "builtin.module", NULL, run, NULL};
 
 MlirPass w4a16CreateCheckLoweredPass(void) { return createStatelessPass(&kCheckLoweredPass); }

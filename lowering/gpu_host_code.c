@@ -56,7 +56,7 @@ static bool onDevice(MlirOperation op) {
   return false;
 }
 
-static bool isHostStackBuffer(MlirValue v) {
+bool isHostStackBuffer(MlirValue v) {
   MlirOperation def = producer(v);
   while (!mlirOperationIsNull(def) && (opIs(def, "memref.cast") || opIs(def, "memref.subview") ||
                                        opIs(def, "memref.reinterpret_cast") || opIs(def, "memref.collapse_shape") ||

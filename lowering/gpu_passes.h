@@ -15,6 +15,10 @@ extern const char kDeviceConstantPrefix[];
  * has it, or NULL. The pipeline hands it to gpu-module-to-binary; w4a16-gpu-host-code reports its absence. */
 const char *w4a16CudaToolkitPath(void);
 
+/* A memref.alloca, or a cast or view of one: the host's own stack buffer (w4a16-gpu-host-code lets host code touch
+ * it; w4a16-gpu-serial-kernels keeps code that does on the host). */
+bool isHostStackBuffer(MlirValue v);
+
 /* The passes themselves are declared in w4a16/lowering.h. */
 
 #endif

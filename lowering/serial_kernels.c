@@ -5,8 +5,9 @@
  * this wraps each such run of a host function's statements (0-d loads, scalar arithmetic, stores, loops) in a
  * one-iteration scf.parallel, so that it runs as a one-thread kernel on the caller's stream like every other op.
  * Only runs that define nothing used after them, hold no parallel loop (a host loop around kernels stays on the
- * host) and touch no host stack buffer; the rest is left to w4a16-gpu-host-code's located error. A one-thread loop is slow, but such ops are small: a long reduction is
- * split into 256 coalesced partial sums first (w4a16-gpu-split-reductions) and only their combine runs here. */
+ * host) and touch no host stack buffer; the rest is left to w4a16-gpu-host-code's located error. A one-thread loop
+ * is slow, but such ops are small: a long reduction is split into 256 coalesced partial sums first
+ * (w4a16-gpu-split-reductions) and only their combine runs here. */
 #include "gpu_passes.h"
 #include "ir_build.h"
 
@@ -23,17 +24,6 @@ typedef struct Scan {
   bool touchesBuffer, blocked;
 } Scan;
 
-static bool isStackBuffer(MlirValue v) {
-  for (MlirOperation def = producer(v); !mlirOperationIsNull(def); def = producer(v)) {
-    if (opIs(def, "memref.alloca"))
-      return true;
-    if (!opInDialect(def, "memref") || mlirOperationGetNumOperands(def) < 1)
-      return false;
-    v = mlirOperationGetOperand(def, 0); /* through casts and views */
-  }
-  return false;
-}
-
 static MlirWalkResult scanOp(MlirOperation op, void *userData) {
   Scan *s = userData;
   if (opIs(op, "scf.parallel") || opIs(op, "gpu.launch") || opIs(op, "func.call")) {
@@ -45,7 +35,7 @@ static MlirWalkResult scanOp(MlirOperation op, void *userData) {
       MlirValue v = mlirOperationGetOperand(op, i);
       if (!mlirTypeIsAMemRef(mlirValueGetType(v)))
         continue;
-      if (isStackBuffer(v)) {
+      if (isHostStackBuffer(v)) {
         s->blocked = true;
         return MlirWalkResultInterrupt;
       }

@@ -326,9 +326,6 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   int numDynamic = 0, xRow = 0;
   /* y's rows regrouped (where N is split too, the split reads it) */
   if (nDims == matmulNDims(mm) && matmulRowsRegrouped(mm, like)) {
-    int64_t inner = 1;
-    for (int d = 1; d < rank - nDims; ++d)
-      inner *= dimOf(like, d) < 0 ? 1 : dimOf(like, d);
     /* The sizes the chain's own expand_shape gave the dynamic dims (x's batch and sequence, say), so that siblings
      * expanded alike stay alike (merge-siblings compares their views); without one (only the outermost dim is
      * dynamic then: match_epilogue.c), the result's rows / the inner rows. */
@@ -340,8 +337,12 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
     if (!mlirOperationIsNull(expand))
       for (intptr_t i = 1; i < mlirOperationGetNumOperands(expand); ++i)
         sizes[numDynamic++] = mlirOperationGetOperand(expand, i);
-    else if (dimOf(like, 0) < 0)
+    else if (dimOf(like, 0) < 0) {
+      int64_t inner = 1; /* static here */
+      for (int d = 1; d < rank - nDims; ++d)
+        inner *= dimOf(like, d);
       sizes[numDynamic++] = divideIndex(dimValue(fused, 0, next, loc), inner, next, loc);
+    }
     const int ends[2] = {rank - nDims, rank};
     return reshape(fused, to, rank, ends, sizes, next, loc);
   }
