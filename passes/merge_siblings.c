@@ -320,9 +320,26 @@ static void mergeOutputs(Group *g, const W4a16FuseOptions *options) {
   }
 }
 
-/* Why s merged with none of its siblings, against the first of them (explain mode). */
+/* The sibling that s's remark is best told against: the first that could have joined it (it can be a member and has
+ * s's form), so that the remark names the reason that mattered (say, a gate and up that are not a GLU) rather than
+ * a form difference with an unrelated sibling; else the first other one. */
+static const Sibling *closestSibling(const Group *g, const Sibling *s) {
+  const Sibling *first = NULL;
+  for (int i = 0; i < g->count; ++i) {
+    const Sibling *o = &g->members[i];
+    if (o == s)
+      continue;
+    if (!first)
+      first = o;
+    if (!cannotMerge(o) && !differentForm(s, o))
+      return o;
+  }
+  return first;
+}
+
+/* Why s merged with none of its siblings, against the closest of them (explain mode). */
 static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOptions *options) {
-  const Sibling *other = s == &g->members[0] ? &g->members[1] : &g->members[0];
+  const Sibling *other = closestSibling(g, s);
   const char *why = cannotMerge(s);
   if (!why)
     why = differentForm(s, other);

@@ -159,6 +159,27 @@ func.func @different_weight_meaning(%x: tensor<4x256xf16>, %wq: tensor<256x64xi4
 
 // -----
 
+// A sibling of another group size comes first (a LoRA-style or tensor-parallel neighbour); gate and up are the
+// pair that could have merged, and the remarks name why they did not instead of the unrelated group-size
+// difference.
+// CHECK-LABEL: func.func @gate_used_twice_beside_other_group_size(
+// CHECK-COUNT-3: "w4a16.fused_matmul"
+// CHECK-NOT:     merged_matmul
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 5]]:8: remark: w4a16: not merged with the sibling at {{.*}}: group sizes differ
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 5]]:11: remark: w4a16: not merged with the sibling at {{.*}}:[[# @LINE + 6]]:{{.*}}: activations differ and they are not a gate and up whose product is all that uses them
+// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 5]]:9: remark: w4a16: not merged with the sibling at {{.*}}:[[# @LINE + 4]]:{{.*}}: activations differ and they are not a gate and up whose product is all that uses them
+// REMARK-NOT: not merged
+func.func @gate_used_twice_beside_other_group_size(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s64: tensor<4x64xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>) {
+  %l = "w4a16.fused_matmul"(%x, %w, %s64) {activation = "none", group_size = 64 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<4x64xf16>) -> tensor<4x64xf16>
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %h = linalg.mul ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %h, %gate, %l : tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
 // The gate's result has another user: no GLU (the product is not all that uses it), and gate (silu) and up
 // (none) differ in activation: nothing merges.
 // CHECK-LABEL: func.func @gate_used_twice(
