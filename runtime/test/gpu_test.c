@@ -13,7 +13,7 @@
  *                       device memory over 10 000 calls against docs/contract.md §2's allowance
  *   gpu_test --small    a few small cases only (for compute-sanitizer)
  *   gpu_test --chooser  the configuration checks only (the chooser's picks on sm_90; seconds)
- *   gpu_test --chain R  the chained-calls tests alone (x = the previous call's out), R rounds of fresh plans,
+ *   gpu_test --chain [R] the chained-calls tests alone (x = the previous call's out), R rounds (20) of fresh plans,
  *                       alternately plain and through B's split-K workspace (an intermittent failure, session 44)
  *   gpu_test --act-order-small
  *                       --small's act-order cases alone (racecheck of the gathering kernels: the whole --small
@@ -469,16 +469,14 @@ static void chain_runs(w4a16_plan *a, w4a16_plan *b, int64_t M, int64_t K, int64
   g_put(dx, hx, (size_t)(M * K) * 2);
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  int bad = w4a16_plan_run(a, dx, M, NULL, NULL, W4A16_ACT_SILU, dh, s) != W4A16_OK;
-  CK(cudaStreamSynchronize(s));
-  bad |= w4a16_plan_run(b, dh, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
-  CK(cudaStreamSynchronize(s));
-  g_get(want, dout, (size_t)(M * N) * 2);
-  bad |= w4a16_plan_run(a, dx, M, NULL, NULL, W4A16_ACT_SILU, dh, s) != W4A16_OK;
-  CK(cudaStreamSynchronize(s));
-  bad |= w4a16_plan_run(b, dh, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
-  CK(cudaStreamSynchronize(s));
-  g_get(got, dout, (size_t)(M * N) * 2);
+  int bad = 0;
+  for (int r = 0; r < 2; ++r) { /* the synchronised reference, twice */
+    bad |= w4a16_plan_run(a, dx, M, NULL, NULL, W4A16_ACT_SILU, dh, s) != W4A16_OK;
+    CK(cudaStreamSynchronize(s));
+    bad |= w4a16_plan_run(b, dh, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
+    CK(cudaStreamSynchronize(s));
+    g_get(r ? got : want, dout, (size_t)(M * N) * 2);
+  }
   char msg[200];
   snprintf(msg, sizeof msg, "chained calls%s: the first and second synchronised runs are bitwise equal",
            global ? " (B through its split-K workspace)" : "");
@@ -675,8 +673,8 @@ int main(int argc, char **argv) {
     printf("%s: gpu_test --chooser, %lld failures\n", total_fail ? "FAIL" : "PASS", (long long)total_fail);
     return total_fail ? 1 : 0;
   }
-  if (argc > 2 && !strcmp(argv[1], "--chain")) { /* the chained-calls tests alone, R times with fresh plans */
-    const int rounds = atoi(argv[2]);
+  if (argc > 1 && !strcmp(argv[1], "--chain")) { /* the chained-calls tests alone, R (default 20) rounds of fresh plans */
+    const int rounds = argc > 2 ? atoi(argv[2]) : 20;
     for (int r = 0; r < rounds; ++r) test_chain(r & 1, 50);
     printf("%s: gpu_test --chain %d, %lld failures\n", total_fail ? "FAIL" : "PASS", rounds, (long long)total_fail);
     return total_fail ? 1 : 0;
