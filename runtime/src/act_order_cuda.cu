@@ -182,7 +182,11 @@ extern "C" w4a16_status w4a16_cuda_to_host(void *host, const void *device, size_
 extern "C" w4a16_status w4a16_cuda_to_device(void **device, const void *host, size_t bytes, const char *what) {
   w4a16_status st = device_alloc(device, bytes, "plan_create(cuda)", what);
   if (st != W4A16_OK) return st;
-  const cudaError_t e = cudaMemcpy(*device, host, bytes, cudaMemcpyHostToDevice);
+  // A cudaMemcpy from pageable memory may return before its last bytes reach the device, and a caller's stream
+  // created with cudaStreamNonBlocking is not ordered after the legacy stream that carries the copy: without this
+  // wait, a plan's first call on such a stream could read a half-written act-order permutation.
+  cudaError_t e = cudaMemcpy(*device, host, bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
   if (e == cudaSuccess) return W4A16_OK;
   cudaFree(*device);
   *device = nullptr;

@@ -35,6 +35,7 @@ void run_act_order_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *
 void test_act_order_paths(int sm90, w4t_stats *st);
 void test_act_order_chooser(int sm90_132, w4t_stats *st);
 void test_act_order_plan(void);
+void test_first_call_after_create(int rounds);
 
 /* gpu_test_outputs.c */
 void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf);

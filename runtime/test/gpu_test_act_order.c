@@ -369,3 +369,60 @@ void test_act_order_plan(void) {
   g_release(dq), g_release(ds), g_release(dg), g_release(dx), g_release(dout);
   free(g), free(hx), free(a), free(b);
 }
+
+/* A fresh act-order plan's first call on a non-blocking stream, while another stream keeps the copy engine busy with
+ * host-to-device copies. Plan creation uploads the permutation from host memory, and a pageable cudaMemcpy may
+ * return before its last bytes land (behind the other stream's copies); the caller's stream is not ordered after
+ * that copy, so creation itself must wait for it. Each round takes a new g_idx (a stale permutation left in reused
+ * device memory must not pass), and the first result must equal, bit for bit, the same plan's result after a device
+ * sync. */
+void test_first_call_after_create(int rounds) {
+  const int64_t K = 65536, N = 256, M = 1, G = 128;
+  const size_t kBusy = (size_t)64 << 20, out_bytes = (size_t)(M * N) * 2;
+  void *dq, *ds;
+  upload_weights(K, N, 71, &dq, &ds);
+  int32_t *g = malloc((size_t)K * 4);
+  int32_t *dg = g_alloc((size_t)K * 4);
+  uint16_t *hx = malloc((size_t)(M * K) * 2), *first = malloc(out_bytes), *again = malloc(out_bytes);
+  w4t_make_x(hx, M, K, W4T_RANDOM, 72);
+  uint16_t *dx = upload_or_null(hx, (size_t)(M * K) * 2), *dout = g_alloc(out_bytes);
+  void *busy_host, *busy_dev = g_alloc(kBusy);
+  CK(cudaMallocHost(&busy_host, kBusy));
+  memset(busy_host, 0x5a, kBusy);
+  cudaStream_t s, busy;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+  long mismatches = 0, failed = 0;
+  for (int r = 0; r < rounds; ++r) {
+    w4t_make_g_idx(g, K, G, 1000 + (uint64_t)r);
+    g_put(dg, g, (size_t)K * 4);
+    for (int i = 0; i < 2; ++i) CK(cudaMemcpyAsync(busy_dev, busy_host, kBusy, cudaMemcpyHostToDevice, busy));
+    w4a16_plan *p = NULL;
+    if (w4a16_plan_create_act_order(W4A16_BACKEND_CUDA, dq, ds, NULL, NULL, dg, K, N, G, W4A16_ELEM_F16,
+                                    W4A16_ELEM_F16, &p) != W4A16_OK) {
+      ++failed;
+      CK(cudaDeviceSynchronize());
+      continue;
+    }
+    CK(cudaMemsetAsync(dout, 0xff, out_bytes, s));
+    failed += w4a16_plan_run(p, dx, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
+    CK(cudaMemcpyAsync(first, dout, out_bytes, cudaMemcpyDeviceToHost, s));
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemsetAsync(dout, 0xff, out_bytes, s));
+    failed += w4a16_plan_run(p, dx, M, NULL, NULL, W4A16_ACT_NONE, dout, s) != W4A16_OK;
+    CK(cudaMemcpyAsync(again, dout, out_bytes, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    mismatches += memcmp(first, again, out_bytes) != 0;
+    w4a16_plan_destroy(p);
+  }
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "act-order: %d fresh plans' first call on a non-blocking stream beside busy copies: %ld mismatches, "
+           "%ld failed calls", rounds, mismatches, failed);
+  check(mismatches == 0 && failed == 0, msg);
+  CK(cudaStreamDestroy(s));
+  CK(cudaStreamDestroy(busy));
+  CK(cudaFreeHost(busy_host));
+  g_release(busy_dev), g_release(dq), g_release(ds), g_release(dg), g_release(dx), g_release(dout);
+  free(g), free(hx), free(first), free(again);
+}

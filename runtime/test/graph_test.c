@@ -83,7 +83,12 @@ static void *dev(size_t n) {
   CK(cudaMalloc(&p, n));
   return p;
 }
-static void put(void *d, const void *h, size_t n) { CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+/* Waits for the copy: a pageable cudaMemcpy may return before its last bytes land, and the captures run on
+   non-blocking streams, which are not ordered after the legacy stream that carries it. */
+static void put(void *d, const void *h, size_t n) {
+  CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+  CK(cudaStreamSynchronize(cudaStreamLegacy));
+}
 
 static void case_init(Case *c, int64_t K, int64_t N, uint64_t seed) {
   const int64_t M = 64;
