@@ -40,7 +40,9 @@ typedef struct w4a16_plan w4a16_plan;
  * each at most) and picks a kernel configuration. K, N and group_size must pass w4a16_check_shape
  * (contract.h: group_size 32, 64 or 128, K % group_size == 0, N % 8 == 0); the CUDA kernels also need
  * K % 128 == 0 (W4A16_ERR_BAD_ARGUMENT otherwise). The caller's buffers are only read, and may be freed
- * after this returns. */
+ * after this returns. CUDA: the plan reads them on the legacy default stream, which waits for blocking streams
+ * only, so data written on a non-blocking stream must be synchronised first; when this returns, the plan's
+ * device data is complete, and its first call may run on any stream. */
 w4a16_status w4a16_plan_create(w4a16_backend backend, const int32_t *qweight, const uint16_t *scales,
                                int64_t K, int64_t N, int64_t group_size, w4a16_plan **plan);
 
