@@ -42,7 +42,7 @@ void *g_alloc(size_t n) {
 }
 void g_release(void *p) { CK(cudaFree(p)); }
 /* A pageable cudaMemcpy may return before its last bytes land, and the tests' non-blocking streams are not ordered
-   after the legacy stream that carries it: wait for the copy (a likely cause of the chained test's one unexplained failure, session 44). */
+   after the legacy stream that carries it: wait for the copy (a possible cause of the chained test's one unexplained failure, session 44). */
 void g_put(void *d, const void *h, size_t n) {
   CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
   CK(cudaStreamSynchronize(cudaStreamLegacy));
