@@ -41,12 +41,8 @@ void *g_alloc(size_t n) {
   return p;
 }
 void g_release(void *p) { CK(cudaFree(p)); }
-/* A pageable cudaMemcpy may return before its last bytes land, and the tests' non-blocking streams are not ordered
-   after the legacy stream that carries it: wait for the copy (a possible cause of the chained test's one unexplained failure, session 44). */
-void g_put(void *d, const void *h, size_t n) {
-  CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
-  CK(cudaStreamSynchronize(cudaStreamLegacy));
-}
+/* ck_put waits for the copy (without that wait, a possible cause of the chained test's one failure in session 44) */
+void g_put(void *d, const void *h, size_t n) { ck_put(d, h, n); }
 void g_get(void *h, const void *d, size_t n) { CK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost)); }
 void g_poison(void *d, size_t n) { CK(cudaMemset(d, 0xff, n)); }
 static void g_sync(void *s) { CK(cudaStreamSynchronize((cudaStream_t)s)); }

@@ -83,12 +83,6 @@ static void *dev(size_t n) {
   CK(cudaMalloc(&p, n));
   return p;
 }
-/* Waits for the copy: a pageable cudaMemcpy may return before its last bytes land, and the captures run on
-   non-blocking streams, which are not ordered after the legacy stream that carries it. */
-static void put(void *d, const void *h, size_t n) {
-  CK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
-  CK(cudaStreamSynchronize(cudaStreamLegacy));
-}
 
 static void case_init(Case *c, int64_t K, int64_t N, uint64_t seed) {
   const int64_t M = 64;
@@ -96,18 +90,18 @@ static void case_init(Case *c, int64_t K, int64_t N, uint64_t seed) {
   w4t_weights w;
   w4t_make_weights(&w, K, N, W4T_RANDOM, seed);
   c->qweight = dev((size_t)(K / 8 * N * 4)), c->scales = dev((size_t)(K / 128 * N * 2));
-  put(c->qweight, w.qweight, (size_t)(K / 8 * N * 4));
-  put(c->scales, w.scales, (size_t)(K / 128 * N * 2));
+  ck_put(c->qweight, w.qweight, (size_t)(K / 8 * N * 4));
+  ck_put(c->scales, w.scales, (size_t)(K / 128 * N * 2));
   w4t_free_weights(&w);
   uint16_t *h = malloc((size_t)(M * (K > N ? K : N)) * 2);
   c->x = dev((size_t)(M * K * 2)), c->bias = dev((size_t)N * 2), c->residual = dev((size_t)(M * N * 2));
   c->out = dev((size_t)(M * N * 2));
   w4t_make_x(h, M, K, W4T_RANDOM, seed + 1);
-  put(c->x, h, (size_t)(M * K * 2));
+  ck_put(c->x, h, (size_t)(M * K * 2));
   w4t_make_vec(h, N, -1, 1, seed + 2);
-  put(c->bias, h, (size_t)N * 2);
+  ck_put(c->bias, h, (size_t)N * 2);
   w4t_make_vec(h, M * N, -2, 2, seed + 3);
-  put(c->residual, h, (size_t)(M * N * 2));
+  ck_put(c->residual, h, (size_t)(M * N * 2));
   free(h);
   c->want = malloc((size_t)(M * N * 2));
   CK(cudaMallocHost((void **)&c->got, (size_t)(M * N * 2)));
@@ -288,9 +282,9 @@ static void test_forms(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_
     h[i] = w4t_encode(z > 15 ? 15 : z, W4A16_ELEM_F16);
   }
   uint16_t *zero_points = dev((size_t)n * 2), *offsets = dev((size_t)n * 2);
-  put(zero_points, h, (size_t)n * 2);
+  ck_put(zero_points, h, (size_t)n * 2);
   w4t_make_vec(h, n, -0.01, 0.01, 4243);
-  put(offsets, h, (size_t)n * 2);
+  ck_put(offsets, h, (size_t)n * 2);
   free(h);
   const struct {
     const char *name;
@@ -417,7 +411,7 @@ static void test_invalidated(Case *c, cudaStream_t s) {
 static void test_act_order(Case *c, const int64_t *Ms, int nM, int reps, cudaStream_t s) {
   int32_t *g_idx = malloc((size_t)c->K * 4), *dg = dev((size_t)c->K * 4);
   w4t_make_g_idx(g_idx, c->K, 128, 700);
-  put(dg, g_idx, (size_t)c->K * 4);
+  ck_put(dg, g_idx, (size_t)c->K * 4);
   free(g_idx);
   static const int classes[] = {0, 3, 7}; /* v3-default, v3-W4-workspace3, v1-S1 */
   for (int ci = 0; ci < 3; ++ci) {
@@ -473,7 +467,7 @@ static void test_outputs(Case *c, const int64_t *Ms, int nM, int reps, cudaStrea
   static const int classes[] = {0, 2, 3, 6, 7, 8};
   int32_t *g_idx = malloc((size_t)c->K * 4), *dg = dev((size_t)c->K * 4);
   w4t_make_g_idx(g_idx, c->K, 128, 701);
-  put(dg, g_idx, (size_t)c->K * 4);
+  ck_put(dg, g_idx, (size_t)c->K * 4);
   free(g_idx);
   uint16_t *plain = malloc((size_t)(64 * c->N) * 2);
   for (int mode = 1; mode <= 2; ++mode)
