@@ -260,7 +260,7 @@ static void verifyFusedMatmul(Verifier *v) {
 }
 
 /* w4a16.merged_matmul: n members in slots 0..n-1 (w4a16MergedSlots), zero points and biases for none or all;
- * n results ("outputs") or one ("glu": n = 2, no biases, the result (M, N) with N each member's). */
+ * n results ("outputs") or one ("glu": n = 2, gate then up, the result (M, N) with N each member's). */
 static void verifyMergedMatmul(Verifier *v) {
   MlirOperation op = v->op;
   MlirAttribute combine = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("combine"));
@@ -277,10 +277,10 @@ static void verifyMergedMatmul(Verifier *v) {
   const intptr_t numResults = mlirOperationGetNumResults(op);
   if (!slotsOk || n < 2 || n > W4A16_MAX_MERGED || slots.scales != n ||
       (numZeroPoints != 0 && numZeroPoints != n) || (numBiases != 0 && numBiases != n) ||
-      numResults != (glu ? 1 : n) || (glu && (n != 2 || numBiases != 0))) {
+      numResults != (glu ? 1 : n) || (glu && n != 2)) {
     fail(v, "needs x, 2 to %d weights in slots from 0, as many scales, zero_points for none or all, biases for none "
-            "or all, and a result per weight (combine \"outputs\") or, for \"glu\", two weights, no biases and one "
-            "result", W4A16_MAX_MERGED);
+            "or all, and a result per weight (combine \"outputs\") or, for \"glu\", two weights and one result",
+         W4A16_MAX_MERGED);
     return;
   }
   MlirValue x = mlirOperationGetOperand(op, 0);

@@ -2,15 +2,16 @@
  * (issue #21). At decode each projection is a small GEMM that pays a fixed per-call cost on top of its
  * bytes; one call over the siblings' columns pays it once.
  *
- *   glu:     gate = fused(x, Wg) with an activation (or none), up = fused(x, Wu) with none, and an elementwise
- *            consumer that computes gate * up, or act(gate) * up when neither fused op applies an activation
- *            (glu_product.c: evaluated at sample points, any spelling, either order, through identical views of
- *            both) -> one op whose result is act(x Wg) * (x Wu): SwiGLU, GeGLU.
+ *   glu:     gate = fused(x, Wg[, bg]) with an activation (or none), up = fused(x, Wu[, bu]) with none, and an
+ *            elementwise consumer that computes gate * up, or act(gate) * up when neither fused op applies an
+ *            activation (glu_product.c: evaluated at sample points, any spelling, either order, through identical
+ *            views of both) -> one op whose result is act(x Wg + bg) * (x Wu + bu): SwiGLU, GeGLU.
  *   outputs: the other siblings with the same activation -> one op with a result per sibling (QKV).
  *
  * Siblings merge only where the runtime can run them as one plan: the same quantisation form (layouts, group
- * size, zero-point form, element types), no residual and no act-order g_idx; no biases for glu (outputs: a
- * sibling without bias among biased ones gets a zero bias). In explain mode every sibling gets a remark: what it merged with, or why it did not. */
+ * size, zero-point form, element types), no residual and no act-order g_idx. A member without bias among biased
+ * ones gets a zero bias (one bias addition per column costs nothing in the epilogue). In explain mode every sibling
+ * gets a remark: what it merged with, or why it did not. */
 #include "glu_product.h"
 #include "match.h"
 #include "ir_build.h"
@@ -267,8 +268,8 @@ static void remarkMembers(const W4a16FuseOptions *options, Sibling *const *membe
 /* gate * up -> one glu op. Returns whether it merged. The activation is the gate's (its fused op's, the other's
  * none), or, when neither applies one, what the product's path applies to the factor it makes the gate. */
 static bool tryGlu(Sibling *first, Sibling *second, const W4a16FuseOptions *options) {
-  if ((first->activation != W4A16_ACT_NONE && second->activation != W4A16_ACT_NONE) || has(first, kBias) ||
-      has(second, kBias) || dimOf(resultOf(first), 1) != dimOf(resultOf(second), 1))
+  if ((first->activation != W4A16_ACT_NONE && second->activation != W4A16_ACT_NONE) ||
+      dimOf(resultOf(first), 1) != dimOf(resultOf(second), 1))
     return false;
   const bool fusedActivation = first->activation != W4A16_ACT_NONE || second->activation != W4A16_ACT_NONE;
   GluProduct product;
@@ -294,8 +295,7 @@ static bool tryGlu(Sibling *first, Sibling *second, const W4a16FuseOptions *opti
   return true;
 }
 
-/* Siblings left after the GLU pairs, with the same activation and form: one op, one result each (a sibling
- * without bias among biased ones gets zeros: one bias addition per column costs nothing in the epilogue). */
+/* Siblings left after the GLU pairs, with the same activation and form: one op, one result each. */
 static void mergeOutputs(Group *g, const W4a16FuseOptions *options) {
   for (int i = 0; i < g->count; ++i) {
     Sibling *lead = &g->members[i];
@@ -343,13 +343,6 @@ static void explainUnmerged(const Group *g, const Sibling *s, const W4a16FuseOpt
   const char *why = cannotMerge(s);
   if (!why)
     why = differentForm(s, other);
-  if (!why && (has(s, kBias) || has(other, kBias)) && dimOf(resultOf(s), 1) == dimOf(resultOf(other), 1) &&
-      (s->activation == W4A16_ACT_NONE || other->activation == W4A16_ACT_NONE)) {
-    const bool fusedActivation = s->activation != W4A16_ACT_NONE || other->activation != W4A16_ACT_NONE;
-    GluProduct product;
-    if (!findGluProduct(resultOf(s), resultOf(other), !fusedActivation, &product))
-      why = "a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none";
-  }
   if (!why && s->activation != other->activation)
     why = "activations differ and they are not a gate and up whose product is all that uses them";
   if (!why && other->merged)

@@ -9,8 +9,9 @@
  *
  * Only where the halves are all that reads the result (through identical reshapes that keep the columns as the
  * last dim, and tensor.dim of a row dim) and feed a product that merge-siblings' glu check (glu_product.c)
- * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns and has no bias (a
- * glu takes none); a half must be a window of every stored operand in its layout. Otherwise the op stays, and in
+ * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns and has no bias (each
+ * half would read a window of it, and the lowering passes a bias as a whole vector); a half must be a window of
+ * every stored operand in its layout. Otherwise the op stays, and in
  * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
 #include "glu_product.h"
 #include "match.h"
@@ -313,7 +314,7 @@ static const char *opRule(const Chunked *c, char *why, size_t size) {
   if (hasOperand(c, kGroupIndex))
     return "it has an act-order g_idx";
   if (hasOperand(c, kBias))
-    return "it has a bias (a glu takes none, docs/dialect.md)";
+    return "it has a bias (each half would read a window of it; the lowering passes a bias only whole)";
   return NULL;
 }
 

@@ -406,24 +406,28 @@ int32_t _mlir_ciface_w4a16_rt_merged(int32_t count, int32_t glu) {
   return 0;
 }
 
-/* The members' biases side by side, as the plan's columns: device memory from the call's arena (GPU-target code;
- * copies enqueued on the caller's stream), else host memory the caller frees (*owned). NULL without biases. */
+/* The members' biases as the plan's columns: side by side, or for a glu interleaved by fours as its plan interleaves
+ * gate and up (runtime.h, w4a16_outputs: column 8j + e is the gate's 4j + e, column 8j + 4 + e up's). Device memory
+ * from the call's arena (GPU-target code; copies enqueued on the caller's stream), else host memory the caller frees
+ * (*owned). NULL without biases. */
 static const uint16_t *joinedBias(const MergedCall *c, int64_t N, bool onDevice, void **owned, char *why) {
   *owned = NULL;
   if (!c->bias[0])
     return NULL;
   uint16_t *joined = onDevice ? w4a16_rt_device_alloc(N * 2) : (*owned = malloc((size_t)N * 2));
   for (int i = 0, first = 0; joined && i < c->count; first += (int)c->key.member[i++].N) {
-    const size_t bytes = (size_t)c->key.member[i].N * 2;
+    const int64_t n = c->key.member[i].N;
+    /* runs of `run` values, `stride` apart in joined, from `start` */
+    const int64_t run = c->glu ? 4 : n, runs = n / run, stride = c->glu ? 8 : n, start = c->glu ? 4 * i : first;
 #if W4A16_WITH_CUDA
-    if (onDevice && cudaMemcpyAsync(joined + first, c->bias[i], bytes, cudaMemcpyDeviceToDevice,
-                                    (cudaStream_t)w4a16_rt_stream()) != cudaSuccess) {
+    if (onDevice && cudaMemcpy2DAsync(joined + start, (size_t)stride * 2, c->bias[i], (size_t)run * 2, (size_t)run * 2,
+                                      (size_t)runs, cudaMemcpyDeviceToDevice, (cudaStream_t)w4a16_rt_stream()) != cudaSuccess) {
       snprintf(why, WHY_SIZE, "joining the biases: %s", cudaGetErrorString(cudaGetLastError()));
       return NULL;
     }
 #endif
-    if (!onDevice)
-      memcpy(joined + first, c->bias[i], bytes);
+    for (int64_t r = 0; !onDevice && r < runs; ++r)
+      memcpy(joined + start + r * stride, c->bias[i] + r * run, (size_t)run * 2);
   }
   if (!joined)
     snprintf(why, WHY_SIZE, "out of memory joining the biases");

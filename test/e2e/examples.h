@@ -73,6 +73,22 @@ static const Example kExamples[] = {
      2, /* gate and up merged */
      {{4096, 1.155}, {4096, 1.155}, {11008, 0.6}},
      2, false, false},
+    {"llama_mlp_bias", /* LlamaConfig(mlp_bias=True): gate and up with biases merged into one glu launch */
+     10,
+     {{"x", ARG_X, 2, {DYN_M, 2048}, 0},
+      {"gate_qweight", ARG_CODES_PACKED, 2, {256, 5632}, 0},
+      {"gate_scales", ARG_SCALES, 2, {16, 5632}, 0},
+      {"gate_bias", ARG_BIAS, 1, {5632}, 0},
+      {"up_qweight", ARG_CODES_PACKED, 2, {256, 5632}, 0},
+      {"up_scales", ARG_SCALES, 2, {16, 5632}, 1},
+      {"up_bias", ARG_BIAS, 1, {5632}, 0},
+      {"down_qweight", ARG_CODES_PACKED, 2, {704, 2048}, 0},
+      {"down_scales", ARG_SCALES, 2, {44, 2048}, 2},
+      {"down_bias", ARG_BIAS, 1, {2048}, 0}},
+     2048,
+     2, /* gate and up merged, down */
+     {{2048, 1.155}, {2048, 1.155}, {5632, 0.6}},
+     2, false, false},
     {"gpt_mlp",
      7,
      {{"x", ARG_X, 2, {DYN_M, 4096}, 0},

@@ -22,10 +22,19 @@ func.func @one_result_for_two(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: 
 
 // -----
 
-// A glu takes no biases.
-func.func @glu_with_bias(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<4x64xf16> {
-  // expected-error @+1 {{for "glu", two weights, no biases and one result}}
-  %0 = "w4a16.merged_matmul"(%x, %w, %w, %s, %s, %b, %b) {activation = "silu", combine = "glu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x64xf16>, tensor<64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+// A glu's biases are on both members or none (a member without one gets zeros from merge-siblings).
+func.func @glu_with_one_bias(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{biases for none or all}}
+  %0 = "w4a16.merged_matmul"(%x, %w, %w, %s, %s, %b) {activation = "silu", combine = "glu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  return %0 : tensor<4x64xf16>
+}
+
+// -----
+
+// A glu has two members.
+func.func @glu_of_three(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{for "glu", two weights and one result}}
+  %0 = "w4a16.merged_matmul"(%x, %w, %w, %w, %s, %s, %s) {activation = "silu", combine = "glu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<32x64xi32>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 

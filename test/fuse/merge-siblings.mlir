@@ -196,18 +196,52 @@ func.func @gate_used_twice(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: t
 
 // -----
 
-// silu(x Wg + bg) * (x Wu): a GLU product, but the gate adds a bias, which a merged GLU does not take; the remark says
-// so (until session 42 it said the two were not a gate and up).
+// silu(x Wg + bg) * (x Wu): a GLU whose gate adds a bias -> one GLU op, up's bias zeros. Until session 46 the two
+// stayed apart ("one of them adds a bias: a merged GLU takes none").
 // CHECK-LABEL: func.func @glu_gate_bias(
-// CHECK-COUNT-2: "w4a16.fused_matmul"
-// CHECK-NOT:     merged_matmul
-// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 3]]:11: remark: w4a16: not merged with the sibling at {{.*}}: a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none
-// REMARK-DAG: merge-siblings.mlir:[[# @LINE + 3]]:9: remark: w4a16: not merged with the sibling at {{.*}}: a gate and up whose product is a GLU, but one of them adds a bias: a merged GLU takes none
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<4x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>, %[[BG:[a-z0-9_]+]]: tensor<64xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>
+// CHECK:         %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<64xf16>
+// CHECK-NEXT:    %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]], %[[BG]], %[[ZERO]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>
+// CHECK-NOT:     fused_matmul
+// CHECK:         return %[[G]]
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
 func.func @glu_gate_bias(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %bg: tensor<64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %gate = "w4a16.fused_matmul"(%x, %wg, %sg, %bg) {activation = "silu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
   %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   %init = tensor.empty() : tensor<4x64xf16>
   %h = linalg.mul ins(%gate, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
+}
+
+// -----
+
+// Both biased, the activation on the product's way (torch-mlir: silu as a generic of its own, up first in the
+// product): silu(x Wg + bg) * (x Wu + bu) -> one GLU op, gate's members and bias first.
+// CHECK-LABEL: func.func @glu_both_biases(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<4x256xf16>, %[[WG:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-z0-9_]+]]: tensor<2x64xf16>, %[[BG:[a-z0-9_]+]]: tensor<64xf16>, %[[WU:[a-z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-z0-9_]+]]: tensor<2x64xf16>, %[[BU:[a-z0-9_]+]]: tensor<64xf16>
+// CHECK-NEXT:    %[[G:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]], %[[BG]], %[[BU]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-NEXT:    return %[[G]]
+func.func @glu_both_biases(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %bg: tensor<64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>, %bu: tensor<64xf16>) -> tensor<4x64xf16> {
+  %up = "w4a16.fused_matmul"(%x, %wu, %su, %bu) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg, %bg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %act = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %neg = arith.negf %a : f16
+    %e = math.exp %neg : f16
+    %one = arith.constant 1.0 : f16
+    %d = arith.addf %one, %e : f16
+    %y = arith.divf %a, %d : f16
+    linalg.yield %y : f16
+  } -> tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%up, %act : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<4x64xf16>
   return %h : tensor<4x64xf16>
 }
 
