@@ -128,14 +128,6 @@ static double counted_sms(int sms, int T) {
 // gather x first have a rule of their own).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;
-// Up to 16 tokens W = 3 runs faster against W = 4 than the model says: every forced configuration on the H200 (graph
-// and back-to-back, L2-cold, bench/RESULTS.md session 46, run 1) had W = 3 with one split fewer ahead where the model
-// picked W = 4 -- 4096x11008 at M = 1 / 16 11.63 / 12.89 us (W = 3, 2 splits) against 11.87 / 13.49 (W = 4, 3), 8192x8192
-// at M = 16 15.84 (W = 3, 3 splits) against 16.54 (W = 4, 4) -- while the model costed W = 3 5.6 / 4.7 / 1.0 % higher.
-// Not understood (per SM W = 3 streams more bytes there); a measured correction of W = 3's cost, for plain plans (act-order
-// calls have rules of their own below).
-constexpr int kW3FavouredTokens = 16;
-constexpr double kW3CostFactor = 0.94;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   // The cheapest one-wave cluster of each width (the act-order and same-width rules below choose among them).
@@ -206,9 +198,8 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
                                      (double)tiles * k.W * G / counted_sms(sms, T));
         const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W >= 3 ? 5.0 : 0.5;  // workspace: by slot size
-        double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
-                      (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
-        if (k.W == 3 && T <= kW3FavouredTokens && !p->act_order) cost *= kW3CostFactor;
+        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
+                            (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (!layer_rule_skips && (best_cost < 0 || cost < best_cost - 1e-9)) best = c, best_cost = cost;
         if (S > 1 && !global && waves == 1 && (cluster_cost_of_width[wi] < 0 || cost < cluster_cost_of_width[wi] - 1e-9))
           cluster_of_width[wi] = c, cluster_cost_of_width[wi] = cost;
