@@ -9,9 +9,9 @@
  *
  * Only where the halves are all that reads the result (through identical reshapes that keep the columns as the
  * last dim, and tensor.dim of a row dim) and feed a product that merge-siblings' glu check (glu_product.c)
- * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns and has no bias (each
- * half would read a window of it, and the lowering passes a bias as a whole vector); a half must be a window of
- * every stored operand in its layout. Otherwise the op stays, and in
+ * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns (a bias is fine: each
+ * half reads its window of it, Megatron-Core's linear_fc1); a half must be a window of every stored operand in its
+ * layout. Otherwise the op stays, and in
  * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
 #include "glu_product.h"
 #include "match.h"
@@ -279,7 +279,7 @@ typedef struct Chunked {
   int operandIndex[kNumFusedOperands]; /* -1 where absent */
   int64_t K, N, I;
   Uses uses;
-  Window window[2][kNumFusedOperands]; /* per half: weight, scales, zero points */
+  Window window[2][kNumFusedOperands]; /* per half: weight, scales, zero points, bias */
   GluProduct product;
 } Chunked;
 
@@ -313,8 +313,6 @@ static const char *opRule(const Chunked *c, char *why, size_t size) {
     return "it adds a residual to all its columns";
   if (hasOperand(c, kGroupIndex))
     return "it has an act-order g_idx";
-  if (hasOperand(c, kBias))
-    return "it has a bias (each half would read a window of it; the lowering passes a bias only whole)";
   return NULL;
 }
 
@@ -410,6 +408,7 @@ static const char *windowRule(Chunked *c, char *why, size_t size) {
       return why;
     }
     columnWindow(scales == W4A16_SCALES_N_G, false, c0, c->I, &w[kScales]);
+    columnWindow(true, false, c0, c->I, &w[kBias]); /* (N) */
     if (hasOperand(c, kZeroPoints) &&
         !columnWindow(w4a16_zp_by_column(zeroPoints), w4a16_zp_container_bits(zeroPoints) == 32, c0, c->I,
                       &w[kZeroPoints]))
@@ -450,8 +449,8 @@ static void split(Chunked *c) {
   MlirValue chain[2][kMaxViews + 1];
   for (int h = 0; h < 2; ++h) {
     MlirOperation half = mlirOperationClone(c->op);
-    static const int kStored[] = {kWeight, kScales, kZeroPoints};
-    for (int i = 0; i < 3; ++i)
+    static const int kStored[] = {kWeight, kScales, kZeroPoints, kBias};
+    for (int i = 0; i < 4; ++i)
       if (hasOperand(c, kStored[i]))
         mlirOperationSetOperand(half, c->operandIndex[kStored[i]], sliceOf(operandOf(c, kStored[i]), &c->window[h][kStored[i]], c->op));
     const int64_t shape[2] = {mlirShapedTypeGetDimSize(mlirValueGetType(result), 0), c->I};

@@ -327,6 +327,21 @@ static const Example kExamples[] = {
      2,
      false,
      false},
+    {"megatron_glu_bias", /* phi3_mlp's chunked gate_up with a bias (Megatron-Core, add_bias_linear): windows of it too */
+     7,
+     {{"x", ARG_X, 2, {DYN_M, 256}, 0},
+      {"fc1_qweight", ARG_CODES_PACKED, 2, {32, 1024}, 0},
+      {"fc1_qzeros", ARG_CODES_PACKED, 2, {2, 128}, 0},
+      {"fc1_scales", ARG_SCALES, 2, {2, 1024}, 0},
+      {"fc1_bias", ARG_BIAS, 1, {1024}, 0},
+      {"fc2_qweight", ARG_CODES_PACKED, 2, {64, 256}, 0},
+      {"fc2_scales", ARG_SCALES, 2, {4, 256}, 1}},
+     256,
+     2, /* fc1's halves merged into one plan, fc2 */
+     {{256, 1.155}, {512, 0.6}},
+     2,
+     false,
+     false},
     {"qwen2_qkv", /* q, k and v with biases, merged into one launch (issue #21) */
      10,
      {{"x", ARG_X, 2, {DYN_M, 2048}, 0},

@@ -659,13 +659,17 @@ func.func @silu_on_fused(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: ten
 
 // -----
 
-// A bias on the gate_up projection: each half would read a window of it, which the compiled code cannot pass (it
-// passes a bias whole), so the op stays whole. (Separate gate and up projections with biases merge: merge-siblings.mlir.)
+// A bias on the gate_up projection (Megatron-Core's linear_fc1 with add_bias_linear): each half reads its window of
+// the bias too, and the glu adds both. Until session 46 the op stayed whole ("a glu takes none").
 // CHECK-LABEL: func.func @bias(
-// CHECK:         "w4a16.fused_matmul"
-// CHECK-SAME:      -> tensor<{{.+}}x1024xf16>
-// CHECK-NOT:     w4a16.merged_matmul
-// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: sliced result not split into a glu's gate and up halves: it has a bias (each half would read a window of it; the lowering passes a bias only whole)
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<?x256xf16>, %[[W:[a-z0-9]+]]: tensor<32x1024xi32>, %[[S:[a-z0-9]+]]: tensor<2x1024xf16>, %[[B:[a-z0-9]+]]: tensor<1024xf16>
+// CHECK-DAG:     %[[BG:.+]] = tensor.extract_slice %[[B]][0] [512] [1] : tensor<1024xf16> to tensor<512xf16>
+// CHECK-DAG:     %[[BU:.+]] = tensor.extract_slice %[[B]][512] [512] [1] : tensor<1024xf16> to tensor<512xf16>
+// CHECK:         %[[H:.+]] = "w4a16.merged_matmul"(%[[X]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BG]], %[[BU]])
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK-SAME:      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>
+// CHECK-NEXT:    return %[[H]]
+// REMARK: split-chunked-glu.mlir:[[# @LINE + 3]]:9: remark: w4a16: split the gate_up projection (N = 1024) into its halves for a glu: gate columns [0, 512), up [512, 1024), silu(gate) * up
 func.func @bias(%x: tensor<?x256xf16>, %w: tensor<32x1024xi32>, %s: tensor<2x1024xf16>, %b: tensor<1024xf16>) -> (tensor<?x512xf16>) {
   %c0 = arith.constant 0 : index
   %gu = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x1024xi32>, tensor<2x1024xf16>, tensor<1024xf16>) -> tensor<?x1024xf16>
