@@ -408,7 +408,8 @@ static const char *windowRule(Chunked *c, char *why, size_t size) {
       return why;
     }
     columnWindow(scales == W4A16_SCALES_N_G, false, c0, c->I, &w[kScales]);
-    columnWindow(true, false, c0, c->I, &w[kBias]); /* (N) */
+    if (hasOperand(c, kBias))
+      columnWindow(true, false, c0, c->I, &w[kBias]); /* (N): its only dim */
     if (hasOperand(c, kZeroPoints) &&
         !columnWindow(w4a16_zp_by_column(zeroPoints), w4a16_zp_container_bits(zeroPoints) == 32, c0, c->I,
                       &w[kZeroPoints]))
