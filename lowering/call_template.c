@@ -42,14 +42,28 @@ void appendMemrefOf(Text *t, MlirType tensor) {
   free(tmp.buf);
 }
 
+/* The layout goes right after the element type: a tensor's encoding (appendMemrefOf's memory space) comes last. */
 void appendStridedMemrefOf(Text *t, MlirType tensor) {
-  Text tmp = {NULL, 0, 0};
-  appendType(&tmp, tensor);
-  append(t, "memref%.*s, strided<[", (int)(strlen(strchr(tmp.buf, '<')) - 1), strchr(tmp.buf, '<'));
-  for (intptr_t d = 0, rank = mlirShapedTypeGetRank(tensor); d < rank; ++d)
+  const intptr_t rank = mlirShapedTypeGetRank(tensor);
+  append(t, "memref<");
+  for (intptr_t d = 0; d < rank; ++d) {
+    const int64_t n = mlirShapedTypeGetDimSize(tensor, d);
+    if (mlirShapedTypeIsDynamicSize(n))
+      append(t, "?x");
+    else
+      append(t, "%lldx", (long long)n);
+  }
+  appendType(t, mlirShapedTypeGetElementType(tensor));
+  append(t, ", strided<[");
+  for (intptr_t d = 0; d < rank; ++d)
     append(t, "%s?", d ? ", " : "");
-  append(t, "], offset: ?>>");
-  free(tmp.buf);
+  append(t, "], offset: ?>");
+  const MlirAttribute encoding = mlirRankedTensorTypeGetEncoding(tensor);
+  if (!mlirAttributeIsNull(encoding)) {
+    append(t, ", ");
+    mlirAttributePrint(encoding, appendStringRef, t);
+  }
+  append(t, ">");
 }
 
 /* --- parsing a template ---------------------------------------------------------------------------- */
