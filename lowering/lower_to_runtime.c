@@ -96,15 +96,12 @@ static int64_t zeroPointOffset(MlirOperation op) {
   return mlirAttributeIsNull(o) ? 0 : mlirIntegerAttrGetValueInt(o);
 }
 
-/* What a plan is made from -- weight, scales and zero points -- and the bias reach the runtime as they are stored,
- * also when they are a window of a larger buffer (w4a16-split-chunked-glu slices a gate_up projection's columns and
- * its bias): a strided memref, whose offset and strides the runtime reads. An identity-layout memref would make
- * bufferization copy such a window into a fresh buffer on every call, and the runtime finds a weight's plan by its
- * address. */
-static const char kWindow[] = ", strided<[?, ?], offset: ?>", kBiasWindow[] = ", strided<[?], offset: ?>";
-static bool isWindowOperand(int operand) {
-  return operand == kWeight || operand == kScales || operand == kZeroPoints || operand == kBias;
-}
+/* What a plan is made from -- weight, scales and zero points -- reaches the runtime as it is stored, also when
+ * it is a window of a larger buffer (w4a16-split-chunked-glu slices a gate_up projection's columns): a strided
+ * memref, whose offset and strides the runtime reads. An identity-layout memref would make bufferization copy
+ * such a window into a fresh buffer on every call, and the runtime finds a weight's plan by its address. */
+static const char kWindow[] = ", strided<[?, ?], offset: ?>";
+static bool isPlanOperand(int operand) { return operand == kWeight || operand == kScales || operand == kZeroPoints; }
 
 /* The runtime entry point: w4a16_rt_matmul_<w> for the symmetric form, w4a16_rt_matmul_zp_<w>_<z> with
  * zero points (a tensor of element type z, or a constant other than 8, passed with an empty f16 tensor) or
@@ -112,8 +109,8 @@ static bool isWindowOperand(int operand) {
  * scales (s) are bf16: the zero-point signature with those element types (z = f16, empty, when there is no
  * tensor; g_idx empty when there is none). */
 static void appendRuntimeSignature(Text *t, const char *io, const char *s, const char *w, const char *z) {
-  append(t, "(memref<?x?x%s>, memref<?x?x%s%s>, memref<?x?x%s%s>, memref<?x%s%s>, memref<?x?x%s>, ", io, w, kWindow, s,
-         kWindow, io, kBiasWindow, io);
+  append(t, "(memref<?x?x%s>, memref<?x?x%s%s>, memref<?x?x%s%s>, memref<?x%s>, memref<?x?x%s>, ", io, w, kWindow, s,
+         kWindow, io, io);
   if (z)
     append(t, "memref<?x?x%s%s>, memref<?xi32>, ", z, kWindow);
   append(t, "memref<?x?x%s>, i32, i32, i32, i32, i32%s) -> i32", io, z ? ", i32, i32, i32, f64, i32" : "");
@@ -251,11 +248,11 @@ static void writeCallFunction(Text *t, MlirOperation op, const char *name) {
       const char *elem = i == kWeight ? w : i == kZeroPoints ? z : i == kScales ? s : i == kGroupIndex ? "i32" : io;
       const bool oneDim = i == kBias || i == kGroupIndex;
       if (oneDim)
-        append(&dynamic, "memref<?x%s%s>", elem, isWindowOperand(i) ? kBiasWindow : "");
+        append(&dynamic, "memref<?x%s>", elem);
       else
-        append(&dynamic, "memref<?x?x%s%s>", elem, isWindowOperand(i) ? kWindow : "");
+        append(&dynamic, "memref<?x?x%s%s>", elem, isPlanOperand(i) ? kWindow : "");
       if (mf->present[i]) {
-        appendReadOnlyArg(t, nm[i], type, dynamic.buf, isWindowOperand(i));
+        appendReadOnlyArg(t, nm[i], type, dynamic.buf, isPlanOperand(i));
       } else {
         Text empty = {NULL, 0, 0};
         append(&empty, oneDim ? "memref<0x%s>" : "memref<0x0x%s>", elem);

@@ -5,7 +5,7 @@
 // RUN: w4a16-opt --w4a16-lower-to-runtime --split-input-file %s | FileCheck %s
 
 // CHECK-LABEL: func.func private @w4a16_rt_matmul_zp_i32_f16(
-// CHECK-SAME:    memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16, strided<[?], offset: ?>>, memref<?x?xf16>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>, i32, i32, i32, i32, i32, i32, i32, i32, f64, i32) -> i32
+// CHECK-SAME:    memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16>, memref<?x?xf16>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>, i32, i32, i32, i32, i32, i32, i32, i32, f64, i32) -> i32
 // CHECK:       func.func private @__w4a16_fused_matmul
 // CHECK-SAME:    %[[G:[a-z_0-9]+]]: tensor<256xi32>
 // CHECK:         %[[GBUF:.+]] = bufferization.to_buffer %[[G]] read_only : tensor<256xi32> to memref<256xi32>

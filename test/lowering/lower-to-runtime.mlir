@@ -13,12 +13,12 @@
 // CHECK-SAME:    attributes {llvm.emit_c_interface}
 // CHECK-NEXT:    %[[R:.+]] = call @[[HELPER:__w4a16_fused_matmul_[0-9]+]](%[[X]], %[[W]], %[[S]], %[[B]])
 // CHECK-NEXT:    return %[[R]]
-// CHECK:       func.func private @w4a16_rt_matmul_i32(memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16, strided<[?], offset: ?>>, memref<?x?xf16>, memref<?x?xf16>, i32, i32, i32, i32, i32) -> i32 attributes {llvm.emit_c_interface}
+// CHECK:       func.func private @w4a16_rt_matmul_i32(memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16>, memref<?x?xf16>, memref<?x?xf16>, i32, i32, i32, i32, i32) -> i32 attributes {llvm.emit_c_interface}
 // CHECK:       func.func private @[[HELPER]](%[[HX:.+]]: tensor<?x256xf16>, %[[HW:.+]]: tensor<32x64xi32>, %[[HS:.+]]: tensor<2x64xf16>, %[[HB:.+]]: tensor<64xf16>) -> tensor<?x64xf16> {
 // CHECK:         %[[XB:.+]] = bufferization.to_buffer %[[HX]] read_only : tensor<?x256xf16> to memref<?x256xf16>
 // CHECK:         %[[XD:.+]] = memref.cast %[[XB]] : memref<?x256xf16> to memref<?x?xf16>
 // CHECK:         bufferization.to_buffer %[[HW]] read_only : tensor<32x64xi32> to memref<32x64xi32, strided<[?, ?], offset: ?>>
-// CHECK:         bufferization.to_buffer %[[HB]] read_only : tensor<64xf16> to memref<64xf16, strided<[?], offset: ?>>
+// CHECK:         bufferization.to_buffer %[[HB]] read_only : tensor<64xf16> to memref<64xf16>
 // CHECK:         %[[RB:.+]] = memref.alloca() : memref<0x0xf16>
 // CHECK:         %[[M:.+]] = tensor.dim %[[HX]], %{{.+}} : tensor<?x256xf16>
 // CHECK:         %[[OUT:.+]] = memref.alloc(%[[M]]) : memref<?x64xf16>

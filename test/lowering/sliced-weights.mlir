@@ -8,7 +8,7 @@
 // RUN: w4a16-opt --w4a16-pipeline %s -o /dev/null
 
 // LOWERED-LABEL: func.func private @w4a16_rt_matmul_zp_i32_i32(
-// LOWERED-SAME:    memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16, strided<[?], offset: ?>>, memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>,
+// LOWERED-SAME:    memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16>, memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>,
 // LOWERED:         bufferization.to_buffer %{{.+}} read_only : tensor<256x8xi32> to memref<256x8xi32, strided<[?, ?], offset: ?>>
 // LOWERED:         memref.cast %{{.+}} : memref<256x8xi32, strided<[?, ?], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
 

@@ -44,10 +44,22 @@ func.func @prep(%A: tensor<4x64xf16>, %CB: tensor<32x64xi8>, %SCB: tensor<32xf32
 
 // -----
 
+// A weight with an encoding: the same, through the strided (window) buffer type the weight takes, whose layout goes
+// before the memory space the encoding becomes (written after it, the template did not parse: session 46).
+func.func @encoded_weight(%x: tensor<4x256xf16>, %w: tensor<32x64xi32, "enc">, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{w4a16-lower-to-runtime: could not build the runtime call: 'memref.cast' op operand type 'memref<32x64xi32, strided<[?, ?], offset: ?>, "enc">' and result type 'memref<?x?xi32, strided<[?, ?], offset: ?>>' are cast incompatible}}
+  %y = "w4a16.fused_matmul"(%x, %w, %s) {activation = "none", group_size = 128 : i64,
+         operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
+         : (tensor<4x256xf16>, tensor<32x64xi32, "enc">, tensor<2x64xf16>) -> tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
+
+// -----
+
 // A bias with an encoding: its memref type does not cast to the runtime's. The template's own verifier error
 // is reported at the fused op, with the reason.
 func.func @encoded_bias(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>, %b: tensor<64xf16, "enc">) -> tensor<4x64xf16> {
-  // expected-error @+1 {{w4a16-lower-to-runtime: could not build the runtime call: 'memref.cast' op operand type 'memref<64xf16, strided<[?], offset: ?>, "enc">' and result type 'memref<?xf16, strided<[?], offset: ?>>' are cast incompatible}}
+  // expected-error @+1 {{w4a16-lower-to-runtime: could not build the runtime call: 'memref.cast' op operand type 'memref<64xf16, "enc">' and result type 'memref<?xf16>' are cast incompatible}}
   %y = "w4a16.fused_matmul"(%x, %w, %s, %b) {activation = "none", group_size = 128 : i64,
          operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"}
          : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>, tensor<64xf16, "enc">) -> tensor<4x64xf16>

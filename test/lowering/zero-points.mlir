@@ -6,7 +6,7 @@
 // RUN: w4a16-opt --w4a16-lower-to-runtime --split-input-file %s | FileCheck %s
 
 // CHECK-LABEL: func.func private @w4a16_rt_matmul_zp_i32_i32(
-// CHECK-SAME:    memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16, strided<[?], offset: ?>>, memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>, i32, i32, i32, i32, i32, i32, i32, i32, f64, i32) -> i32
+// CHECK-SAME:    memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16>, memref<?x?xf16>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x?xf16>, i32, i32, i32, i32, i32, i32, i32, i32, f64, i32) -> i32
 // CHECK-DAG:   %[[LAYOUT:c2_i32[_0-9]*]] = arith.constant 2 : i32
 // CHECK-DAG:   %[[Z:cst[_0-9]*]] = arith.constant 8.000000e+00 : f64
 // CHECK:       call @w4a16_rt_matmul_zp_i32_i32({{.*}}, %c1_i32{{[_0-9]*}}, %[[LAYOUT]], %c1_i32{{[_0-9]*}}, %[[Z]], %c0_i32{{[_0-9]*}})
