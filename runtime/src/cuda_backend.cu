@@ -36,11 +36,6 @@ using namespace w4a16::config;  // the plan's configuration choice (cuda_config.
 
 namespace {
 
-// Weights a call's CTAs fetch into L2 before their grid dependency wait, all CTAs together (sm90::prefetch_l2_ahead):
-// a third of the smaller L2 of the H100 (50 MB) and H200 (60 MB), so that the fetched groups are still there when the
-// CTAs' loops reach them.
-constexpr int kL2PrefetchBytes = 16 << 20;
-
 using w4a16::KernelEntry;
 
 const KernelEntry &kernel_for(const w4a16_cuda_plan *p, int64_t M) {
@@ -387,9 +382,6 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
       p->force_s = force_s >= 1 && force_s <= 8 && force_s <= G ? force_s : 0;
       p->force_global = force_global == 0 || force_global == 1 ? force_global : -1;
       p->pdl = pdl_enabled(prop.major);
-      p->l2_prefetch = p->pdl ? (uint32_t)std::min<int64_t>(
-                                    std::max(0, env_int("W4A16_L2_PREFETCH_KB", kL2PrefetchBytes / 1024)), 1 << 21) * 1024u
-                              : 0u;
       for (int M = 1; M <= 64; ++M) p->v3[M] = choose_v3(p, M);
       for (int M = 1; M <= 8; ++M) p->slices[M] = (uint8_t)choose_slices(p, M);
       // Act-order calls gather x in the GEMM where x's rows fit (v3, or the decode variant where the plain call takes
@@ -552,12 +544,6 @@ w4a16::Outputs device_outputs(const w4a16_outputs *o) {
   return d;
 }
 
-// Weights a call's CTAs fetch into L2 before their grid dependency wait, all CTAs together (w4a16_cuda_plan::
-// l2_prefetch, kL2PrefetchBytes).
-uint32_t l2_prefetch_per_cta(const w4a16_cuda_plan *p, long long ctas) {
-  return ctas > 0 ? (uint32_t)(p->l2_prefetch / (uint64_t)ctas) & ~15u : 0u;
-}
-
 // The arguments both kernels' structs (w4a16::GemmArgs for v1, sm90::Args for v3) share: the plan's
 // weight and scales, the call's tensors and shape.
 template <class KernelArgs>
@@ -617,7 +603,6 @@ w4a16_status run_v3(const w4a16_cuda_plan *p, const uint16_t *x, const int32_t *
   w4a16::sm90::Args a = {};
   set_call_args(a, p, bias, residual, act, outs, M);
   a.x = reinterpret_cast<const uint16_t *>(x);
-  a.l2_prefetch = l2_prefetch_per_cta(p, tiles_n * chunks * c.S);
 #ifdef W4A16_TIMELINE
   a.timeline = next_timeline_region();
 #endif
@@ -748,7 +733,6 @@ static w4a16_status run_v1(const w4a16_cuda_plan *p, const uint16_t *x, const in
 
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)splits, (unsigned)((p->Npad + cols - 1) / cols), (unsigned)((M + 63) / 64));
-  if (ks && p->pdl) a.l2_prefetch = l2_prefetch_per_cta(p, (long long)cfg.gridDim.x * cfg.gridDim.y * cfg.gridDim.z);
   cfg.blockDim = dim3((unsigned)k.threads);
   cfg.dynamicSmemBytes = (size_t)k.smem + (perm ? x_rows_bytes(p, M) : 0);  // GATHER: x's rows behind the stages
   cfg.stream = (cudaStream_t)stream;

@@ -32,8 +32,6 @@ struct w4a16_cuda_plan {
   int force_w, force_s;  // test overrides (W4A16_FORCE_WG / _SPLITS), 0 = none
   int force_global;      // W4A16_FORCE_GLOBAL: 1 = split-K through the workspace, 0 = clusters, -1 = none
   bool pdl;             // v3: programmatic dependent launch (W4A16_NO_PDL=1 turns it off)
-  uint32_t l2_prefetch;  // with pdl: bytes of weights a call's CTAs fetch into L2 before their grid dependency
-                         // wait, all CTAs together (kL2PrefetchBytes; W4A16_L2_PREFETCH_KB, for A/Bs)
   int warps;            // v1: 4 or 8 warps per CTA: 128 or 256 output columns
   int splits;           // v1: CTAs per cluster along K (1 = no split-K)
   int sms, cc_major;

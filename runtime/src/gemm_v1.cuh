@@ -53,8 +53,6 @@ struct GemmArgs {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, splits, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  unsigned l2_prefetch;     // bytes of the CTA's weights and records beyond its first stages to fetch into L2 before
-                            // the grid dependency wait (sm90::prefetch_l2_ahead); 0 = none
 #ifdef W4A16_TIMELINE
   unsigned long long *timeline;  // instrumented builds only (timeline.cuh): where each CTA's time goes
 #endif
@@ -298,21 +296,6 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   for (int s = 0; s < STAGES - 1; ++s)
     if (s < nsteps) load_plan_data(s, s);
   cp_async_commit();
-#if __CUDA_ARCH__ >= 900
-  // The decode variant (the only v1 launched as a programmatic dependent): the groups after those stages into L2
-  // (the host's budget per CTA, GemmArgs::l2_prefetch); the CTA's tiles of a group are contiguous (1 KB each), as are
-  // their records.
-  if (KS > 1 && warp == 0 && args.l2_prefetch && (STAGES - 1) * KS < ng) {
-    constexpr int kMeta = TileMeta<FORM>::kPerColumn;
-    const int tiles = min(C::kTiles, ntiles - tile0), first = g_begin + (STAGES - 1) * KS;
-    sm90::prefetch_l2_ahead(lane, reinterpret_cast<const unsigned char *>(args.wq + ((size_t)first * ntiles + tile0) * 64),
-                            (size_t)ntiles * 1024, (uint32_t)tiles * 1024u,
-                            reinterpret_cast<const unsigned char *>(args.scales) +
-                                ((size_t)first * args.Npad + (size_t)tile0 * 16) * kMeta,
-                            (size_t)args.Npad * kMeta, (uint32_t)(tiles * 16 * kMeta), ng - (STAGES - 1) * KS,
-                            args.l2_prefetch);
-  }
-#endif
   // GATHER: perm's vectors of stages 0 .. 2 * STAGES - 3, read before the wait (plan data): perm_first for the stages
   // the prologue builds, perm_queue for the ones the loop builds next (it takes one per iteration and reads another).
   int4 perm_first[STAGES - 1], perm_queue[STAGES - 1];

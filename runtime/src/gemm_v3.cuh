@@ -453,15 +453,6 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     load_w(i);
     cp_async_commit();
   }
-  // The groups after those WD - 1 steps into L2 (the host's budget per CTA, Args::l2_prefetch).
-  if (warp == 0 && args.l2_prefetch && 2 * (WD - 1) < ng) {
-    const int blocks = min(C::kW, nblocks - cb0), first = g_begin + 2 * (WD - 1);
-    sm90::prefetch_l2_ahead(lane, args.wq + ((size_t)first * nblocks + cb0) * kBlockBytes, gstride,
-                            (uint32_t)(blocks * kBlockBytes),
-                            reinterpret_cast<const unsigned char *>(args.scales) + first * sstride +
-                                (size_t)cb0 * 4 * Meta::kBytes,
-                            sstride, (uint32_t)(blocks * 4 * Meta::kBytes), ng - 2 * (WD - 1), args.l2_prefetch);
-  }
   // x's first steps into L2 while the previous kernel finishes, so that the copies after the wait
   // below hit L2. Only L2 is filled, and L2 is where every write to x lands, so those copies still see
   // the previous kernel's x. Measured 0.1-0.3 us per call faster (A/B, session 6). The first x stage

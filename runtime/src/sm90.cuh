@@ -34,8 +34,6 @@ struct Args {
   Outputs out;              // where the (M, N) result goes (common.cuh)
   int M, K, N, Npad, act;
   int scales_bf16;          // the records' scales are bf16 (else f16)
-  unsigned l2_prefetch;     // bytes of the CTA's weights and records beyond its first ring steps to fetch into L2
-                            // before the grid dependency wait (prefetch_l2_ahead); 0 = none
   const uint16_t *x;        // x itself, [M][K] (the affine form's sums of x; the mma reads x through the tensor map)
   // Split-K through the plan's workspace (gemm_v3.cuh finish_split; null partials: clusters). Zero
   // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
@@ -86,10 +84,6 @@ __device__ __forceinline__ void tma_2d(uint32_t dst, const CUtensorMap *map, int
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
-// Fetch `bytes` (a multiple of 16, 16-byte aligned) into L2 only (no shared memory, no barrier).
-__device__ __forceinline__ void prefetch_l2(const void *src, uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory");
-}
 // Fetch a 2-D TMA box into L2 only (no shared memory, no barrier).
 __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, int c0, int c1) {
   asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
@@ -132,21 +126,6 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned *p) {
 // Advancing 16 k inside the atom adds 32 B to the start address.
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
   return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
-}
-
-// Weights and their TileMeta records of a CTA's next `groups` scale groups (those after the ones its first
-// pipeline stages copy before the grid dependency wait) into L2, up to `budget` bytes, by one warp (a group per
-// lane): w and meta point at the first such group's, each group `w_stride` and `meta_stride` bytes after the last.
-// Issued before the wait, while the previous kernel in the stream finishes: a CTA that has copied its first stages
-// would otherwise leave HBM idle until the wait ends and its x lands, and its loop then streams from L2 for a while.
-__device__ __forceinline__ void prefetch_l2_ahead(int lane, const unsigned char *w, size_t w_stride, uint32_t w_bytes,
-                                                  const unsigned char *meta, size_t meta_stride, uint32_t meta_bytes,
-                                                  int groups, uint32_t budget) {
-  const int n = min(groups, (int)(budget / (w_bytes + meta_bytes)));
-  for (int i = lane; i < n; i += 32) {
-    prefetch_l2(w + (size_t)i * w_stride, w_bytes);
-    prefetch_l2(meta + (size_t)i * meta_stride, meta_bytes);
-  }
 }
 
 }  // namespace sm90

@@ -13,9 +13,7 @@
  *   W4A16_NO_PDL=1          kernels v3 and v1's decode variant: launch without programmatic dependent launch
  *   W4A16_GATHER_LAUNCH=1   act-order: gather x in a launch of its own, never in the GEMM
  *   W4A16_GATHER_SLICES=P   act-order gather launch: P CTAs per row at every M (0: one 1024-thread CTA per row)
- *   W4A16_GATHER_ROWS_FROM=R   act-order gather launch: x's rows staged in shared memory from R rows (default 2)
- *   W4A16_L2_PREFETCH_KB=n  kernels v3 and v1's decode variant, with programmatic dependent launch: KB of weights a
- *                           call's CTAs fetch into L2 before their grid dependency wait, all together (0: none) */
+ *   W4A16_GATHER_ROWS_FROM=R   act-order gather launch: x's rows staged in shared memory from R rows (default 2) */
 #ifndef W4A16_TESTING_H
 #define W4A16_TESTING_H
 

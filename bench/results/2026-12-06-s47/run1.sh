@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Session 47, call 1: weights fetched into L2 before the grid dependency wait (s103 = 9607f7a: sm90::prefetch_l2_ahead
-# in kernel v3 and v1's decode variant, a budget of W4A16_L2_PREFETCH_KB for all CTAs of a call, default 16 MB).
+# Session 47, call 1 (prepared, never ran: no device machine could be started): weights fetched into L2 before the grid
+# dependency wait (s103 = main + bench/patches/l2-prefetch-ahead.patch, as committed in 9607f7a and reverted from
+# main unmeasured: sm90::prefetch_l2_ahead in kernel v3 and v1's decode variant, a budget of W4A16_L2_PREFETCH_KB for
+# all CTAs of a call, default 16 MB). To run it: git apply bench/patches/l2-prefetch-ahead.patch, build, then
+# bench/prebuilt-gpu.sh --stage s103 build and E2E_EXAMPLES="megatron_glu_bias llama_mlp_bias" test/e2e/run-gpu.sh
+# --stage; device call: bash bench/results/2026-12-06-s47/run1.sh with carry [".carry"].
 # Same binary, A/B by environment: 0 (off = main's behaviour), 16384 (default), 32768. In order of value, each step's
 # results packed as soon as it ends (the call may be cut short):
 #  1. The LLaMA-7B layer (graph, L2-cold), the three budgets interleaved, 2 passes each.
