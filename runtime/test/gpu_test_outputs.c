@@ -61,7 +61,8 @@ static w4a16_plan *cuda_plan_on_path(const w4t_weights *w, const w4t_form *f, co
  * GLU results go to st (runs, worst errors). */
 static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, int act_order, const int64_t *Ms, int nM,
                          uint64_t seed, w4t_stats *st) {
-  static const w4a16_activation acts[3] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
+  static const w4a16_activation acts[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH, W4A16_ACT_RELU,
+                                          W4A16_ACT_GELU_ERF};
   const int64_t N2 = 2 * Nh, q = N / 8;
   /* splits of N (multiples of 8 summing to N): one output; three; four with 8-column ends */
   const int64_t splits[3][W4A16_MAX_OUTPUTS] = {{N, 0, 0, 0}, {8 * (q / 4), 8 * (q / 2), N - 8 * (q / 4 + q / 2), 0},
@@ -102,7 +103,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
     const int64_t M = Ms[mi];
     w4t_make_x_typed(x, M, K, W4T_RANDOM, f->io, seed + 10 + (uint64_t)M);
     g_put(dx, x, (size_t)(M * K) * 2);
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < (int)(sizeof acts / sizeof acts[0]); ++a) {
       /* split: the same plan's (M, N) output, then each split */
       w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 20 + (uint64_t)(M * 3 + a));
       g_put(db, bias, (size_t)N * 2);
@@ -241,6 +242,46 @@ static void test_outputs_alignment(void) {
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
 }
 
+/* A NaN in x row 1 gives NaN outputs in row 1 only, for every activation (relu is a compare, not fmaxf, so it
+ * keeps the NaN), plain and GLU, on every kernel path of kOutPaths (each epilogue: registers, shared-memory
+ * reduction, cluster and workspace split-K). M = 3, so the decode variant runs too. */
+static void test_nan_propagates(void) {
+  const int64_t K = 2048, N = 520, M = 3;
+  const w4t_form f = {W4T_ZP_NONE, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
+  static const w4a16_activation acts[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH, W4A16_ACT_RELU,
+                                          W4A16_ACT_GELU_ERF};
+  w4t_weights w;
+  w4t_make_weights_form(&w, K, N, W4T_RANDOM, &f, 31);
+  uint16_t *x = malloc((size_t)(M * K) * 2), *out = malloc((size_t)(M * N) * 2);
+  w4t_make_x(x, M, K, W4T_RANDOM, 32);
+  x[1 * K + 1000] = 0x7e00; /* a quiet NaN */
+  uint16_t *dx = g_alloc((size_t)(M * K) * 2), *dout = g_alloc((size_t)(M * N) * 2);
+  CK(cudaMemcpy(dx, x, (size_t)(M * K) * 2, cudaMemcpyHostToDevice));
+  for (int c = 0; c < kNumOutPaths; ++c) {
+    w4a16_plan *p = cuda_plan_on_path(&w, &f, NULL, &kOutPaths[c]);
+    for (int a = 0; p && a < (int)(sizeof acts / sizeof acts[0]); ++a)
+      for (int glu = 0; glu < 2; ++glu) {
+        w4a16_outputs o;
+        memset(&o, 0, sizeof o);
+        o.count = 1, o.glu = glu, o.out[0] = dout, o.cols[0] = glu ? N / 2 : N;
+        const int64_t cols = o.cols[0];
+        int ok = w4a16_plan_run_outputs(p, dx, M, NULL, acts[a], &o, NULL) == W4A16_OK;
+        CK(cudaMemcpy(out, dout, (size_t)(M * cols) * 2, cudaMemcpyDeviceToHost));
+        for (int64_t m = 0; ok && m < M; ++m)
+          for (int64_t n = 0; n < cols; ++n)
+            ok &= isnan(w4t_decode(out[m * cols + n], f.io)) == (m == 1);
+        char what[128];
+        snprintf(what, sizeof what, "outputs: NaN in x row 1 stays in row 1 (%s, act %s%s)", kOutPaths[c].name,
+                 w4a16_activation_name(acts[a]), glu ? ", glu" : "");
+        check(ok, what);
+      }
+    if (p) w4a16_plan_destroy(p);
+  }
+  g_release(dx), g_release(dout);
+  free(x), free(out);
+  w4t_free_weights(&w);
+}
+
 /* The outputs matrix: symmetric, zero points, affine (offsets, G = 64) and bf16 forms on every kOutPaths path at M
  * 1, 16, 32, 64 and 100 (two 64-token chunks) on 2048 x 520 (the shape the split-K paths are forced on elsewhere),
  * 1152 x 520 for the workspace at M = 15 and 36, 8192 x 1024 at M = 32; act-order plans (f16 zero points, bf16). */
@@ -252,6 +293,7 @@ void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *st
     static const int64_t Ms[] = {1, 17};
     outputs_form(1024, 136, 68, &forms[1], 0, Ms, 2, seed++, st16);
     outputs_form(1024, 136, 68, &forms[3], 1, Ms, 2, seed++, stbf);
+    test_nan_propagates();
     return;
   }
   static const int64_t Ms[] = {1, 16, 32, 64, 100}, wsMs[] = {15, 36}, bigMs[] = {32};
@@ -264,4 +306,5 @@ void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *st
   outputs_form(2048, 520, 260, &forms[1], 1, Ms, 5, seed++, st16);
   outputs_form(2048, 520, 260, &forms[4], 1, Ms, 5, seed++, stbf);
   test_outputs_alignment();
+  test_nan_propagates();
 }

@@ -288,6 +288,8 @@ void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint1
 double w4t_oracle_act(double v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  if (act == W4A16_ACT_RELU) return v < 0 ? 0 : v;
+  if (act == W4A16_ACT_GELU_ERF) return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
   return v;
 }
 
@@ -388,7 +390,7 @@ static const char *types_name(w4a16_element_type io, w4a16_element_type scales) 
 }
 
 static const char *act_name(w4a16_activation a) {
-  return a == W4A16_ACT_SILU ? "silu" : a == W4A16_ACT_GELU_TANH ? "gelu_tanh" : "none";
+  return w4a16_activation_name(a);
 }
 
 int64_t w4t_run_case(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w4t_kind kind, uint64_t seed,
@@ -445,7 +447,7 @@ int64_t w4t_run_case_form(const w4t_ops *ops, int64_t K, int64_t N, int64_t M, w
   char desc[200];
   w4a16_plan_describe(plan, M, desc, sizeof desc);
 
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < W4A16_ACT_COUNT; ++a)
     for (int use_b = 0; use_b < 2; ++use_b)
       for (int use_r = 0; use_r < 2; ++use_r) {
         const w4a16_activation act = (w4a16_activation)a;

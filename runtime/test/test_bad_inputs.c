@@ -70,7 +70,7 @@ int main(void) {
   expect(w4a16_plan_run(p, x, M, NULL, NULL, W4A16_ACT_NONE, NULL, NULL), W4A16_ERR_NULL_POINTER, "run: out NULL", "out");
   expect(w4a16_plan_run(p, x, 0, NULL, NULL, W4A16_ACT_NONE, out, NULL), W4A16_ERR_BAD_SHAPE, "run: M = 0", "M = 0");
   expect(w4a16_plan_run(p, x, -4, NULL, NULL, W4A16_ACT_NONE, out, NULL), W4A16_ERR_BAD_SHAPE, "run: M = -4", "M = -4");
-  expect(w4a16_plan_run(p, x, M, NULL, NULL, (w4a16_activation)3, out, NULL), W4A16_ERR_BAD_ARGUMENT, "run: unknown activation", "activation");
+  expect(w4a16_plan_run(p, x, M, NULL, NULL, (w4a16_activation)W4A16_ACT_COUNT, out, NULL), W4A16_ERR_BAD_ARGUMENT, "run: unknown activation", "activation");
   expect(w4a16_plan_run(p, (const uint16_t *)((char *)x + 1), M, NULL, NULL, W4A16_ACT_NONE, out, NULL),
          W4A16_ERR_MISALIGNED, "run: x odd address", "aligned");
   expect(w4a16_plan_run(p, x, M, NULL, (const uint16_t *)((char *)res + 1), W4A16_ACT_NONE, out, NULL),

@@ -29,7 +29,9 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-static const w4a16_activation kActs[3] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
+static const w4a16_activation kActs[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH, W4A16_ACT_RELU,
+                                          W4A16_ACT_GELU_ERF};
+enum { kNumActs = sizeof kActs / sizeof kActs[0] };
 
 static const char *form_name(const w4t_form *f, int act_order) {
   static char buf[128];
@@ -78,7 +80,7 @@ static void split_case(int64_t K, int64_t N, const w4t_form *f, int act_order, u
     w4t_make_x_typed(x, M, K, W4T_RANDOM, f->io, seed + 2 + M);
     w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 3 + M);
     const uint64_t hx = w4t_hash(x, (size_t)(M * K) * 2);
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < kNumActs; ++a)
       for (int with_bias = 0; with_bias < 2; ++with_bias) {
         const uint16_t *b = with_bias ? bias : NULL;
         memset(full, 0xff, (size_t)(M * N) * 2);
@@ -132,6 +134,8 @@ static uint16_t store16(w4a16_element_type t, float v) { return w4t_encode(v, t)
 static float act_f32(float v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0f + expf(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v)));
+  if (act == W4A16_ACT_RELU) return v < 0.0f ? 0.0f : v;
+  if (act == W4A16_ACT_GELU_ERF) return 0.5f * v * (1.0f + erff(v * W4A16_RSQRT2));
   return v;
 }
 static void ref_acc(const w4t_weights *w, const uint16_t *x, w4a16_element_type io, int64_t M, float *acc) {
@@ -216,7 +220,7 @@ static void glu_case(int64_t K, int64_t Nh, const w4t_form *f, int act_order, ui
              (long long)K, (long long)Nh, (long long)M, form_name(f, act_order));
     if (halves) check(ok, what);
     const uint64_t hx = w4t_hash(x, (size_t)(M * K) * 2);
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < kNumActs; ++a)
       for (int with_bias = 0; with_bias < 2; ++with_bias) {
         for (int64_t m = 0; m < M; ++m)
           for (int64_t n = 0; n < N; n += 8)
@@ -333,6 +337,37 @@ static void bad_arguments(void) {
   w4t_free_weights(&w);
 }
 
+/* A NaN in x makes every product of its row NaN, and every activation keeps it (docs/contract.md §1: relu as a
+ * compare, not fmaxf, which would return 0): the row's outputs are NaN, the other rows numbers. Plain and GLU. */
+static void nan_propagates(void) {
+  const int64_t K = 256, N = 64, M = 3;
+  const w4t_form f = {W4T_ZP_NONE, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
+  w4t_weights w;
+  w4t_make_weights_form(&w, K, N, W4T_RANDOM, &f, 21);
+  w4a16_plan *p = make_plan(&w, &f, NULL);
+  uint16_t *x = xmalloc((size_t)(M * K) * 2), *out = xmalloc((size_t)(M * N) * 2);
+  w4t_make_x(x, M, K, W4T_RANDOM, 22);
+  x[1 * K + 17] = 0x7e00; /* row 1: a quiet NaN */
+  for (int a = 0; p && a < kNumActs; ++a)
+    for (int glu = 0; glu < 2; ++glu) {
+      w4a16_outputs o;
+      memset(&o, 0, sizeof o);
+      o.count = 1, o.glu = glu, o.out[0] = out, o.cols[0] = glu ? N / 2 : N;
+      const int64_t cols = o.cols[0];
+      int ok = w4a16_plan_run_outputs(p, x, M, NULL, kActs[a], &o, NULL) == W4A16_OK;
+      for (int64_t m = 0; ok && m < M; ++m)
+        for (int64_t n = 0; n < cols; ++n)
+          ok &= isnan(w4t_decode(out[m * cols + n], f.io)) == (m == 1);
+      char what[96];
+      snprintf(what, sizeof what, "NaN in x row 1 gives NaN outputs in row 1 only (act %s%s)",
+               w4a16_activation_name(kActs[a]), glu ? ", glu" : "");
+      check(ok, what);
+    }
+  w4a16_plan_destroy(p);
+  free(x), free(out);
+  w4t_free_weights(&w);
+}
+
 int main(void) {
   static const w4t_form forms[] = {
       {W4T_ZP_NONE, 128, W4A16_ELEM_F16, W4A16_ELEM_F16},     {W4T_ZP_RANDOM, 128, W4A16_ELEM_F16, W4A16_ELEM_F16},
@@ -351,6 +386,7 @@ int main(void) {
   glu_case(256, 20, &forms[3], 0, 402); /* Nh = 20: N / 2 not a multiple of 8 */
   glu_case(128, 4, &forms[1], 1, 403);  /* one group of 8 plan columns */
   bad_arguments();
+  nan_propagates();
   printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "PASS", failures, checks);
   return failures ? 1 : 0;
 }

@@ -5,7 +5,7 @@
  *
  *   e2e-driver --example llama_mlp --test llama_mlp.fused.so --ref llama_mlp.unfused.so
  *              [--backend cpu|cuda|auto] [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N]
- *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
+ *              [--force-activation none|silu|gelu_tanh|relu|gelu_erf] [--expect-mismatch] [--min-time SECONDS]
  *              [--gpu-target [--cold]]
  *
  * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
@@ -159,7 +159,7 @@ static int is_gpu_build(const char *path) {
 static void usage(FILE *f) {
   fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
              "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
-             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--gpu-target [--cold]]\n"
+             "                  [--force-activation none|silu|gelu_tanh|relu|gelu_erf] [--expect-mismatch] [--gpu-target [--cold]]\n"
              "  --gpu-target: TEST.so is a --target=gpu build (CUDA builds of this driver only)\n"
              "  --cold: also time graph replays L2-cold (weight sets rotated over > 4 x L2)\n"
              "examples:");
@@ -206,13 +206,11 @@ int main(int argc, char **argv) {
       if (!parse_backend(v, &ref_backend))
         return usage(stderr), 2;
     } else if (!strcmp(a, "--force-activation") && v) {
-      if (!strcmp(v, "none"))
-        force = W4A16_ACT_NONE;
-      else if (!strcmp(v, "silu"))
-        force = W4A16_ACT_SILU;
-      else if (!strcmp(v, "gelu_tanh"))
-        force = W4A16_ACT_GELU_TANH;
-      else
+      force = -1;
+      for (int a = 0; a < W4A16_ACT_COUNT; ++a)
+        if (!strcmp(v, w4a16_activation_name(a)))
+          force = a;
+      if (force < 0)
         return usage(stderr), 2;
     } else {
       takes = false;
