@@ -13,7 +13,7 @@
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
  *               [--sweep FILE] [--graph] [--zero-points] [--bf16] [--group G] [--offsets]
- *               [--act-order]
+ *               [--act-order] [--act NAME]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -34,7 +34,9 @@
  *                       w4a16_plan_create_act_order): each call gathers x into the plan's order before the GEMM.
  *                       Combines with the flags above; implies --ours-only (the baselines know no g_idx). The floor
  *                       stays the op's own (a kernel gathering x in place would read no more), so xfloor against a
- *                       run without --act-order shows what the gather costs */
+ *                       run without --act-order shows what the gather costs
+ *     --act NAME        ours with activation NAME (none, silu, gelu_tanh, relu, gelu_erf) instead of silu; the
+ *                       baselines' epilogue stays silu */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -58,6 +60,7 @@ enum { kMaxM = 64, GROUPS = 11, CALLS = 512, WARMUP = 48, CALLS_PLAIN = 32, CALL
 enum { IMPL_OURS, IMPL_PLAIN, IMPL_CUBLAS };
 static const char *IMPL_NAME[] = {"w4a16", "plain_direct_w4", "cublas_f16+epilogue"};
 static const double L2_ROTATE_BYTES = 4.0 * 60.0 * 1024 * 1024;
+static w4a16_activation g_act = W4A16_ACT_SILU; /* --act: ours' activation */
 
 typedef struct {
   int K, N, M, R, Rc, hot, impl, calls;
@@ -74,7 +77,7 @@ typedef struct {
 static void one_call(ctx *c, int i) {
   const int r = c->hot ? 0 : i % c->R;
   if (c->impl == IMPL_OURS) {
-    c->bad |= w4a16_plan_run(c->plans[r], c->x, c->M, c->bias, c->res, W4A16_ACT_SILU, c->out, c->graph_stream) !=
+    c->bad |= w4a16_plan_run(c->plans[r], c->x, c->M, c->bias, c->res, g_act, c->out, c->graph_stream) !=
               W4A16_OK;
   } else if (c->impl == IMPL_PLAIN) {
     c->bad |= bench_plain_w4(c->qw[r], c->sc[r], c->x, c->bias, c->res, c->out, c->M, c->K, c->N, 1, NULL) != 0;
@@ -194,6 +197,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--group") && i + 1 < argc) group = atoi(argv[++i]), ours_only = 1;
     else if (!strcmp(argv[i], "--offsets")) offsets = ours_only = 1;
     else if (!strcmp(argv[i], "--act-order")) act_order = ours_only = 1;
+    else if (!strcmp(argv[i], "--act") && i + 1 < argc) {
+      const char *name = argv[++i];
+      g_act = (w4a16_activation)-1;
+      for (int a = 0; a < W4A16_ACT_COUNT; ++a)
+        if (!strcmp(name, w4a16_activation_name(a))) g_act = (w4a16_activation)a;
+      if ((int)g_act < 0) {
+        fprintf(stderr, "--act: unknown activation %s\n", name);
+        return 2;
+      }
+    }
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_path = argv[++i];
     else if (!strcmp(argv[i], "--shape") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &user_shape[0], &user_shape[1]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
@@ -209,10 +222,10 @@ int main(int argc, char **argv) {
   const double bw = measure_read_bw(prop.multiProcessorCount);
   printf("device %s, %d SMs, L2 %d MB; measured HBM read bandwidth %.3f TB/s (median of %d)\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e12, GROUPS);
-  printf("ours timed as %s%s%s%s\n",
+  printf("ours timed as %s%s%s%s, activation %s\n",
          graph ? "CUDA-graph replays (one graph per group of calls)" : "back-to-back launches",
          zero_points ? ", with zero points" : offsets ? ", with offsets" : "", bf16 ? ", bf16" : "",
-         act_order ? ", act-order (random g_idx)" : "");
+         act_order ? ", act-order (random g_idx)" : "", w4a16_activation_name(g_act));
   if (group != 128 && group != 64 && group != 32) return 2;
   const int affine = offsets || group != 128;
   FILE *csv = fopen(csv_path, "w");
