@@ -285,6 +285,13 @@ void w4t_oracle_acc_gidx(const w4t_weights *w, const int32_t *g_idx, const uint1
   free(row);
 }
 
+int w4t_only_row_nan(const uint16_t *out, int64_t M, int64_t cols, int64_t nan_row, w4a16_element_type type) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < cols; ++n)
+      if (isnan(w4t_decode(out[m * cols + n], type)) != (m == nan_row)) return 0;
+  return 1;
+}
+
 double w4t_oracle_act(double v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));

@@ -55,6 +55,8 @@ typedef struct {
 /* 16-bit encodings (f16 or bf16 bits) of a value, rounded to nearest even, and back. */
 uint16_t w4t_encode(double v, w4a16_element_type type);
 double w4t_decode(uint16_t bits, w4a16_element_type type);
+/* Whether exactly row nan_row of the (M, cols) result out is NaN, every element of it, and no other element is. */
+int w4t_only_row_nan(const uint16_t *out, int64_t M, int64_t cols, int64_t nan_row, w4a16_element_type type);
 
 void w4t_make_weights(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, uint64_t seed);
 void w4t_make_weights_zp(w4t_weights *w, int64_t K, int64_t N, w4t_kind kind, w4t_zp zp, uint64_t seed);
