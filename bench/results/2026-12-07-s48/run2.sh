@@ -24,7 +24,7 @@ for pass in 1 2 3; do
 done
 echo "layer done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
 pack
-timeout 150 /tmp/prebuilt/s104/w4a16_gpu_test >$L/gpu_test.txt 2>&1
+timeout 100 /tmp/prebuilt/s104/w4a16_gpu_test >$L/gpu_test.txt 2>&1
 echo "gpu_test: exit $? at $(( $(date +%s) - T0 )) s; $(grep -c '^FAIL' $L/gpu_test.txt) FAIL; $(tail -1 $L/gpu_test.txt)" | tee -a $O/summary.txt
 grep -E '^FAIL' $L/gpu_test.txt | head -20 >>$O/summary.txt
 pack
