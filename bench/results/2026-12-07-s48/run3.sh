@@ -4,9 +4,8 @@
 # it, out of line (s107, __noinline__) or inlined behind the uniform branch (s108). s105 = 0ebc84d (runs 2's
 # baseline). Stage: each as a W4A16_RUNTIME_ONLY RelWithDebInfo build (w4a16_layer_bench w4a16_bench w4a16_gpu_test),
 # bench/prebuilt-gpu.sh --stage sNNN DIR; device call: bash bench/results/2026-12-07-s48/run3.sh, carry [".carry"].
-#  1. Layer (graph, L2-cold, M = 1 / 16 / 32), s105 / s107 / s108 interleaved, 3 passes.
+#  1. Layer (graph, L2-cold, M = 1 / 16 / 32), s105 / s107 / s108 interleaved, 2 passes (device time: 249 s left).
 #  2. gpu_test --small of s107 and s108 (every activation on every kernel path; NaN propagation).
-#  3. gelu_erf over silu on two shapes at M = 1 / 32 (s107, s108): the second copy's cost.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 O=${OUT:-/tmp/out}; mkdir -p "$O"; L=/tmp/logs; mkdir -p $L
@@ -14,7 +13,7 @@ for b in s105 s107 s108; do mkdir -p /tmp/prebuilt/$b && tar xJf .carry/bins/$b.
 pack() { tar czf $O/results.tgz -C $L .; }
 nvidia-smi --query-gpu=name,clocks.sm,power.draw --format=csv,noheader | tee $O/summary.txt
 T0=$(date +%s)
-for pass in 1 2 3; do
+for pass in 1 2; do
   for b in s105 s107 s108; do
     tag=$b-p$pass
     timeout 60 /tmp/prebuilt/$b/w4a16_layer_bench --ms 1,16,32 --csv $L/layer-$tag.csv >$L/layer-$tag.log 2>&1
@@ -28,8 +27,4 @@ for b in s107 s108; do
   timeout 40 /tmp/prebuilt/$b/w4a16_gpu_test --small >$L/gpu_test_small-$b.txt 2>&1
   echo "gpu_test --small $b: exit $?; $(grep -c '^FAIL' $L/gpu_test_small-$b.txt) FAIL; $(tail -1 $L/gpu_test_small-$b.txt)" | tee -a $O/summary.txt
 done
-pack
-OUT=$L/acts MODES=graph ROUNDS=1 ONE_M=1 MS=1,32 SHAPES="4096x11008 8192x28672" timeout 60 \
-  bash bench/prebuilt-gpu.sh time s107 s107,--act@gelu_erf s108 s108,--act@gelu_erf >$L/acts.txt 2>&1
-echo "acts: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
 pack
