@@ -228,14 +228,6 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
     if (nameIs(name, "arith.mulf")) return floatScalar(a * b);
     if (nameIs(name, "arith.divf")) return floatScalar(a / b);
     if (nameIs(name, "arith.remf")) return floatScalar(fmod(a, b));
-    /* maximumf / minimumf propagate a NaN (IEEE 754-2019 maximum); maxnumf / minnumf return the other operand,
-     * as C's fmax does. A relu written with maximumf keeps a NaN; one with maxnumf does not. */
-    if (nameIs(name, "arith.maximumf") || nameIs(name, "arith.minimumf")) {
-      if (isnan(a) || isnan(b))
-        return floatScalar(NAN);
-      if (a == b) /* +0 and -0: maximum is +0, minimum -0 */
-        return floatScalar(nameIs(name, "arith.maximumf") == !signbit(a) ? a : b);
-    }
     if (nameIs(name, "arith.maximumf") || nameIs(name, "arith.maxnumf")) return floatScalar(fmax(a, b));
     if (nameIs(name, "arith.minimumf") || nameIs(name, "arith.minnumf")) return floatScalar(fmin(a, b));
     if (nameIs(name, "math.powf")) return floatScalar(pow(a, b));

@@ -7,8 +7,7 @@
  *             the contraction's body (match_matmul.c)
  *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n) (+- m(g, n)), g = k / G or g_idx[k]
  *                                                     (match_dequant.c; zero points: match_zero_points.c)
- *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh, relu,
- *             gelu_erf}
+ *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
  * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any
  * spelling of the same arithmetic matches. A failed match leaves a reason for --w4a16-explain. */
@@ -138,8 +137,6 @@ bool constantsSeeThrough(Evaluator *ev, MlirOperation op);
 
 /* Deterministic pseudo-random numbers for synthetic leaf data and sample points. */
 uint64_t mix64(uint64_t x);
-/* act(v) for an activation of contract.h, in f64: the formula a chain's arithmetic is compared with. */
-double activationValue(int act, double v);
 /* Row-major linear index of idx in the (static) shape of tensor. */
 int64_t linearIndex(MlirValue tensor, const int64_t *idx);
 

@@ -101,17 +101,12 @@ template <int FORM> struct TileMeta {
 // per call at 32 tokens on 8192x28672 (per-CTA timelines, bench/RESULTS.md session 6). The error, a few f32
 // ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
 // __fdividef gives 0, which is also what the exact result rounds to in f16.
-// relu is written as a compare so that a NaN stays NaN (fmaxf would return 0; the op propagates NaN). gelu_erf uses
-// CUDA's erff (2 ulp); no tanh-style shortcut exists for it, and the matcher tells it from gelu_tanh, so it has to be
-// the erf form.
 __device__ __forceinline__ float activation(float v, int act) {
   if (act == W4A16_ACT_SILU) return __fdividef(v, 1.0f + __expf(-v));
   if (act == W4A16_ACT_GELU_TANH) {
     const float u = W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v);
     return __fdividef(v, 1.0f + __expf(-2.0f * u));
   }
-  if (act == W4A16_ACT_RELU) return v < 0.0f ? 0.0f : v;
-  if (act == W4A16_ACT_GELU_ERF) return 0.5f * v * (1.0f + erff(v * W4A16_RSQRT2));
   return v;
 }
 
