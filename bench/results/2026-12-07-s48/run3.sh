@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Session 48, call 3: the epilogue in two copies. s107 / s108 = main (3fecf17) with store_item split: the first copy
-# (none, silu, gelu_tanh) is the code of before the new activations, the second (relu, gelu_erf) a template twin of
-# it, out of line (s107, __noinline__) or inlined behind the uniform branch (s108). s105 = 0ebc84d (runs 2's
-# baseline). Stage: each as a W4A16_RUNTIME_ONLY RelWithDebInfo build (w4a16_layer_bench w4a16_bench w4a16_gpu_test),
-# bench/prebuilt-gpu.sh --stage sNNN DIR; device call: bash bench/results/2026-12-07-s48/run3.sh, carry [".carry"].
+# Session 48, call 3 (prepared; not run: the session's device time ran out in failed starts). The epilogue in two
+# copies. s107 / s108 = branch relu-gelu-erf with store_item split: the first copy (none, silu, gelu_tanh) is the code
+# of before the new activations, the second (relu, gelu_erf) a template twin of it, out of line (s107,
+# bench/patches/epilogue-two-copies-noinline.patch) or inlined behind the uniform branch (s108,
+# bench/patches/epilogue-two-copies-inline.patch). s105 = 0ebc84d (run 2's baseline; main's kernels are the same).
+# Stage: git worktree add X relu-gelu-erf, git -C X apply the patch, in X a W4A16_RUNTIME_ONLY RelWithDebInfo build
+# (ninja w4a16_layer_bench w4a16_bench w4a16_gpu_test), bench/prebuilt-gpu.sh --stage sNNN X/build-rt; device
+# call: bash bench/results/2026-12-07-s48/run3.sh, carry [".carry"].
 #  1. Layer (graph, L2-cold, M = 1 / 16 / 32), s105 / s107 / s108 interleaved, 2 passes (device time: 249 s left).
 #  2. gpu_test --small of s107 and s108 (every activation on every kernel path; NaN propagation).
 set -uo pipefail
