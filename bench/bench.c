@@ -199,9 +199,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--act-order")) act_order = ours_only = 1;
     else if (!strcmp(argv[i], "--act") && i + 1 < argc) {
       const char *name = argv[++i];
-      g_act = (w4a16_activation)-1;
-      for (int a = 0; a < W4A16_ACT_COUNT; ++a)
-        if (!strcmp(name, w4a16_activation_name(a))) g_act = (w4a16_activation)a;
+      g_act = (w4a16_activation)w4a16_value_of(w4a16_activation_name, name, strlen(name));
       if ((int)g_act < 0) {
         fprintf(stderr, "--act: unknown activation %s\n", name);
         return 2;

@@ -61,7 +61,6 @@ static w4a16_plan *cuda_plan_on_path(const w4t_weights *w, const w4t_form *f, co
  * GLU results go to st (runs, worst errors). */
 static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, int act_order, const int64_t *Ms, int nM,
                          uint64_t seed, w4t_stats *st) {
-  static const w4a16_activation acts[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
   const int64_t N2 = 2 * Nh, q = N / 8;
   /* splits of N (multiples of 8 summing to N): one output; three; four with 8-column ends */
   const int64_t splits[3][W4A16_MAX_OUTPUTS] = {{N, 0, 0, 0}, {8 * (q / 4), 8 * (q / 2), N - 8 * (q / 4 + q / 2), 0},
@@ -102,7 +101,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
     const int64_t M = Ms[mi];
     w4t_make_x_typed(x, M, K, W4T_RANDOM, f->io, seed + 10 + (uint64_t)M);
     g_put(dx, x, (size_t)(M * K) * 2);
-    for (int a = 0; a < (int)(sizeof acts / sizeof acts[0]); ++a) {
+    for (w4a16_activation a = W4A16_ACT_NONE; a < W4A16_ACT_COUNT; ++a) {
       /* split: the same plan's (M, N) output, then each split */
       w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 20 + (uint64_t)(M * 3 + a));
       g_put(db, bias, (size_t)N * 2);
@@ -110,7 +109,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
         w4a16_plan *p = split_plans[c];
         if (!p) continue;
         g_poison(dfull, (size_t)(M * N) * 2);
-        w4a16_status r = w4a16_plan_run(p, dx, M, db, NULL, acts[a], dfull, NULL);
+        w4a16_status r = w4a16_plan_run(p, dx, M, db, NULL, a, dfull, NULL);
         CK(cudaDeviceSynchronize());
         g_get(full, dfull, (size_t)(M * N) * 2);
         for (int si = 0; si < 3 && r == W4A16_OK; ++si) {
@@ -121,7 +120,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
           int ok = 1;
           for (int rep = 0; rep < 2 && ok; ++rep) {
             for (int i = 0; i < o.count; ++i) g_poison(douts[i], (size_t)(M * o.cols[i]) * 2);
-            r = w4a16_plan_run_outputs(p, dx, M, db, acts[a], &o, NULL);
+            r = w4a16_plan_run_outputs(p, dx, M, db, a, &o, NULL);
             CK(cudaDeviceSynchronize());
             ok = r == W4A16_OK;
             int64_t first = 0;
@@ -138,7 +137,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
             printf("FAIL outputs split K=%lld N=%lld M=%lld %s %s%s act=%d cols %lld|%lld|%lld|%lld on %s: %s "
                    "(not the plan's own columns bit for bit) [%s]\n",
                    (long long)K, (long long)N, (long long)M, w4t_zp_name(f->zp), io, act_order ? " act-order" : "",
-                   (int)acts[a], (long long)o.cols[0], (long long)o.cols[1], (long long)o.cols[2],
+                   (int)a, (long long)o.cols[0], (long long)o.cols[1], (long long)o.cols[2],
                    (long long)o.cols[3], kOutPaths[c].name, w4a16_status_name(r), desc);
             total_fail++;
           }
@@ -155,7 +154,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
       w4a16_outputs o;
       memset(&o, 0, sizeof o);
       o.count = 1, o.glu = 1, o.cols[0] = Nh, o.out[0] = cpu;
-      if (w4a16_plan_run_outputs(cpu_glu, x, M, bias, acts[a], &o, NULL) != W4A16_OK) {
+      if (w4a16_plan_run_outputs(cpu_glu, x, M, bias, a, &o, NULL) != W4A16_OK) {
         printf("FAIL outputs: CPU GLU run: %s\n", w4a16_last_error());
         total_fail++;
         continue;
@@ -167,7 +166,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
           const double g = acc[m * N2 + ng] + w4t_decode(bias[ng], f->io);
           const double u = acc[m * N2 + nu] + w4t_decode(bias[nu], f->io);
           ref[m * Nh + c] = w4t_decode(cpu[m * Nh + c], f->io);
-          sglu[m * Nh + c] = fabs(w4t_oracle_act(g, acts[a])) * abs_acc[m * N2 + nu] + fabs(u) * abs_acc[m * N2 + ng];
+          sglu[m * Nh + c] = fabs(w4t_oracle_act(g, a)) * abs_acc[m * N2 + nu] + fabs(u) * abs_acc[m * N2 + ng];
         }
       for (int c = 0; c < kNumOutPaths; ++c) {
         w4a16_plan *p = glu_plans[c];
@@ -178,7 +177,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
         w4a16_status r = W4A16_OK;
         for (int rep = 0; rep < 2 && r == W4A16_OK; ++rep) {
           g_poison(douts[0], (size_t)(M * Nh) * 2);
-          r = w4a16_plan_run_outputs(p, dx, M, db, acts[a], &o, NULL);
+          r = w4a16_plan_run_outputs(p, dx, M, db, a, &o, NULL);
           CK(cudaDeviceSynchronize());
           g_get(rep ? got2 : got, douts[0], (size_t)(M * Nh) * 2);
         }
@@ -195,7 +194,7 @@ static void outputs_form(int64_t K, int64_t N, int64_t Nh, const w4t_form *f, in
           printf("FAIL outputs glu K=%lld Nh=%lld M=%lld %s %s%s act=%d on %s: run %s, rel=%.3g elem_ratio=%.3g "
                  "bad=%lld nonfinite=%lld first_bad=%lld, repeat bitwise %d [%s] %s\n",
                  (long long)K, (long long)Nh, (long long)M, w4t_zp_name(f->zp), io, act_order ? " act-order" : "",
-                 (int)acts[a], kOutPaths[c].name, w4a16_status_name(r), cmp.rel_norm, cmp.max_elem_ratio,
+                 (int)a, kOutPaths[c].name, w4a16_status_name(r), cmp.rel_norm, cmp.max_elem_ratio,
                  (long long)cmp.bad_elems, (long long)cmp.nonfinite, (long long)cmp.first_bad, repeat, desc,
                  r == W4A16_OK ? "" : w4a16_last_error());
           st->failures++;
@@ -241,12 +240,12 @@ static void test_outputs_alignment(void) {
   g_release(dq), g_release(ds), g_release(dx), g_release(dout);
 }
 
-/* A NaN in x row 1 gives NaN outputs in row 1 only, for every activation, plain and GLU, on every kernel path of kOutPaths (each epilogue: registers, shared-memory
- * reduction, cluster and workspace split-K). M = 3, so the decode variant runs too. */
+/* A NaN in x row 1 gives NaN outputs in row 1 only, for every activation, plain and GLU, on every kernel path of
+ * kOutPaths (each epilogue: registers, shared-memory reduction, cluster and workspace split-K). M = 3, so the decode
+ * variant runs too. */
 static void test_nan_propagates(void) {
   const int64_t K = 2048, N = 520, M = 3;
   const w4t_form f = {W4T_ZP_NONE, 128, W4A16_ELEM_F16, W4A16_ELEM_F16};
-  static const w4a16_activation acts[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
   w4t_weights w;
   w4t_make_weights_form(&w, K, N, W4T_RANDOM, &f, 31);
   uint16_t *x = malloc((size_t)(M * K) * 2), *out = malloc((size_t)(M * N) * 2);
@@ -256,18 +255,18 @@ static void test_nan_propagates(void) {
   CK(cudaMemcpy(dx, x, (size_t)(M * K) * 2, cudaMemcpyHostToDevice));
   for (int c = 0; c < kNumOutPaths; ++c) {
     w4a16_plan *p = cuda_plan_on_path(&w, &f, NULL, &kOutPaths[c]);
-    for (int a = 0; p && a < (int)(sizeof acts / sizeof acts[0]); ++a)
+    for (w4a16_activation a = W4A16_ACT_NONE; p && a < W4A16_ACT_COUNT; ++a)
       for (int glu = 0; glu < 2; ++glu) {
         w4a16_outputs o;
         memset(&o, 0, sizeof o);
         o.count = 1, o.glu = glu, o.out[0] = dout, o.cols[0] = glu ? N / 2 : N;
         const int64_t cols = o.cols[0];
-        const int ran = w4a16_plan_run_outputs(p, dx, M, NULL, acts[a], &o, NULL) == W4A16_OK;
+        const int ran = w4a16_plan_run_outputs(p, dx, M, NULL, a, &o, NULL) == W4A16_OK;
         CK(cudaMemcpy(out, dout, (size_t)(M * cols) * 2, cudaMemcpyDeviceToHost));
         const int ok = ran && w4t_only_row_nan(out, M, cols, 1, f.io);
         char what[128];
         snprintf(what, sizeof what, "outputs: NaN in x row 1 stays in row 1 (%s, act %s%s)", kOutPaths[c].name,
-                 w4a16_activation_name(acts[a]), glu ? ", glu" : "");
+                 w4a16_activation_name(a), glu ? ", glu" : "");
         check(ok, what);
       }
     if (p) w4a16_plan_destroy(p);

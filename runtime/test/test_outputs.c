@@ -29,8 +29,6 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-static const w4a16_activation kActs[] = {W4A16_ACT_NONE, W4A16_ACT_SILU, W4A16_ACT_GELU_TANH};
-enum { kNumActs = sizeof kActs / sizeof kActs[0] };
 
 static const char *form_name(const w4t_form *f, int act_order) {
   static char buf[128];
@@ -79,11 +77,11 @@ static void split_case(int64_t K, int64_t N, const w4t_form *f, int act_order, u
     w4t_make_x_typed(x, M, K, W4T_RANDOM, f->io, seed + 2 + M);
     w4t_make_vec_typed(bias, N, -1, 1, f->io, seed + 3 + M);
     const uint64_t hx = w4t_hash(x, (size_t)(M * K) * 2);
-    for (int a = 0; a < kNumActs; ++a)
+    for (w4a16_activation a = W4A16_ACT_NONE; a < W4A16_ACT_COUNT; ++a)
       for (int with_bias = 0; with_bias < 2; ++with_bias) {
         const uint16_t *b = with_bias ? bias : NULL;
         memset(full, 0xff, (size_t)(M * N) * 2);
-        w4a16_status st = w4a16_plan_run(p, x, M, b, NULL, kActs[a], full, NULL);
+        w4a16_status st = w4a16_plan_run(p, x, M, b, NULL, a, full, NULL);
         if (st != W4A16_OK) {
           check(0, w4a16_last_error());
           continue;
@@ -97,7 +95,7 @@ static void split_case(int64_t K, int64_t N, const w4t_form *f, int act_order, u
             memset(o.out[i], 0xff, (size_t)(M * o.cols[i] + kGuard) * 2);
             o.count = i + 1;
           }
-          st = w4a16_plan_run_outputs(p, x, M, b, kActs[a], &o, NULL);
+          st = w4a16_plan_run_outputs(p, x, M, b, a, &o, NULL);
           int ok = st == W4A16_OK;
           int64_t first = 0;
           for (int i = 0; i < o.count; ++i) {
@@ -110,7 +108,7 @@ static void split_case(int64_t K, int64_t N, const w4t_form *f, int act_order, u
           char what[320];
           snprintf(what, sizeof what,
                    "split K=%lld N=%lld M=%lld %s act=%d bias=%d cols=%lld,%lld,%lld,%lld: the plan's columns bit for "
-                   "bit (%s)", (long long)K, (long long)N, (long long)M, form_name(f, act_order), (int)kActs[a],
+                   "bit (%s)", (long long)K, (long long)N, (long long)M, form_name(f, act_order), (int)a,
                    with_bias, (long long)o.cols[0], (long long)o.cols[1], (long long)o.cols[2], (long long)o.cols[3],
                    st == W4A16_OK ? "ok" : w4a16_last_error());
           check(ok, what);
@@ -217,25 +215,25 @@ static void glu_case(int64_t K, int64_t Nh, const w4t_form *f, int act_order, ui
              (long long)K, (long long)Nh, (long long)M, form_name(f, act_order));
     if (halves) check(ok, what);
     const uint64_t hx = w4t_hash(x, (size_t)(M * K) * 2);
-    for (int a = 0; a < kNumActs; ++a)
+    for (w4a16_activation a = W4A16_ACT_NONE; a < W4A16_ACT_COUNT; ++a)
       for (int with_bias = 0; with_bias < 2; ++with_bias) {
         for (int64_t m = 0; m < M; ++m)
           for (int64_t n = 0; n < N; n += 8)
             for (int e = 0; e < 4; ++e) {
               float g = acc[m * N + n + e], v = acc[m * N + n + 4 + e];
               if (with_bias) g += load16(f->io, bias[n + e]), v += load16(f->io, bias[n + 4 + e]);
-              want[m * Nh + n / 2 + e] = store16(f->io, act_f32(g, kActs[a]) * v);
+              want[m * Nh + n / 2 + e] = store16(f->io, act_f32(g, a) * v);
             }
         memset(out, 0xff, (size_t)(M * Nh + kGuard) * 2);
         w4a16_outputs o;
         memset(&o, 0, sizeof o);
         o.count = 1, o.glu = 1, o.out[0] = out, o.cols[0] = Nh;
-        const w4a16_status st = w4a16_plan_run_outputs(p, x, M, with_bias ? bias : NULL, kActs[a], &o, NULL);
+        const w4a16_status st = w4a16_plan_run_outputs(p, x, M, with_bias ? bias : NULL, a, &o, NULL);
         ok = st == W4A16_OK && memcmp(out, want, (size_t)(M * Nh) * 2) == 0;
         for (int g = 0; ok && g < kGuard; ++g) ok = out[M * Nh + g] == 0xffff;
         ok = ok && w4t_hash(x, (size_t)(M * K) * 2) == hx;
         snprintf(what, sizeof what, "glu K=%lld Nh=%lld M=%lld %s act=%d bias=%d: round(act(g) * u) bit for bit (%s)",
-                 (long long)K, (long long)Nh, (long long)M, form_name(f, act_order), (int)kActs[a], with_bias,
+                 (long long)K, (long long)Nh, (long long)M, form_name(f, act_order), (int)a, with_bias,
                  st == W4A16_OK ? "ok" : w4a16_last_error());
         check(ok, what);
       }
@@ -345,16 +343,16 @@ static void nan_propagates(void) {
   uint16_t *x = xmalloc((size_t)(M * K) * 2), *out = xmalloc((size_t)(M * N) * 2);
   w4t_make_x(x, M, K, W4T_RANDOM, 22);
   x[1 * K + 17] = 0x7e00; /* row 1: a quiet NaN */
-  for (int a = 0; p && a < kNumActs; ++a)
+  for (w4a16_activation a = W4A16_ACT_NONE; p && a < W4A16_ACT_COUNT; ++a)
     for (int glu = 0; glu < 2; ++glu) {
       w4a16_outputs o;
       memset(&o, 0, sizeof o);
       o.count = 1, o.glu = glu, o.out[0] = out, o.cols[0] = glu ? N / 2 : N;
-      const int ok = w4a16_plan_run_outputs(p, x, M, NULL, kActs[a], &o, NULL) == W4A16_OK &&
+      const int ok = w4a16_plan_run_outputs(p, x, M, NULL, a, &o, NULL) == W4A16_OK &&
                      w4t_only_row_nan(out, M, o.cols[0], 1, f.io);
       char what[96];
       snprintf(what, sizeof what, "NaN in x row 1 gives NaN outputs in row 1 only (act %s%s)",
-               w4a16_activation_name(kActs[a]), glu ? ", glu" : "");
+               w4a16_activation_name(a), glu ? ", glu" : "");
       check(ok, what);
     }
   w4a16_plan_destroy(p);

@@ -206,10 +206,7 @@ int main(int argc, char **argv) {
       if (!parse_backend(v, &ref_backend))
         return usage(stderr), 2;
     } else if (!strcmp(a, "--force-activation") && v) {
-      force = -1;
-      for (int a = 0; a < W4A16_ACT_COUNT; ++a)
-        if (!strcmp(v, w4a16_activation_name(a)))
-          force = a;
+      force = w4a16_value_of(w4a16_activation_name, v, strlen(v));
       if (force < 0)
         return usage(stderr), 2;
     } else {
