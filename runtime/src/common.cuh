@@ -101,13 +101,30 @@ template <int FORM> struct TileMeta {
 // per call at 32 tokens on 8192x28672 (per-CTA timelines, bench/RESULTS.md session 6). The error, a few f32
 // ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
 // __fdividef gives 0, which is also what the exact result rounds to in f16.
+// Called only with act != W4A16_ACT_NONE (activate8).
 __device__ __forceinline__ float activation(float v, int act) {
-  if (act == W4A16_ACT_SILU) return __fdividef(v, 1.0f + __expf(-v));
-  if (act == W4A16_ACT_GELU_TANH) {
-    const float u = W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v);
-    return __fdividef(v, 1.0f + __expf(-2.0f * u));
+  const float z = act == W4A16_ACT_GELU_TANH ? 2.0f * (W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v)) : v;
+  return __fdividef(v, 1.0f + __expf(-z));
+}
+
+// The activation of t[0, n) (n = 8, or 4: a GLU item's gate half) in a loop that is not unrolled, four elements
+// per turn (so their MUFU latencies overlap), the halves swapped after each turn: two turns leave t in its order.
+// Why not unrolled: the epilogue is inlined at every store site of every kernel, and the kernels' code size costs
+// the PDL-chained layer even where their hot path is unchanged: relu and gelu_erf inlined here as 8 copies per site
+// grew the kernels by ~30 % and the LLaMA-7B layer at M = 1 by 3.4 us while every kernel alone ran as fast
+// (bench/RESULTS.md, session 48). The elements of a GLU item's up half get the activation too and keep their value.
+__device__ __forceinline__ void activate8(float (&t)[8], int n, int act) {
+  if (act == W4A16_ACT_NONE) return;
+#pragma unroll 1
+  for (int turn = 0; turn < 2; ++turn) {
+    const bool on = 4 * turn < n;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float a = activation(t[e], act), keep = t[e + 4];
+      t[e + 4] = on ? a : t[e];
+      t[e] = keep;
+    }
   }
-  return v;
 }
 
 // Where the epilogue reads bias and residual: the caller's tensors in global memory, or a copy of a
@@ -127,34 +144,10 @@ struct EpilogueInputs {
   }
 };
 
-// The fused epilogue for 8 consecutive columns of one token: bias, activation and residual in f32,
-// then the one rounding to the io type T; 16-byte loads and store. bias8 / residual8 may be null.
-template <class T>
-__device__ __forceinline__ void store8(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
-                                       uint16_t *out8, int act) {
-  uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
-  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
-  if (residual8) res_v = *reinterpret_cast<const uint4 *>(residual8);
-  const uint16_t *bh = reinterpret_cast<const uint16_t *>(&bias_v);
-  const uint16_t *rh = reinterpret_cast<const uint16_t *>(&res_v);
-  uint4 o;
-  uint16_t *oh = reinterpret_cast<uint16_t *>(&o);
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    float t = v[e];
-    if (bias8) t += Io<T>::to_float(bh[e]);
-    t = activation(t, act);
-    if (residual8) t += Io<T>::to_float(rh[e]);
-    oh[e] = Io<T>::round(t);  // the one rounding
-  }
-  *reinterpret_cast<uint4 *>(out8) = o;
-}
-
 // Where the epilogue stores: the call's outputs (runtime.h, w4a16_outputs; issue #21). w4a16_plan_run is one
-// output of N columns (count 1: the fast path, store_item's first branch, the kernels' code as before the outputs
-// existed); w4a16_plan_run_outputs splits the plan's columns over up to four outputs (q | k | v) or, with glu,
-// writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter: every thread takes the same
-// branch. Kept small: it is part of every kernel's parameter block, and plain calls became 1-5 % slower when its
+// output of N columns (count 1); w4a16_plan_run_outputs splits the plan's columns over up to four outputs
+// (q | k | v) or, with glu, writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter:
+// every thread takes the same branch. Kept small: it is part of every kernel's parameter block, and plain calls became 1-5 % slower when its
 // first version (every output's stride and count too) grew v3's block from 232 to 296 bytes (bench/RESULTS.md,
 // session 14; not a cost per byte as such: a synthetic kernel showed none, session 15). An output's row stride
 // is its column count -- the next output's first column (or N) minus its own -- or N / 2 with glu; output 0
@@ -166,43 +159,54 @@ struct Outputs {
   int glu;
 };
 
-// The GLU epilogue for one 8-column item of one token: the plan interleaves gate and up by fours -- columns
-// 8j..8j+3 are the gate's 4j..4j+3, 8j+4..8j+7 up's -- because 8 columns are the unit every epilogue path
-// (reduce_and_store, finish_split) hands one thread, so each item holds 4 whole pairs and no thread needs another's
-// values. out4[e] = act(gate + bias) * (up + bias) in f32, one rounding to T; 16-byte bias load, 8-byte store.
-template <class T>
-__device__ __forceinline__ void store4_glu(const float (&v)[8], const uint16_t *bias8, uint16_t *out4, int act) {
-  uint4 bias_v = make_uint4(0, 0, 0, 0);
-  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
-  const uint16_t *bh = reinterpret_cast<const uint16_t *>(&bias_v);
-  uint2 o;
-  uint16_t *oh = reinterpret_cast<uint16_t *>(&o);
+// t[e] += the 8 io-type values in w, exactly as f32.
+template <class T> __device__ __forceinline__ void add8_io(float (&t)[8], const uint4 &w) {
+  const uint16_t *h = reinterpret_cast<const uint16_t *>(&w);
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    float g = v[e], u = v[e + 4];
-    if (bias8) g += Io<T>::to_float(bh[e]), u += Io<T>::to_float(bh[e + 4]);
-    oh[e] = Io<T>::round(activation(g, act) * u);  // the one rounding
-  }
-  *reinterpret_cast<uint2 *>(out4) = o;
+  for (int e = 0; e < 8; ++e) t[e] += Io<T>::to_float(h[e]);
 }
 
-// The epilogue of the 8-column item at plan column n (n % 8 == 0) of row `row` of the call's (M, N) result,
-// through the outputs map: an item never straddles two outputs (their first columns are multiples of 8).
+// The fused epilogue of the 8-column item at plan column n (n % 8 == 0) of row `row` of the call's (M, N) result:
+// bias, activation and residual in f32, then the one rounding to the io type T; 16-byte loads and store. bias8 /
+// residual8 may be null. It stores through the outputs map; an item never straddles two outputs (their first
+// columns are multiples of 8). With glu, the plan interleaves gate and up by fours -- columns 8j..8j+3 are the
+// gate's 4j..4j+3, 8j+4..8j+7 up's -- because 8 columns are the unit every epilogue path (reduce_and_store,
+// finish_split) hands one thread, so each item holds 4 whole pairs and no thread needs another's values:
+// out4[e] = act(gate + bias) * (up + bias), an 8-byte store. One copy of each step for every path (see activate8).
 template <class T>
 __device__ __forceinline__ void store_item(const float (&v)[8], const uint16_t *bias8, const uint16_t *residual8,
                                            const Outputs &o, int row, int n, int N, int act) {
-  if (o.next[0] == INT_MAX && !o.glu) {  // w4a16_plan_run
-    store8<T>(v, bias8, residual8, o.ptr[0] + (size_t)row * N + n, act);
-  } else if (o.glu) {
-    store4_glu<T>(v, bias8, o.ptr[0] + (size_t)row * (N >> 1) + (n >> 1), act);
-  } else {  // the output holding column n: selects over the (constant-indexed) parameters, no local array
+  uint4 bias_v = make_uint4(0, 0, 0, 0), res_v = make_uint4(0, 0, 0, 0);
+  if (bias8) bias_v = *reinterpret_cast<const uint4 *>(bias8);
+  if (residual8) res_v = *reinterpret_cast<const uint4 *>(residual8);
+  float t[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) t[e] = v[e];
+  if (bias8) add8_io<T>(t, bias_v);
+  activate8(t, o.glu ? 4 : 8, act);
+  if (o.glu) {
+    uint2 out;
+    uint16_t *oh = reinterpret_cast<uint16_t *>(&out);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) oh[e] = Io<T>::round(t[e] * t[e + 4]);  // the one rounding
+    *reinterpret_cast<uint2 *>(o.ptr[0] + (size_t)row * (N >> 1) + (n >> 1)) = out;
+    return;
+  }
+  uint16_t *dst = o.ptr[0] + (size_t)row * N + n;  // w4a16_plan_run
+  if (o.next[0] != INT_MAX) {  // the output holding column n: selects over the (constant-indexed) parameters
     uint16_t *p = o.ptr[0];
     int first = 0, end = o.next[0];
 #pragma unroll
     for (int i = 1; i < W4A16_MAX_OUTPUTS; ++i)
       if (n >= o.next[i - 1]) p = o.ptr[i], first = o.next[i - 1], end = i + 1 < W4A16_MAX_OUTPUTS ? o.next[i] : N;
-    store8<T>(v, bias8, residual8, p + (size_t)row * (min(end, N) - first) + (n - first), act);
+    dst = p + (size_t)row * (min(end, N) - first) + (n - first);
   }
+  if (residual8) add8_io<T>(t, res_v);
+  uint4 out;
+  uint16_t *oh = reinterpret_cast<uint16_t *>(&out);
+#pragma unroll
+  for (int e = 0; e < 8; ++e) oh[e] = Io<T>::round(t[e]);  // the one rounding
+  *reinterpret_cast<uint4 *>(dst) = out;
 }
 
 // v += the 8 floats lo, hi (one 8-column item of split-K partial sums).
