@@ -16,7 +16,8 @@
 #                                             runs each M in a process of its own (the power cap: see below)
 #   bench/prebuilt-gpu.sh layer NAME...       w4a16_layer_bench of binaries NAME (LLaMA-7B layer projections,
 #                                             separate vs merged plans, graph and eager; M = MS) into
-#                                             layer-NAME.{log,csv}; its tables go to the summary
+#                                             layer-NAME.{log,csv}; its tables go to the summary. PASSES=P: P
+#                                             passes, the binaries interleaved in each, into layer-NAME-pP.*
 #   bench/prebuilt-gpu.sh timeline NAME       the same from an instrumented build (kernels v3 and v1 stamp each CTA's
 #                                             phases: runtime/src/timeline.cuh) with --timeline, and
 #                                             bench/timeline.py's per-launch table into the summary. Build and
@@ -75,15 +76,23 @@ if [ "$mode" = timeline ]; then
   xz -T2 "$O/timeline-$name.csv"
   exit 0
 fi
-if [ "$mode" = layer ]; then
-  for name in "$@"; do
-    [ -d "/tmp/prebuilt/$name" ] || unpack "$name"
-    B=/tmp/prebuilt/$name
-    if [ ! -x "$B/w4a16_layer_bench" ]; then echo "layer $name: no w4a16_layer_bench in $name (staged before it existed)" | tee -a "$S"; continue; fi
-    t0=$(date +%s)
-    timeout 300 "$B/w4a16_layer_bench" --ms "${MS:-1,16,32}" --csv "$O/layer-$name.csv" >"$O/layer-$name.log" 2>&1
-    echo "layer $name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$S"
-    sed -n '/^== /,$p' "$O/layer-$name.log" | tee -a "$S"  # the tables
+if [ "$mode" = layer ]; then  # PASSES > 1: the binaries interleaved pass by pass, files layer-NAME-pP.*
+  passes=${PASSES:-1}
+  for pass in $(seq 1 "$passes"); do
+    for name in "$@"; do
+      [ -d "/tmp/prebuilt/$name" ] || unpack "$name"
+      B=/tmp/prebuilt/$name
+      if [ ! -x "$B/w4a16_layer_bench" ]; then echo "layer $name: no w4a16_layer_bench in $name (staged before it existed)" | tee -a "$S"; continue; fi
+      tag=$name; [ "$passes" -gt 1 ] && tag=$name-p$pass
+      t0=$(date +%s)
+      timeout 300 "$B/w4a16_layer_bench" --ms "${MS:-1,16,32}" --csv "$O/layer-$tag.csv" >"$O/layer-$tag.log" 2>&1
+      echo "layer $tag: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$S"
+      if [ "$passes" -gt 1 ]; then  # one line per (M, config) per pass
+        grep -E "^ +[0-9]+ +(merged|separate) +[0-9.]+/" "$O/layer-$tag.log" | sed "s/^/$tag /" | tee -a "$S"
+      else
+        sed -n '/^== /,$p' "$O/layer-$tag.log" | tee -a "$S"  # the tables
+      fi
+    done
   done
   exit 0
 fi

@@ -18,15 +18,8 @@ for b in $BS; do [ -f .carry/bins/$b.tar.xz ] && mkdir -p /tmp/prebuilt/$b && ta
 pack() { tar czf $O/results.tgz -C $L .; }
 nvidia-smi --query-gpu=name,clocks.sm,power.draw --format=csv,noheader | tee $O/summary.txt
 T0=$(date +%s)
-for pass in 1 2 3; do
-  for b in $BS; do
-    [ -x /tmp/prebuilt/$b/w4a16_layer_bench ] || continue
-    tag=$b-p$pass
-    timeout 60 /tmp/prebuilt/$b/w4a16_layer_bench --ms 1,16,32 --csv $L/layer-$tag.csv >$L/layer-$tag.log 2>&1
-    echo "layer $tag: exit $?" >>$O/summary.txt
-    grep -E "^ +(1|16|32) +(merged|separate) +[0-9.]+/" $L/layer-$tag.log | sed "s/^/$tag /" | tee -a $O/summary.txt
-  done
-done
+OUT=$L PASSES=3 timeout 120 bash bench/prebuilt-gpu.sh layer $BS >$L/layer.txt 2>&1
+grep -E "^s1" $L/layer.txt >>$O/summary.txt
 echo "layer done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
 pack
 for b in s111 s112; do
