@@ -107,14 +107,6 @@ static Scalar factorValue(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   return floatScalar(valueEq(tensor, p->a) || valueEq(tensor, p->b) ? v : NAN);
 }
 
-static double activate(int activation, double v) {
-  if (activation == W4A16_ACT_SILU)
-    return v / (1 + exp(-v));
-  if (activation == W4A16_ACT_GELU_TANH)
-    return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-  return v;
-}
-
 /* The readings the product may be: act(a) * b or a * act(b). The plain product is exact (the factors are the
  * only data); an activation matches like the fuse pass's epilogue does (2e-3 relative, frontend constants may be
  * rounded to f16), as act(gate) = got / up. */
@@ -125,7 +117,7 @@ static bool readingHolds(int reading, double got, double va, double vb) {
     return fabs(got - va * vb) <= 1e-12 * fabs(va * vb);
   const int activation = reading == kSiluA || reading == kSiluB ? W4A16_ACT_SILU : W4A16_ACT_GELU_TANH;
   const bool gateIsA = reading == kSiluA || reading == kGeluA;
-  const double want = activate(activation, gateIsA ? va : vb), seen = got / (gateIsA ? vb : va);
+  const double want = activationValue(activation, gateIsA ? va : vb), seen = got / (gateIsA ? vb : va);
   return fabs(seen - want) <= 2e-3 * fabs(want) + 1e-6;
 }
 

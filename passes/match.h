@@ -137,6 +137,8 @@ bool constantsSeeThrough(Evaluator *ev, MlirOperation op);
 
 /* Deterministic pseudo-random numbers for synthetic leaf data and sample points. */
 uint64_t mix64(uint64_t x);
+/* act(v) for an activation of contract.h, in f64: the formula a chain's arithmetic is compared with. */
+double activationValue(int act, double v);
 /* Row-major linear index of idx in the (static) shape of tensor. */
 int64_t linearIndex(MlirValue tensor, const int64_t *idx);
 

@@ -1,6 +1,7 @@
 /* Helpers shared by the matchers: reasons, op sets, synthetic data. */
 #include "match.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -25,6 +26,14 @@ bool opSetHas(const OpSet *set, MlirOperation op) {
     if (opEq(set->ops[i], op))
       return true;
   return false;
+}
+
+double activationValue(int act, double v) {
+  switch (act) {
+  case W4A16_ACT_SILU: return v / (1 + exp(-v));
+  case W4A16_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  default: return v;
+  }
 }
 
 /* splitmix64 finaliser: good enough to make coincidental matches of synthetic data vanishingly rare. */

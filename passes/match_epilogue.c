@@ -78,8 +78,8 @@ static double evalAt(EpilogueEval *p, MlirValue end, int64_t m, int64_t n, doubl
   return evalElement(&p->ev, end, idx).f;
 }
 
-static double silu(double t) { return t / (1 + exp(-t)); }
-static double geluTanh(double t) { return 0.5 * t * (1 + tanh(0.7978845608028654 * (t + 0.044715 * t * t * t))); }
+static double silu(double t) { return activationValue(W4A16_ACT_SILU, t); }
+static double geluTanh(double t) { return activationValue(W4A16_ACT_GELU_TANH, t); }
 static double geluErf(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
 static double relu(double t) { return t > 0 ? t : 0; }
 static double identity(double t) { return t; }

@@ -147,11 +147,11 @@ struct EpilogueInputs {
 // Where the epilogue stores: the call's outputs (runtime.h, w4a16_outputs; issue #21). w4a16_plan_run is one
 // output of N columns (count 1); w4a16_plan_run_outputs splits the plan's columns over up to four outputs
 // (q | k | v) or, with glu, writes one (M, N/2) output from gate / up column pairs. A uniform kernel parameter:
-// every thread takes the same branch. Kept small: it is part of every kernel's parameter block, and plain calls became 1-5 % slower when its
-// first version (every output's stride and count too) grew v3's block from 232 to 296 bytes (bench/RESULTS.md,
-// session 14; not a cost per byte as such: a synthetic kernel showed none, session 15). An output's row stride
-// is its column count -- the next output's first column (or N) minus its own -- or N / 2 with glu; output 0
-// starts at column 0.
+// every thread takes the same branch. Kept small: it is part of every kernel's parameter block, and plain calls
+// became 1-5 % slower when its first version (every output's stride and count too) grew v3's block from 232 to
+// 296 bytes (bench/RESULTS.md, session 14; not a cost per byte as such: a synthetic kernel showed none, session
+// 15). An output's row stride is its column count -- the next output's first column (or N) minus its own -- or
+// N / 2 with glu; output 0 starts at column 0.
 struct Outputs {
   uint16_t *ptr[W4A16_MAX_OUTPUTS];    // output i, row-major, io type
   int next[W4A16_MAX_OUTPUTS - 1];     // next[i]: output i + 1's first plan column (multiples of 8, ascending),

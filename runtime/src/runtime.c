@@ -218,7 +218,7 @@ static w4a16_status check_run(const char *fn, const w4a16_plan *plan, const uint
   if (M <= 0 || M > W4A16_MAX_M)
     return w4a16_fail(W4A16_ERR_BAD_SHAPE, "%s: M = %lld must be in [1, %lld]", fn, (long long)M,
                       (long long)W4A16_MAX_M);
-  if (activation != W4A16_ACT_NONE && activation != W4A16_ACT_SILU && activation != W4A16_ACT_GELU_TANH)
+  if ((int)activation < 0 || (int)activation >= W4A16_ACT_COUNT)
     return w4a16_fail(W4A16_ERR_BAD_ARGUMENT, "%s: unknown activation %d", fn, (int)activation);
   return W4A16_OK;
 }

@@ -29,7 +29,6 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-
 static const char *form_name(const w4t_form *f, int act_order) {
   static char buf[128];
   snprintf(buf, sizeof buf, "%s G=%lld io=%s scales=%s%s", w4t_zp_name(f->zp), (long long)f->group,
