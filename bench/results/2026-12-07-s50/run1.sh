@@ -10,7 +10,7 @@
 # Stage: W4A16_RUNTIME_ONLY RelWithDebInfo builds, bench/prebuilt-gpu.sh --stage sNNN DIR/build-rt; device call:
 # bash bench/results/2026-12-07-s50/run1.sh, carry [".carry"].
 #  1. Layer (graph, L2-cold, M = 1 / 16 / 32), s109 / s111 / s112 / s113 / s114 / s115 interleaved, 3 passes.
-#  2. gpu_test --small of s111-s115; graph_test of s113-s115.
+#  2. gpu_test --small and graph_test of s115 (s114, s113 after step 3; s113 holds s111-s112).
 #  3. Single calls (graph, one M per process), s109 / s114 / s115, 8 shapes x M = 1 / 16 / 32.
 #  4. compute-sanitizer memcheck of s115's gpu_test --small (s115 holds every change of s111-s114).
 #  5. M = 64 on four shapes, s109 / s114 / s115 (s111's build spilled more in v3's 49-64-token kernels).
@@ -26,20 +26,19 @@ OUT=$L PASSES=3 timeout 180 bash bench/prebuilt-gpu.sh layer $BS >$L/layer.txt 2
 grep -E "^s1" $L/layer.txt >>$O/summary.txt
 echo "layer done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
 pack
-for b in s111 s112 s113 s114 s115; do
+tests() { for b in "$@"; do
   [ -x /tmp/prebuilt/$b/w4a16_gpu_test ] || continue
   timeout 60 /tmp/prebuilt/$b/w4a16_gpu_test --small >$L/gpu_test_small-$b.txt 2>&1
   echo "gpu_test --small $b: exit $?; $(grep -c '^FAIL' $L/gpu_test_small-$b.txt) FAIL; $(tail -1 $L/gpu_test_small-$b.txt)" | tee -a $O/summary.txt
-done
-for b in s113 s114 s115; do
   timeout 60 /tmp/prebuilt/$b/w4a16_graph_test >$L/graph_test-$b.txt 2>&1
   echo "graph_test $b: exit $?; $(tail -1 $L/graph_test-$b.txt)" | tee -a $O/summary.txt
-done
-pack
+done; pack; }
+tests s115
 OUT=$L/calls MODES=graph ROUNDS=1 ONE_M=1 MS=1,16,32 timeout 240 \
   bash bench/prebuilt-gpu.sh time s109 s114 s115 >$L/calls.txt 2>&1
 echo "calls: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt; tail -2 $L/calls.txt >>$O/summary.txt
 pack
+tests s114 s113
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 timeout 100 "$SAN" --tool memcheck --error-exitcode 9 /tmp/prebuilt/s115/w4a16_gpu_test --small >$L/memcheck-s115.txt 2>&1
 echo "memcheck s115 gpu_test --small: exit $?; $(grep -E 'ERROR SUMMARY' $L/memcheck-s115.txt | tail -1)" | tee -a $O/summary.txt
