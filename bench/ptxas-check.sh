@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compiles the CUDA kernels of a source tree for sm_90a (no GPU needed) and reports, per file, the kernels that
 # spill and those whose wgmma ptxas serialises (C7512, "insufficient register resources"): a kernel change can
-# cause the second without the first, and it slows the kernel (bench/RESULTS.md, session 50).
+# cause the second without the first, and it slows the kernel (bench/RESULTS.md, session 50). A build prints the same
+# C7512 lines among its ptxas output, unflagged; this is the summary without a build. The flags are
+# runtime/CMakeLists.txt's for sm_90a: keep them in step.
 # Usage: bench/ptxas-check.sh [SRCDIR (default: this tree)]. Exit status 1 if any wgmma is serialised.
 set -uo pipefail
 S=${1:-$(cd "$(dirname "$0")/.." && pwd)}
