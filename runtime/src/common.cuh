@@ -231,9 +231,10 @@ template <class Load> __device__ __forceinline__ void add_partials(float (&v)[8]
   }
 }
 
-// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes.
+// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes (at most 8
+// splits of 64 x 32 items: unsigned 32-bit products).
 __device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
-  i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+  i0 = (int)((unsigned)split * items / splits), i1 = (int)((unsigned)(split + 1) * items / splits);
 }
 
 // Split-K reduce-scatter + the fused epilogue (kernels v1 and v3). Each CTA of a cluster has left
