@@ -231,22 +231,30 @@ template <class Load> __device__ __forceinline__ void add_partials(float (&v)[8]
   }
 }
 
-// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes.
+// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes (at most 8
+// splits of 64 x 32 items: unsigned 32-bit products).
 __device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
-  i0 = (int)((long long)split * items / splits), i1 = (int)((long long)(split + 1) * items / splits);
+  i0 = (int)((unsigned)split * items / splits), i1 = (int)((unsigned)(split + 1) * items / splits);
 }
 
-// Split-K reduce-scatter + the fused epilogue (kernels v1 and v3). Each CTA of a cluster has left
-// its partial sums for the (token, column) tile in `red` (row stride kRedStride floats); this CTA
-// finishes its split_items of the tile's (token, 8 columns) items, adding the partials in split order
-// 0..S-1 -- the same bits whichever CTA reduces -- then bias, activation and residual in f32 and one
-// rounding to the io type. Ends with a cluster barrier: peers may still be reading this CTA's shared memory.
+// Where a tile's finishing CTA finds the other splits' partial sums: null partials, in the shared memory of the
+// cluster's CTAs (or its own, unsplit); else split q's in slot slot_of[q] of the workspace (kernel v3's
+// finish_split), the finishing CTA's own still in its shared memory.
+struct Workspace {
+  const float *partials;  // the tile's first slot
+  const int *slot_of;     // slot_of[q]: the slot holding split q's partial sums (shared memory)
+  size_t slot;            // floats per slot
+};
+
+// The fused epilogue of the tile's items [i0, i1) (token, 8 columns), thread by thread: the S splits' partial sums
+// (each left in `red` with row stride kRedStride floats, or in the workspace ws) added in split order 0..S-1 -- the
+// same bits whichever CTA finishes -- then store_item. One call site per kernel: the epilogue is most of a
+// kernel's code (common.cuh, activate8).
 template <class T, int kCols, int kRedStride, int kThreads>
-__device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
-                                                 int N, const EpilogueInputs &in, const Outputs &out, int act) {
+__device__ __forceinline__ void store_tile(const float *red, int i0, int i1, int split, int splits, int col0, int m0,
+                                           int N, const EpilogueInputs &in, const Outputs &out, int act,
+                                           const Workspace &ws) {
   constexpr int kGroups8 = kCols / 8;
-  int i0, i1;
-  split_items(split, splits, rows * kGroups8, i0, i1);
   for (int it = i0 + (int)threadIdx.x; it < i1; it += kThreads) {
     const int tok = it / kGroups8, c8 = it - tok * kGroups8;
     const int n = col0 + c8 * 8;
@@ -256,14 +264,31 @@ __device__ __forceinline__ void reduce_and_store(const float *red, int split, in
 #pragma unroll
     for (int e = 0; e < 8; ++e) v[e] = 0.f;
     add_partials(v, splits, [&](int q, float4 &lo, float4 &hi) {
+      if (ws.partials && q != split) {  // written by another CTA with __stcg: read past L1
+        const float *src = ws.partials + ws.slot_of[q] * ws.slot + tok * kCols + c8 * 8;
+        lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
+        return;
+      }
       const float *src = red + off;
 #if __CUDA_ARCH__ >= 900
-      if (splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
+      if (!ws.partials && splits > 1) src = cooperative_groups::this_cluster().map_shared_rank(red, q) + off;
 #endif
       lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
     });
     store_item<T>(v, in.bias_at(n), in.residual_at(tok, n), out, m0 + tok, n, N, act);
   }
+}
+
+// Split-K reduce-scatter + the fused epilogue through a cluster (kernel v1; v3 inlines the same steps beside its
+// workspace path). Each CTA of the cluster has left its partial sums for the (token, column) tile in `red`; this
+// CTA finishes its split_items of the tile's items. Ends with a cluster barrier: peers may still be reading this
+// CTA's shared memory.
+template <class T, int kCols, int kRedStride, int kThreads>
+__device__ __forceinline__ void reduce_and_store(const float *red, int split, int splits, int rows, int col0, int m0,
+                                                 int N, const EpilogueInputs &in, const Outputs &out, int act) {
+  int i0, i1;
+  split_items(split, splits, rows * (kCols / 8), i0, i1);
+  store_tile<T, kCols, kRedStride, kThreads>(red, i0, i1, split, splits, col0, m0, N, in, out, act, Workspace{});
 #if __CUDA_ARCH__ >= 900
   if (splits > 1) cooperative_groups::this_cluster().sync();
 #endif

@@ -721,6 +721,7 @@ static w4a16_status run_v1(const w4a16_cuda_plan *p, const uint16_t *x, const in
                            const w4a16_outputs *outs, void *stream) {
   const int ks = sliced_at(p, M);
   const KernelEntry &k = ks ? w4a16::v1_sliced_kernel(p->bf16, p->form, perm != nullptr) : kernel_for(p, M);
+  // The decode variant is never split: its kernel takes splits = 1 as a constant (gemm_v1.cuh).
   const int splits = ks ? 1 : p->splits, cols = ks ? w4a16::kSlicedCols : 32 * p->warps;
   GemmArgs a = {};
   set_call_args(a, p, bias, residual, act, outs, M);

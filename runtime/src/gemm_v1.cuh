@@ -196,14 +196,18 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   // The warp's K slice (which group of each stage it takes) and its place among the slice's warps (which of
   // the CTA's tiles it owns). KS = 1: one slice, cw = warp.
   const int slice = warp / C::kSliceWarps, cw = warp - slice * C::kSliceWarps;
-  const int split = blockIdx.x, splits = args.splits;
+  // The decode variant (KS > 1) is never split (run_v1 launches it with splits = 1): constants there, so its
+  // split-K code folds away (~5 KB of its ~29: code costs, common.cuh activate8).
+  const int split = KS > 1 ? 0 : (int)blockIdx.x, splits = KS > 1 ? 1 : args.splits;
   const int tile0 = blockIdx.y * C::kTiles;  // first 16-column tile of this CTA
   const int m0 = blockIdx.z * kMaxRows;
   const int rows = min(C::kRows, args.M - m0);  // valid tokens in this CTA
   const int K = args.K, G = K >> kGroupShift, ntiles = args.Npad >> 4;
   // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
-  const int g_begin = (int)((long long)split * G / splits);
-  const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
+  // In 32 bits, unsigned: at most 8 splits (cuda_config.cu) of G < 2^24 groups. A 64-bit division is ~1 KB of
+  // code, and code costs (common.cuh, activate8).
+  const int g_begin = (int)((unsigned)split * G / splits);
+  const int ng = (int)((unsigned)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + KS - 1) / KS;  // pipeline stages of KS groups; the last may hold fewer
 
   bool tile_ok[NA];

@@ -29,9 +29,9 @@
 //    before the x wait, 8 wgmma m64nTk16 into fresh f32 p (the first with scale-d = 0), then
 //    acc = fma(p, scale, acc): the same arithmetic, in the same order, as kernel v1.
 //  * A CTA is W = 4 warpgroups (one CTA per SM) or W = 2 (two per SM, for small N); the host picks W
-//    and the split count S. The S CTAs of a tile reduce either on chip as one cluster (v1's
+//    and the split count S. The S CTAs of a tile reduce either on chip as one cluster (as v1's
 //    reduce_and_store) or, when S-CTA clusters would not all fit at once, through the plan's
-//    workspace (finish_split).
+//    workspace (finish_split); one store_tile finishes either way.
 //  * Launched with programmatic dependent launch: a CTA prefetches its first weight steps (and x's
 //    into L2) before it waits for the previous kernel in the stream, and lets the next one start
 //    right away.
@@ -210,10 +210,12 @@ constexpr int kArrivalThread = 32;  // a consumer warp's lane, never one that is
 __device__ __forceinline__ void draw_arrival(const sm90::Args &args, int tile, int *arrival) {
   if (args.partials && threadIdx.x == kArrivalThread) *arrival = (int)atomicAdd(tile_arrivals(args) + tile, 1u);
 }
-template <class E, int kCols, int kRedStride, int kThreads>
-__device__ __forceinline__ void finish_split(const float *red, const sm90::Args &args, const EpilogueInputs &in,
-                                             int tile, int split, int S, int rows, int col0, int m0, int arrival) {
-  constexpr int kVec4 = kCols / 4, kGroups8 = kCols / 8;
+// The workspace steps of that exchange up to the finish: returns false where this CTA only published its partial
+// sums, true for the last to arrive, with ws set for store_tile once the others' sums are visible.
+template <int kCols, int kRedStride, int kThreads>
+__device__ __forceinline__ bool finish_split(const float *red, const sm90::Args &args, int tile, int split, int S,
+                                             int rows, int arrival, Workspace &ws) {
+  constexpr int kVec4 = kCols / 4;
   const int slot0 = tile * (S - 1);
   const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
   __shared__ int slot_of[8];                                   // slot_of[q]: the slot holding split q's partial sums
@@ -229,7 +231,7 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
       __threadfence();
       sm90::store_release(args.flags + slot0 + arrival, (unsigned)split + 1);
     }
-    return;
+    return false;
   }
   if (threadIdx.x == 0) tile_arrivals(args)[tile] = 0;
   if (threadIdx.x < S - 1) {
@@ -240,24 +242,8 @@ __device__ __forceinline__ void finish_split(const float *red, const sm90::Args 
     args.flags[slot0 + threadIdx.x] = 0;
   }
   __syncthreads();
-  for (int it = threadIdx.x; it < rows * kGroups8; it += kThreads) {
-    const int tok = it / kGroups8, c8 = it - tok * kGroups8;
-    const int n = col0 + c8 * 8;
-    if (n >= args.N) continue;  // N % 8 == 0, so an 8-column item is all in or all out
-    float v[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] = 0.f;
-    add_partials(v, S, [&](int q, float4 &lo, float4 &hi) {
-      const float *src = q == split ? red + tok * kRedStride + c8 * 8
-                                    : args.partials + (slot0 + slot_of[q]) * slot + tok * kCols + c8 * 8;
-      if (q == split) {
-        lo = *reinterpret_cast<const float4 *>(src), hi = *reinterpret_cast<const float4 *>(src + 4);
-      } else {
-        lo = __ldcg(reinterpret_cast<const float4 *>(src)), hi = __ldcg(reinterpret_cast<const float4 *>(src + 4));
-      }
-    });
-    store_item<E>(v, in.bias_at(n), in.residual_at(tok, n), args.out, m0 + tok, n, args.N, args.act);
-  }
+  ws = {args.partials + slot0 * slot, slot_of, slot};
+  return true;
 }
 
 // Parts of the kernel that need none of its lambdas' state: barrier setup and the partial sums' layout
@@ -330,8 +316,10 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   const int rows = min(T, args.M - m0);
   const bool sums = C::kSums && rows <= C::kSumRows;  // Cfg::kSums: the offsets as o * (sum of x)
   const int G = args.K >> kGroupShift;
-  const int g_begin = (int)((long long)split * G / splits);
-  const int ng = (int)((long long)(split + 1) * G / splits) - g_begin;
+  // In 32 bits, unsigned: at most 8 splits (cuda_config.cu) of G < 2^24 groups. A 64-bit division is ~1 KB of
+  // code, and code costs (common.cuh, activate8).
+  const int g_begin = (int)((unsigned)split * G / splits);
+  const int ng = (int)((unsigned)(split + 1) * G / splits) - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
 
   if (tid == 0) init_barriers<C, GATHER>(xmap, full_bar, empty_bar, &epi_bar, &gather_bar, &sum_bar);
@@ -699,15 +687,22 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     if (row_hi > row_lo) sm90::mbar_wait(sm90::smem_u32(&epi_bar), 0);
   }
   W4A16_STAMP(tl, kEpilogueReady);
+  // The tile's items this CTA finishes: all of them through the workspace (if it arrives last), its split_items
+  // through a cluster. One store_tile for both (its one call site).
+  int i0 = 0, i1 = rows * (C::kCols / 8);
+  Workspace ws{};
+  bool finishes = true;
   if (args.partials) {
     __syncthreads();
-    finish_split<E, C::kCols, C::kRedStride, C::kThreads>(red, args, in, tile, split, splits, rows, col0, m0,
-                                                          arrival);
+    finishes = finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, tile, split, splits, rows, arrival, ws);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
-    reduce_and_store<E, C::kCols, C::kRedStride, C::kThreads>(red, split, splits, rows, col0, m0, args.N, in,
-                                                             args.out, args.act);
+    split_items(split, splits, i1, i0, i1);
   }
+  if (finishes)
+    store_tile<E, C::kCols, C::kRedStride, C::kThreads>(red, i0, i1, split, splits, col0, m0, args.N, in, args.out,
+                                                        args.act, ws);
+  if (!args.partials && splits > 1) cooperative_groups::this_cluster().sync();  // peers may still read our red
   W4A16_STAMP(tl, kDone);
 #else
   __trap();  // built only for sm_90a; the host never launches it elsewhere
