@@ -67,7 +67,6 @@ using sm90::kBlockCols;
 // GATHER: the act-order kernels' producer warp gathers x's columns itself (gather_x in the kernel).
 template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
-  static constexpr int kCtasPerSm = W >= 3 ? 1 : 2;
   static constexpr int kTok = NT * 8;                   // tokens per CTA (wgmma N)
   // x comes from a warp of its own where that costs no registers (W = 4 or 3, up to 16 tokens: W = 4's 544 threads
   // leave 96 registers per thread; at 32 tokens the kernel spilled and was no faster), else from
@@ -106,12 +105,15 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kRedBytes = kTok * kRedStride * 4;
   static constexpr int kRingBytes = kXBytes + kWD * kWStage;
   static constexpr int kRingOrRed = kRingBytes > kRedBytes ? kRingBytes : kRedBytes;
+  // W = 2 whose rings outgrow half an SM (the symmetric form from 48 tokens) has its SM alone anyway: it takes the
+  // registers (its 64-token kernels spilled at two CTAs' 128 per thread) and the epilogue staging of one CTA per SM.
+  static constexpr int kCtasPerSm = W >= 3 || kRingOrRed + 1024 > kBudget ? 1 : 2;
   // The epilogue's residual rows and bias, copied into shared memory while the main loop runs (behind
   // the ring and the partial sums), where that fits without costing occupancy: W = 4 up to 56 tokens,
-  // W = 3 and 2 up to 32. Read from global memory at the end instead, each load is a full memory round trip
+  // W = 3 up to 32, W = 2 up to 32 and from 48 (one CTA per SM). Read from global memory at the end instead, each load is a full memory round trip
   // (~2 us while the other CTAs stream) on the call's critical path (per-CTA timelines, bench/RESULTS.md session 6).
   static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
-  static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (W >= 3 ? 227 * 1024 : kBudget);
+  static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (kCtasPerSm == 1 ? 227 * 1024 : kBudget);
   static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
   // GATHER: the CTA's range of perm, then x's rows, behind everything else (the host adds their bytes,
   // gather_smem_bytes, to kSmemBytes at launch).
