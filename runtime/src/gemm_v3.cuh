@@ -59,11 +59,11 @@ using sm90::kBlockCols;
 
 // Shape of one CTA. W = 4 warpgroups, one CTA per SM; or W = 2 and two CTAs per SM, which gives the
 // host twice as many CTAs to spread over the SMs when N is small (x is then loaded for half as many
-// columns per CTA; with 40+ tokens two W = 2 CTAs no longer fit one SM, which the host's occupancy
-// query sees); or, up to 32 tokens, W = 3, one CTA per SM like W = 4, for N whose
-// 256-column tiles leave SMs idle (4096x22016: 86 tiles of 256 columns, 115 of 192, on 132 SMs). One
-// pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop control) are
-// paid once per 256 k. FORM: the weight's form (its records, see load_w).
+// columns per CTA; where their rings outgrow half an SM, the symmetric form's from 48 tokens, two W = 2
+// CTAs no longer fit one SM, and kCtasPerSm says so); or, up to 32 tokens, W = 3, one CTA per SM like
+// W = 4, for N whose 256-column tiles leave SMs idle (4096x22016: 86 tiles of 256 columns, 115 of 192, on
+// 132 SMs). One pipeline step is a pair of 128-k groups: the per-step costs (waits, barrier, refills, loop
+// control) are paid once per 256 k. FORM: the weight's form (its records, see load_w).
 // GATHER: the act-order kernels' producer warp gathers x's columns itself (gather_x in the kernel).
 template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kW = W;                          // warpgroups (64-column blocks) per CTA
@@ -110,8 +110,9 @@ template <int NT, int W, int FORM, bool GATHER = false> struct Cfg {
   static constexpr int kCtasPerSm = W >= 3 || kRingOrRed + 1024 > kBudget ? 1 : 2;
   // The epilogue's residual rows and bias, copied into shared memory while the main loop runs (behind
   // the ring and the partial sums), where that fits without costing occupancy: W = 4 up to 56 tokens,
-  // W = 3 up to 32, W = 2 up to 32 and from 48 (one CTA per SM). Read from global memory at the end instead, each load is a full memory round trip
-  // (~2 us while the other CTAs stream) on the call's critical path (per-CTA timelines, bench/RESULTS.md session 6).
+  // W = 3 up to 32, W = 2 up to 32 and from 48 (one CTA per SM). Read from global memory at the end
+  // instead, each load is a full memory round trip (~2 us while the other CTAs stream) on the call's
+  // critical path (per-CTA timelines, bench/RESULTS.md session 6).
   static constexpr int kEpiBytes = (kTok + 1) * kCols * 2;  // kTok residual rows + the bias row
   static constexpr bool kStageEpilogue = kRingOrRed + kEpiBytes + 1024 <= (kCtasPerSm == 1 ? 227 * 1024 : kBudget);
   static constexpr int kSmemBytes = kRingOrRed + (kStageEpilogue ? kEpiBytes : 0) + 1024;  // + alignment
