@@ -231,8 +231,9 @@ template <class Load> __device__ __forceinline__ void add_partials(float (&v)[8]
   }
 }
 
-// The items [i0, i1) of a tile's (token, 8 columns) items that split `split` of `splits` finishes (at most 8
-// splits of 64 x 32 items: unsigned 32-bit products).
+// An even split of `items` things: [i0, i1) is split `split` of `splits`'s share. Used for a tile's (token,
+// 8 columns) items and for the K groups of kernels v1 and v3. In unsigned 32-bit arithmetic: at most 8 splits
+// (cuda_config.cu) of < 2^24 items, and a 64-bit division is ~1 KB of code, which costs (activate8).
 __device__ __forceinline__ void split_items(int split, int splits, int items, int &i0, int &i1) {
   i0 = (int)((unsigned)split * items / splits), i1 = (int)((unsigned)(split + 1) * items / splits);
 }

@@ -204,10 +204,9 @@ __global__ void __launch_bounds__(WARPS * 32, Config<NT, WARPS, STAGES, FORM, KS
   const int rows = min(C::kRows, args.M - m0);  // valid tokens in this CTA
   const int K = args.K, G = K >> kGroupShift, ntiles = args.Npad >> 4;
   // Even split of the K groups; host guarantees splits <= G, so every CTA gets at least one group.
-  // In 32 bits, unsigned: at most 8 splits (cuda_config.cu) of G < 2^24 groups. A 64-bit division is ~1 KB of
-  // code, and code costs (common.cuh, activate8).
-  const int g_begin = (int)((unsigned)split * G / splits);
-  const int ng = (int)((unsigned)(split + 1) * G / splits) - g_begin;
+  int g_begin, g_end;
+  split_items(split, splits, G, g_begin, g_end);
+  const int ng = g_end - g_begin;
   const int nsteps = (ng + KS - 1) / KS;  // pipeline stages of KS groups; the last may hold fewer
 
   bool tile_ok[NA];

@@ -319,10 +319,9 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   const int rows = min(T, args.M - m0);
   const bool sums = C::kSums && rows <= C::kSumRows;  // Cfg::kSums: the offsets as o * (sum of x)
   const int G = args.K >> kGroupShift;
-  // In 32 bits, unsigned: at most 8 splits (cuda_config.cu) of G < 2^24 groups. A 64-bit division is ~1 KB of
-  // code, and code costs (common.cuh, activate8).
-  const int g_begin = (int)((unsigned)split * G / splits);
-  const int ng = (int)((unsigned)(split + 1) * G / splits) - g_begin;
+  int g_begin, g_end;
+  split_items(split, splits, G, g_begin, g_end);
+  const int ng = g_end - g_begin;
   const int nsteps = (ng + 1) >> 1;  // the last step holds one group when ng is odd
 
   if (tid == 0) init_barriers<C, GATHER>(xmap, full_bar, empty_bar, &epi_bar, &gather_bar, &sum_bar);
