@@ -128,6 +128,13 @@ static double counted_sms(int sms, int T) {
 // gather x first have a rule of their own).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;
+// W = 3 over W = 4 on short K ranges up to 16 tokens: each split then streams few groups, and W = 3's CTA, with 12
+// warps to hide the loop's latencies instead of 16, reaches its full rate sooner. The cost model, which charges both
+// widths alike per group, had 4096x11008 (32 groups) on W = 4 with 3 splits; W = 3 with 2 splits (16 groups each) ran
+// 2.9 / 6.4 % faster at M = 1 / 16 (H100, bench/RESULTS.md session 51 run 4). The factor is the smallest that moves
+// that row; by a replica of this model no other benchmark or LLaMA shape moves with it.
+constexpr int kShortRangeTokens = 16, kShortRangeGroups = 20;
+constexpr double kShortRangeW3Factor = 0.94;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
   // The cheapest one-wave cluster of each width (the act-order and same-width rules below choose among them).
@@ -198,7 +205,9 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         const double work = std::max((double)per_sm * k.W * ((G + S - 1) / S) / eff,
                                      (double)tiles * k.W * G / counted_sms(sms, T));
         const double per_split = global ? 0.5 + 0.02 * T * k.W : k.W >= 3 ? 5.0 : 0.5;  // workspace: by slot size
-        const double cost = work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S +
+        const bool short_w3 = k.W == 3 && T <= kShortRangeTokens && (G + S - 1) / S <= kShortRangeGroups;
+        const double cost = (work * (1.0 + 0.25 * T / (16.0 * k.W)) + 8.0 * (double)waves + per_split * S) *
+                                (short_w3 ? kShortRangeW3Factor : 1.0) +
                             (waves > 1 ? 1e6 : 0.0);  // one wave if at all possible
         if (!layer_rule_skips && (best_cost < 0 || cost < best_cost - 1e-9)) best = c, best_cost = cost;
         if (S > 1 && !global && waves == 1 && (cluster_cost_of_width[wi] < 0 || cost < cluster_cost_of_width[wi] - 1e-9))
