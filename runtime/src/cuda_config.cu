@@ -130,9 +130,11 @@ static double counted_sms(int sms, int T) {
 constexpr int kLayerRuleTokens = 32;
 // W = 3 over W = 4 on short K ranges up to 16 tokens: each split then streams few groups, and W = 3's CTA, with 12
 // warps to hide the loop's latencies instead of 16, reaches its full rate sooner. The cost model, which charges both
-// widths alike per group, had 4096x11008 (32 groups) on W = 4 with 3 splits; W = 3 with 2 splits (16 groups each) ran
-// 2.9 / 6.4 % faster at M = 1 / 16 (H100, bench/RESULTS.md session 51 run 4). The factor is the smallest that moves
-// that row; by a replica of this model no other benchmark or LLaMA shape moves with it.
+// widths alike per group, had 4096x11008 (32 groups) on W = 4 with 3 splits, 2.6 / 2.2 % slower than 2655af8 at M = 1
+// / 16; W = 3 with 2 splits (16 groups each) ran 2.9 / 6.4 % faster than 2655af8 (H100, bench/RESULTS.md session 51
+// runs 3-4). The factor is the smallest that moves that row; by a replica of this model no other benchmark or LLaMA
+// shape moves with it (session 46's factor without the range condition also took W = 3 on 8192x8192 and 28672x8192,
+// 22 and 75 groups per split, and both got slower).
 constexpr int kShortRangeTokens = 16, kShortRangeGroups = 20;
 constexpr double kShortRangeW3Factor = 0.94;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
