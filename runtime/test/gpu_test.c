@@ -670,7 +670,7 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   if (argc > 1 && !strcmp(argv[1], "--chooser")) { /* the configuration checks alone (seconds, for chooser changes) */
-    if (prop.major == 9) test_chooser(), test_affine_chooser();
+    if (prop.major == 9) test_chooser(prop.multiProcessorCount == 132), test_affine_chooser();
     w4t_stats ao = {0, 0, 0, 0};
     test_act_order_chooser(prop.major == 9 && prop.multiProcessorCount == 132, &ao);
     total_fail += ao.failures;
@@ -724,7 +724,7 @@ int main(int argc, char **argv) {
   test_chain(0, small ? 4 : 50); /* also under the sanitizers (--small), briefly */
   if (!small) {
     test_cuda_errors();
-    if (prop.major == 9) test_chooser(), test_affine_chooser();
+    if (prop.major == 9) test_chooser(prop.multiProcessorCount == 132), test_affine_chooser();
     test_zero_points();
     test_concurrency(0, 0);
     test_concurrency(1, 0);

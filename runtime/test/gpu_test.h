@@ -41,7 +41,7 @@ void test_first_call_after_create(int rounds);
 void run_outputs_matrix(int small, uint64_t seed, w4t_stats *st16, w4t_stats *stbf);
 
 /* gpu_test_chooser.c */
-void test_chooser(void);
+void test_chooser(int sm90_132); /* sm90_132: an sm_90 GPU of 132 SMs (the picks that depend on it) */
 void test_affine_chooser(void);
 
 #endif
