@@ -135,7 +135,7 @@ constexpr int kLayerRuleTokens = 32;
 // runs 3-4). The factor is the smallest that moves that row; by a replica of this model no other benchmark or LLaMA
 // shape moves with it (session 46's factor without the range condition also took W = 3 on 8192x8192 and 28672x8192,
 // 22 and 75 groups per split, and both got slower).
-constexpr int kShortRangeTokens = 16, kShortRangeGroups = 20;
+constexpr int kShortRangeTokens = 24, kShortRangeGroups = 20;
 constexpr double kShortRangeW3Factor = 0.94;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   const int nt = token_tiles(M), T = nt * 8, G = p->K / w4a16::kGroupK, sms = p->sms;
