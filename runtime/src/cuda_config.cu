@@ -130,13 +130,12 @@ static double counted_sms(int sms, int T) {
 constexpr int kLayerRuleTokens = 32;
 // W = 3 over W = 4 on short K ranges up to 24 tokens: each split then streams few groups, and W = 3's CTA, with 12
 // warps to hide the loop's latencies instead of 16, reaches its full rate sooner. The cost model, which charges both
-// widths alike per group, had 4096x11008 (32 groups) on W = 4 with 3 splits, 2.6 / 2.2 % slower than 2655af8 at M = 1
-// / 16; W = 3 with 2 splits (16 groups each) ran 2.9 / 6.4 % faster than 2655af8 (H100, bench/RESULTS.md session 51
-// runs 3-4). The factor is the smallest that moves that row; by a replica of this model no other benchmark or LLaMA
-// shape moves with it (session 46's factor without the range condition also took W = 3 on 8192x8192 and 28672x8192,
-// 22 and 75 groups per split, and both got slower). At 17-24 tokens it moves the same shape from W = 4 with 3 splits
-// (+7-8 % over 2655af8) to a W = 3 cluster of 2 (-3.3 / -6.7 % at M = 18 / 24; session 52 run 4), as 32 tokens
-// already had without it; no other benchmark shape moves there.
+// widths alike per group, had 4096x11008 (32 groups) on W = 4 with 3 splits, 2.4 / 2.1 / 7.9 / 7.0 % slower than
+// 2655af8 at M = 1 / 16 / 18 / 24; W = 3 with 2 splits (16 groups each; a cluster from 17 tokens, as at 32 tokens
+// without this rule) runs 2.6 / 6.1 / 3.3 / 6.7 % faster than 2655af8 (H100, back-to-back, bench/RESULTS.md session 52
+// runs 1 and 4). The factor is the smallest that moves that shape. No other benchmark shape's pick moved at M = 1 /
+// 16 / 18 / 24 / 32, and the LLaMA-7B layer did not change; session 46's factor without the range condition also took
+// W = 3 on 8192x8192 and 28672x8192 (22 and 75 groups per split), and both got slower.
 constexpr int kShortRangeTokens = 24, kShortRangeGroups = 20;
 constexpr double kShortRangeW3Factor = 0.94;
 V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
