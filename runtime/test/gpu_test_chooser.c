@@ -33,6 +33,9 @@ void test_chooser(int sm90_132) {
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
     const int64_t K = shapes[i][0], N = shapes[i][1];
     const int wide_from_48 = N != 4096;  // the N = 4096 shapes take W = 2 from 48 tokens
+    /* K = 4096 gives 4096x11008 splits of 16 groups: W = 3 with 2 splits up to 24 tokens on 132 SMs (session 52;
+       a cluster from 17 tokens) */
+    const int short_range = sm90_132 && K == 4096 && N == 11008;
     void *dq, *ds;
     w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds), *v3 = NULL, *ws = NULL;
     set_kernel("v3");
@@ -48,9 +51,7 @@ void test_chooser(int sm90_132) {
       w4a16_plan_describe(ws, Ms[m], descw, sizeof descw);
       const int cluster = strstr(desc3, "cluster") != NULL;
       const int three = N == 12288 || N == 22016;  // W = 3 up to 32 tokens
-      /* K = 4096 gives 4096x11008 splits of 16 groups: W = 3 with 2 splits up to 24 tokens on 132 SMs (session 52;
-         a cluster from 17 tokens) */
-      const int short_w3 = sm90_132 && K == 4096 && N == 11008 && Ms[m] <= 24;
+      const int short_w3 = short_range && Ms[m] <= 24;
       if (Ms[m] <= 32) {
         /* a cluster from 17 tokens, of the workspace pick's width and with as many splits; else the workspace pick */
         const int expect_cluster = (N == 12288 && Ms[m] > 16) || (N == 4096 && K == 4096 && Ms[m] == 32);
@@ -73,8 +74,8 @@ void test_chooser(int sm90_132) {
              "splits as the workspace's pick), W = %d at 48, 64%s; %s%s%s",
              (long long)K, (long long)N,
              N == 12288 || N == 22016 ? "3"
-             : sm90_132 && K == 4096 && N == 11008 ? "3 with 2 splits up to 24 tokens, 4 or 3 beyond"
-                                                   : "4 or 3",
+             : short_range ? "3 with 2 splits up to 24 tokens, 4 or 3 beyond"
+                           : "4 or 3",
              wide_from_48 ? 4 : 2,
              K == 4096 && N == 4096 ? " (a cluster)" : "",
              !sliced ? "v3 at every M" : K <= 4096 ? "v1 sliced at M = 1..8 (v3 splits K there)"
