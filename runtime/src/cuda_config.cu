@@ -243,9 +243,12 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // kept the width and the splits 3-14 % faster, with fewer splits 7-12 % slower where K is long (8192x8192,
   // 28672x8192). This rule alone (H100, session 35, run 1): the layer 62.0 / 62.8 us at M = 24 / 32 against 64.1 /
   // 67.6, but 58.4 against 57.7 at M = 16 and 53.1 against 52.9 at M = 8 (only qkv switches there), hence from 17.
-  constexpr int kClusterRuleAboveTokens = 16;
+  // Up to 48 tokens (session 53, to be measured): at 48 the cost model still prefers the workspace (0.5 + 0.02 T W =
+  // 4.3 per split against a W = 4 cluster's 5), but 4096x11008 and 4096x12288 ran a W = 4 cluster of 2 10 % faster
+  // than that same split through the workspace (graph, H100, bench/RESULTS.md session 52 run 3).
+  constexpr int kClusterRuleAboveTokens = 16, kClusterRuleTokens = 48;
   const int bw = w4a16::v3_width_index(best.W);
-  if (!p->act_order && M > kClusterRuleAboveTokens && T <= kLayerRuleTokens && best.S > 1 && best.global &&
+  if (!p->act_order && M > kClusterRuleAboveTokens && T <= kClusterRuleTokens && best.S > 1 && best.global &&
       cluster_cost_of_width[bw] >= 0 && cluster_of_width[bw].S >= best.S && p->force_global < 0)
     return cluster_of_width[bw];
   return best;
