@@ -124,8 +124,8 @@ static double counted_sms(int sms, int T) {
 // taken only when nothing fits in one. Up to 32 tokens, W = 2 only where neither W = 4 nor W = 3 fits anything in
 // one wave, and for act-order calls (W = 3 only from 9 tokens: there are no W = 3 gathering kernels); ties go to
 // W = 4, then 3, and fewer splits. Up to 32 tokens, clusters only where the workspace can take no split, or from 17
-// tokens where a one-wave cluster has the workspace pick's width and as many splits (below; act-order calls that
-// gather x first have a rule of their own).
+// tokens (to 48) where a one-wave cluster has the workspace pick's width and as many splits (below; act-order calls
+// that gather x first have a rule of their own).
 // The rules measured in the LLaMA-7B layer (one CTA width; the workspace before clusters) hold up to this many tokens.
 constexpr int kLayerRuleTokens = 32;
 // W = 3 over W = 4 on short K ranges up to 24 tokens: each split then streams few groups, and W = 3's CTA, with 12
@@ -234,7 +234,7 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
         cheapest = wi;
     if (cheapest >= 0 && cluster_of_width[cheapest].S >= best.S) return cluster_of_width[cheapest];
   }
-  // Plain calls of 17 to 32 tokens take a one-wave cluster of the workspace pick's width over it where the cluster
+  // Plain calls of 17 to 48 tokens take a one-wave cluster of the workspace pick's width over it where the cluster
   // has as many splits: it saves the workspace's exchange (its partial sums stored, a flag polled and the sums
   // reloaded: each a memory round trip on the call's critical path, 4.8-6.1 us of qkv, o and down at M = 32 in the
   // LLaMA-7B layer's timeline). With W = 3 such clusters start on time behind the previous kernel. Measured with
@@ -243,9 +243,11 @@ V3Choice choose_v3(const w4a16_cuda_plan *p, int64_t M) {
   // kept the width and the splits 3-14 % faster, with fewer splits 7-12 % slower where K is long (8192x8192,
   // 28672x8192). This rule alone (H100, session 35, run 1): the layer 62.0 / 62.8 us at M = 24 / 32 against 64.1 /
   // 67.6, but 58.4 against 57.7 at M = 16 and 53.1 against 52.9 at M = 8 (only qkv switches there), hence from 17.
-  // Up to 48 tokens (session 53, to be measured): at 48 the cost model still prefers the workspace (0.5 + 0.02 T W =
-  // 4.3 per split against a W = 4 cluster's 5), but 4096x11008 and 4096x12288 ran a W = 4 cluster of 2 10 % faster
-  // than that same split through the workspace (graph, H100, bench/RESULTS.md session 52 run 3).
+  // Up to 48 tokens since session 53: there the cost model still prefers the workspace (0.5 + 0.02 T W = 4.3 per split
+  // against a W = 4 cluster's 5), but the cluster of the same width and splits is faster. H100 (bench/RESULTS.md
+  // session 53, run 1): graph single calls of 4096x11008 / 4096x12288 / 8192x8192 8-10 % faster at M = 40 (only the
+  // first two move at 48), the layer 87.0 -> 85.9 us at M = 40 and 79.0 -> 78.0 at M = 48; no other benchmark
+  // pick moves at M = 48 / 64.
   constexpr int kClusterRuleAboveTokens = 16, kClusterRuleTokens = 48;
   const int bw = w4a16::v3_width_index(best.W);
   if (!p->act_order && M > kClusterRuleAboveTokens && T <= kClusterRuleTokens && best.S > 1 && best.global &&

@@ -15,7 +15,7 @@
  * CTAs of 192 columns instead of 96 and 86 of 256 on 132 SMs (session 33: 6-12 % faster). From 17 tokens a one-wave
  * cluster replaces the workspace pick where it has the same width and as many splits (sessions 34-35): checked
  * against a plan forced to the workspace (W4A16_FORCE_GLOBAL=1), and taken by 4096x12288 at M = 24, 32 and by
- * 4096x4096 at 32. From 48
+ * 4096x4096 at 32; up to 48 tokens since session 53, taken by 4096x11008 and 4096x12288 at 48 (W = 4). From 48
  * tokens the cost model's mix of widths and of reductions is faster, in the layer too: 4096x4096 and 11008x4096
  * take W = 2 there, and 4096x4096 a cluster (session 27: 18-20 % faster than the workspace at M = 48-64). The v3
  * rule is checked with W4A16_FORCE_KERNEL=v3. By default the N = 4096 shapes, where that v3 configuration splits K,
@@ -36,6 +36,7 @@ void test_chooser(int sm90_132) {
     /* K = 4096 gives 4096x11008 splits of 16 groups: W = 3 with 2 splits up to 24 tokens on 132 SMs (session 52;
        a cluster from 17 tokens) */
     const int short_range = sm90_132 && K == 4096 && N == 11008;
+    const int cluster_at_48 = sm90_132 && K == 4096 && (N == 11008 || N == 12288);
     void *dq, *ds;
     w4a16_plan *plan = make_plan(K, N, 300 + i, &dq, &ds), *v3 = NULL, *ws = NULL;
     set_kernel("v3");
@@ -62,6 +63,11 @@ void test_chooser(int sm90_132) {
         ok = ok && (!short_w3 || (strstr(desc3, " W=3 ") && desc_int(desc3, "splits=") == 2));
       } else {
         ok = strstr(desc3, wide_from_48 ? " W=4 " : " W=2 ") && (K != 4096 || N != 4096 || cluster);
+        /* the cluster rule reaches 48 tokens (session 53): these two take the workspace pick's W = 4 split as a
+           cluster */
+        const int rule_48 = cluster_at_48 && Ms[m] == 48;
+        ok = ok && (!rule_48 || (cluster && strstr(descw, "workspace") &&
+                                 desc_int(desc3, "splits=") == desc_int(descw, "splits=")));
       }
       const int expect_sliced = N == 4096 && (Ms[m] <= 2 || (Ms[m] <= 8 && K <= 4096));
       if (ok && expect_sliced) ok = strstr(desc3, "split-K") && strstr(desc, "k-slices"), sliced = 1;
@@ -71,13 +77,14 @@ void test_chooser(int sm90_132) {
     char what[1400];
     snprintf(what, sizeof what,
              "chooser: %lldx%lld plain plan, v3 W = %s at M = 1..32 (a cluster only from 17 tokens, as wide and with as many "
-             "splits as the workspace's pick), W = %d at 48, 64%s; %s%s%s",
+             "splits as the workspace's pick), W = %d at 48, 64%s; %s%s%s%s",
              (long long)K, (long long)N,
              N == 12288 || N == 22016 ? "3"
              : short_range ? "3 with 2 splits up to 24 tokens, 4 or 3 beyond"
                            : "4 or 3",
              wide_from_48 ? 4 : 2,
              K == 4096 && N == 4096 ? " (a cluster)" : "",
+             cluster_at_48 ? "a cluster at 48 with the workspace pick's splits; " : "",
              !sliced ? "v3 at every M" : K <= 4096 ? "v1 sliced at M = 1..8 (v3 splits K there)"
                                                    : "v1 sliced at M = 1, 2 (v3 splits K there), v3 at 3 and 8",
              ok ? "" : "; got: ", ok ? "" : got);
