@@ -19,7 +19,7 @@ echo "layer: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt; grep
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 for shape in 11008x4096; do for b in o2655 s122; do
   [ $(( $(date +%s) - T0 )) -gt 200 ] && { echo "ncu $b $shape skipped (time)" | tee -a $O/summary.txt; continue; }
-  timeout 75 "$NCU" --clock-control none -k regex:gemm_v --launch-skip 3000 --launch-count 1 \
+  timeout 75 "$NCU" --clock-control none -k regex:gemm_v --launch-skip 4000 --launch-count 1 \
     --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis --section InstructionStats --section ComputeWorkloadAnalysis \
     --metrics gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_bytes.sum,launch__cluster_dim_x,launch__grid_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
