@@ -13,7 +13,7 @@
  *
  *   w4a16_bench [--csv FILE] [--quick] [--baselines-hot] [--shape KxN] [--ms 1,16,...] [--ours-only]
  *               [--sweep FILE] [--graph] [--zero-points] [--bf16] [--group G] [--offsets]
- *               [--act-order] [--act NAME]
+ *               [--act-order] [--act NAME] [--profile]
  *     --quick           only 8192x8192, M in {1,16,32,64} (a smoke test)
  *     --baselines-hot   also time the baselines L2-hot (default: baselines L2-cold only)
  *     --shape, --ms     a subset (experiments); --ours-only skips the baselines
@@ -36,8 +36,12 @@
  *                       stays the op's own (a kernel gathering x in place would read no more), so xfloor against a
  *                       run without --act-order shows what the gather costs
  *     --act NAME        ours with activation NAME (none, silu, gelu_tanh) instead of silu; the
- *                       baselines' epilogue stays silu */
+ *                       baselines' epilogue stays silu
+ *     --profile         ours' L2-cold timing of each M runs between cudaProfilerStart and cudaProfilerStop, so
+ *                       that a profiler started with profiling off (ncu --profile-from-start off) sees only those
+ *                       launches: bench/ncu.sh */
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,12 +189,13 @@ static double rel_diff(const uint16_t *a, const uint16_t *b, size_t n) {
 int main(int argc, char **argv) {
   const char *csv_path = "bench.csv", *sweep_path = NULL;
   int quick = 0, baselines_hot = 0, ours_only = 0, graph = 0, zero_points = 0, bf16 = 0, group = 128, offsets = 0,
-      act_order = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
+      act_order = 0, profile = 0, user_shape[2] = {0, 0}, user_ms[8], n_user_ms = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--baselines-hot")) baselines_hot = 1;
     else if (!strcmp(argv[i], "--ours-only")) ours_only = 1;
+    else if (!strcmp(argv[i], "--profile")) profile = 1;
     else if (!strcmp(argv[i], "--graph")) graph = 1;
     else if (!strcmp(argv[i], "--zero-points")) zero_points = ours_only = 1;
     else if (!strcmp(argv[i], "--bf16")) bf16 = ours_only = 1;
@@ -350,7 +355,10 @@ int main(int argc, char **argv) {
           if (impl != IMPL_OURS && ((hot && !baselines_hot) || ours_only)) continue;
           c.impl = impl, c.M = M, c.hot = hot, c.bad = 0;
           c.calls = impl == IMPL_PLAIN ? CALLS_PLAIN : impl == IMPL_CUBLAS ? CALLS_CUBLAS : CALLS;
+          const int profiled = profile && impl == IMPL_OURS && !hot;
+          if (profiled) CK(cudaProfilerStart());
           measure(&c, &med[impl][hot], &mn[impl][hot], &mx[impl][hot]);
+          if (profiled) CK(cudaProfilerStop());
           if (c.bad) {
             fprintf(stderr, "a call failed: %s %dx%d M=%d: %s\n", IMPL_NAME[impl], K, N, M, w4a16_last_error());
             return 2;
