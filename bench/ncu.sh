@@ -15,4 +15,4 @@ timeout 240 "$NCU" --clock-control none --profile-from-start off -k regex:gemm_v
   "${BENCH:-$B/bin/w4a16_bench}" --shape "${SHAPE:-8192x28672}" --ms "${MS:-32}" --ours-only --profile \
   --csv /tmp/ncu-bench.csv >"$L/ncu.txt" 2>&1
 echo "ncu exit $?"
-grep -E "gemm_v3|Duration|DRAM Throughput|dram__bytes_read.sum|dram__throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|gmma|lts__t_bytes|Stall|Issued Warp" "$L/ncu.txt" | head -40
+grep -E "gemm_v|Duration|DRAM Throughput|dram__bytes_read.sum|dram__throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|gmma|lts__t_bytes|Stall|Issued Warp" "$L/ncu.txt" | head -40

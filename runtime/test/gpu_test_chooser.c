@@ -26,6 +26,12 @@ static int desc_int(const char *desc, const char *key) {
   const char *at = strstr(desc, key);
   return at ? atoi(at + strlen(key)) : -1;
 }
+/* The cluster rule's replacement: desc3 a cluster of the width of descw (a workspace pick), with at least its
+   splits. */
+static int replaces_workspace_pick(const char *desc3, const char *descw) {
+  return strstr(desc3, "cluster") && strstr(descw, "workspace") && desc_int(desc3, " W=") == desc_int(descw, " W=") &&
+         desc_int(desc3, "splits=") >= desc_int(descw, "splits=");
+}
 
 void test_chooser(int sm90_132) {
   static const int64_t shapes[][2] = {{4096, 4096}, {4096, 11008}, {11008, 4096}, {4096, 12288}, {4096, 22016}};
@@ -56,9 +62,7 @@ void test_chooser(int sm90_132) {
       if (Ms[m] <= 32) {
         /* a cluster from 17 tokens, of the workspace pick's width and with as many splits; else the workspace pick */
         const int expect_cluster = (N == 12288 && Ms[m] > 16) || (N == 4096 && K == 4096 && Ms[m] == 32);
-        ok = cluster ? Ms[m] > 16 && strstr(descw, "workspace") && desc_int(desc3, " W=") == desc_int(descw, " W=") &&
-                           desc_int(desc3, "splits=") >= desc_int(descw, "splits=")
-                     : !strcmp(desc3, descw) && !expect_cluster;
+        ok = cluster ? Ms[m] > 16 && replaces_workspace_pick(desc3, descw) : !strcmp(desc3, descw) && !expect_cluster;
         ok = ok && (three ? strstr(desc3, " W=3 ") != NULL : strstr(desc3, " W=4 ") || strstr(desc3, " W=3 "));
         ok = ok && (!short_w3 || (strstr(desc3, " W=3 ") && desc_int(desc3, "splits=") == 2));
       } else {
@@ -66,7 +70,7 @@ void test_chooser(int sm90_132) {
         /* the cluster rule reaches 48 tokens (session 53): these two take the workspace pick's W = 4 split as a
            cluster */
         const int rule_48 = cluster_at_48 && Ms[m] == 48;
-        ok = ok && (!rule_48 || (cluster && strstr(descw, "workspace") &&
+        ok = ok && (!rule_48 || (replaces_workspace_pick(desc3, descw) &&
                                  desc_int(desc3, "splits=") == desc_int(descw, "splits=")));
       }
       const int expect_sliced = N == 4096 && (Ms[m] <= 2 || (Ms[m] <= 8 && K <= 4096));
