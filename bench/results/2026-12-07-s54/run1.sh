@@ -28,8 +28,9 @@ for shape in 11008x4096 14336x4096; do for b in o2655p s126; do
   grep -E "gemm_v|gpu__time|inst_executed.sum |Registers Per|Grid Size|cluster_dim|No Eligible|Warp Cycles Per Issued" $L/ncu-$b-$shape.txt | head -10 | tee -a $O/summary.txt
   pack
 done; done
-# the same two builds timed back-to-back and as graph replays at M = 48 (L2-cold and hot in the CSVs)
-mkdir -p $L/time; OUT=$L/time SHAPES=11008x4096,14336x4096 MS=48 ROUNDS=3 MODES=eager,graph timeout 120 \
-  bash bench/prebuilt-gpu.sh time o2655p s126 >$L/time.txt 2>&1
+# the same two builds timed back-to-back and as graph replays at M = 48 (L2-cold and hot in the CSVs), with and
+# without programmatic dependent launch: if main's loss goes away without PDL, it is in the overlap of the calls
+mkdir -p $L/time; OUT=$L/time SHAPES="11008x4096 14336x4096" MS=48 ROUNDS=2 MODES="eager graph" timeout 200 \
+  bash bench/prebuilt-gpu.sh time o2655p s126 o2655p,,W4A16_NO_PDL=1 s126,,W4A16_NO_PDL=1 >$L/time.txt 2>&1
 echo "time: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt; tail -12 $L/time.txt | tee -a $O/summary.txt
 pack; echo "done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
