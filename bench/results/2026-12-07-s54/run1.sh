@@ -33,4 +33,12 @@ done; done
 mkdir -p $L/time; OUT=$L/time SHAPES="11008x4096 14336x4096" MS=48 ROUNDS=2 MODES="eager graph" timeout 200 \
   bash bench/prebuilt-gpu.sh time o2655p s126 o2655p,,W4A16_NO_PDL=1 s126,,W4A16_NO_PDL=1 >$L/time.txt 2>&1
 echo "time: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt; tail -12 $L/time.txt | tee -a $O/summary.txt
+pack
+# (d) the issues' forms on main against its own symmetric f16 call (#17 offsets <= +5 %, #18 bf16 <= +3 %, #22
+# act-order <= +10 %): graph, one M per process, L2-cold; on the H200 these would be the first since session 46
+if [ $(( $(date +%s) - T0 )) -lt 300 ]; then
+  OUT=$L/forms MODES=graph ROUNDS=1 ONE_M=1 MS=1,16,32 timeout 200 bash bench/prebuilt-gpu.sh time \
+    s127 s127,--offsets s127,--bf16 s127,--act-order >$L/forms.txt 2>&1
+  echo "forms: exit $? at $(( $(date +%s) - T0 )) s; $(tail -1 $L/forms.txt)" | tee -a $O/summary.txt
+fi
 pack; echo "done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
