@@ -21,4 +21,12 @@ echo "time: exit $? at $(( $(date +%s) - T0 )) s; $(tail -1 $L/time.txt)" | tee 
 mkdir -p $L/layer; OUT=$L/layer MS=32,48 PASSES=1 timeout 30 bash bench/prebuilt-gpu.sh layer s127 s129 >$L/layer.txt 2>&1
 echo "layer: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
 grep -E "merged|^layer" $L/layer.txt | tee -a $O/summary.txt
+pack
+# Per-CTA timelines of main's layer at M = 48 (its down projection is 11008x4096 through the workspace, W = 2 with 4
+# splits), back-to-back in graphs with PDL: which phase of a call starts late (tl127 = 816030f built with
+# -DW4A16_TIMELINE=ON; its times are not the plain build's)
+if [ -f .carry/bins/tl127.tar.xz ]; then
+  mkdir -p $L/tl; OUT=$L/tl MS=48 REPS=20 timeout 120 bash bench/prebuilt-gpu.sh timeline tl127 >$L/tl.txt 2>&1
+  echo "timeline tl127: exit $? at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt; tail -30 $L/tl.txt >>$O/summary.txt
+fi
 pack; echo "done at $(( $(date +%s) - T0 )) s" | tee -a $O/summary.txt
