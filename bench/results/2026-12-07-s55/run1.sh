@@ -8,13 +8,9 @@
 # carry [".carry"].
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-O=${OUT:-/tmp/out}; mkdir -p "$O"; L=$(mktemp -d /tmp/logs-s55-1-XXXX)
-P=/tmp/prebuilt; for b in o2655p s127 s129 tl127; do mkdir -p $P/$b && tar xJf .carry/bins/$b.tar.xz -C $P/$b; done
-pack() { tar czf $O/results.tgz -C $L .; }
-T0=$(date +%s); S=$O/summary.txt
-nvidia-smi --query-gpu=name,clocks.sm,power.draw --format=csv,noheader | tee $S
-run() { local name=$1 t=$2; shift 2; timeout $t "$@" >$L/$name.log 2>&1; local rc=$?
-  echo "$name: exit $rc at $(( $(date +%s) - T0 )) s; $(grep -c '^FAIL' $L/$name.log) FAIL; $(tail -1 $L/$name.log)" | tee -a $S; pack; }
+. bench/device-call.sh
+call_init o2655p s127 s129 tl127
+run() { call_step "$@"; }
 run graph-small-s129 30 $P/s129/w4a16_graph_test --small
 mkdir -p $L/time; OUT=$L/time SHAPES="11008x4096 14336x4096" MS=16,48 ROUNDS=2 MODES="eager graph" \
   run time 90 bash bench/prebuilt-gpu.sh time o2655p s127 s129
@@ -32,4 +28,4 @@ grep -E "ERROR SUMMARY" $L/memcheck-graph-ws-s129.log | tail -1 | tee -a $S
 mkdir -p $L/ab; OUT=$L/ab MODES=eager ROUNDS=2 MS=1,16,18,24,31,32,48,64 \
   run ab-sweep 130 bash bench/prebuilt-gpu.sh time o2655p s129
 run gpu-test-s129 150 $P/s129/w4a16_gpu_test
-echo "done at $(( $(date +%s) - T0 )) s" | tee -a $S; pack
+echo "done at $(( $(date +%s) - T0 )) s" | tee -a $S; call_pack
