@@ -390,7 +390,7 @@ extern "C" w4a16_status w4a16_cuda_plan_create(const int32_t *qweight, const uin
         p->gathers[M] = !p->slices[M]           ? gather_fits(p, M)
                         : decode_gather_fits(p, M) ? W4A16_GATHER_IN_DECODE_VARIANT
                                                    : W4A16_GATHER_BY_LAUNCH;
-      // Split-K flags and arrival counters start at zero; the kernel leaves them so.
+      // Split-K flags and the ticket counter start at zero; the kernel leaves them so.
       if ((e = cudaMalloc((void **)&p->flags, kFlagBytes)) != cudaSuccess ||
           (e = cudaMemset(p->flags, 0, kFlagBytes)) != cudaSuccess ||
           (e = cudaStreamSynchronize(0)) != cudaSuccess ||

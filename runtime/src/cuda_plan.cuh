@@ -42,13 +42,13 @@ struct w4a16_cuda_plan {
   bool scales_bf16;     // the scales are bf16, else f16 (independent of the io type)
   uint64_t bytes;       // wq + scales
   // Workspace split-K state (see run_v3), guarded by `mu`. The partial sums are sized by
-  // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M); the flags and arrival counters are
+  // w4a16_plan_reserve (at creation for M <= W4A16_DEFAULT_MAX_M); the flags and the ticket counter are
   // zero between calls (the kernel restores them), so no call passes host state to the kernel.
   mutable std::mutex mu;
   mutable float *partials = nullptr;
   mutable uint64_t partial_bytes = 0;  // reserved bytes of partial sums
   mutable int64_t reserved_m = 0;      // the largest M the reservation covers
-  unsigned *flags = nullptr;           // kMaxGrid slot flags, then kMaxGrid tile arrival counters
+  unsigned *flags = nullptr;           // kMaxGrid slot flags, then the ticket counter
   cudaEvent_t done = nullptr;          // recorded after each eager workspace run (cross-stream order)
   mutable cudaStream_t last_stream = nullptr;
   mutable bool ran = false;
@@ -70,8 +70,8 @@ inline void add_cluster(cudaLaunchConfig_t &cfg, cudaLaunchAttribute *attrs, int
   cfg.attrs = attrs;
 }
 
-// Workspace split-K flags and arrival counters per plan (one per partial-sum slot and per tile; the
-// grid never exceeds this).
+// Workspace split-K flags per plan, one per partial-sum slot (the grid never exceeds kMaxGrid), then the
+// call's ticket counter (the words after it are unused).
 using sm90::kMaxGrid;
 constexpr size_t kFlagBytes = 2 * kMaxGrid * sizeof(unsigned);
 

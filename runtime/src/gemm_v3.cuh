@@ -197,33 +197,40 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // Split-K through the plan's workspace instead of a cluster (the host's choice when S-CTA clusters
 // would not all fit at once); `red` holds this CTA's partial sums ([token][kRedStride] f32).
 // Nothing in this exchange depends on host state, so a launch captured in a CUDA graph replays any
-// number of times: right after its grid dependency wait each CTA of a tile takes an arrival number from
-// the tile's counter (draw_arrival). The first S-1 to arrive each publish their partial sums in the slot
-// of their arrival number and set its flag to split + 1. The last to arrive resets the counter, waits for
-// the S-1 flags (their CTAs have arrived, so they are running), resets them, adds all S partial sums in
-// split order -- the same bits whoever arrives last -- and stores through the fused epilogue. Counter and
-// flags are zero again when the grid ends; the next call on the stream touches them only after its grid
-// dependency wait, which waits for this grid to complete (also with programmatic dependent launch). Every
-// memory round trip here is on the call's critical path, so the arrival is drawn while the main loop runs
-// rather than after it, flags are polled by one lane each and an item's partial loads are batched
-// (add_partials).
-// The tiles' arrival counters, after the slots' flags (sm90::Args::flags).
-__device__ __forceinline__ unsigned *tile_arrivals(const sm90::Args &args) { return args.flags + sm90::kMaxGrid; }
-constexpr int kArrivalThread = 32;  // a consumer warp's lane, never one that issues x's copies
-__device__ __forceinline__ void draw_arrival(const sm90::Args &args, int tile, int *arrival) {
-  if (args.partials && threadIdx.x == kArrivalThread) *arrival = (int)atomicAdd(tile_arrivals(args) + tile, 1u);
+// number of times. Each CTA takes its place from a ticket drawn at its start (draw_ticket): ticket t is split
+// t % S of tile t / S, so a tile's last split is the latest of its CTAs to start. The first S-1 splits publish
+// their partial sums in the slot of their split and set its flag to split + 1; the last waits for the S-1 flags
+// (their CTAs have started, so they are running), resets them, adds all S partial sums in split order and stores
+// through the fused epilogue. The ticket is drawn at the CTA's start, before the grid dependency wait, so that
+// under programmatic dependent launch the CTAs that start early, behind the previous call, take the first tiles
+// and all their splits: with the place taken from blockIdx and the last split to arrive after the wait finishing,
+// 11008x4096 and 14336x4096 at 48 tokens were 5.7 / 6.5 % slower back-to-back (2.1-2.7 / 1.4 % with tickets;
+// without PDL both alike; bench/RESULTS.md session 55). The grid's last draw resets the counter and fences before
+// its CTA reaches launch_dependents, so the next grid's first draw finds it zero; the flags are zero again when
+// the grid ends, and the next call touches them only after its grid dependency wait. Flags are polled by one lane
+// each and an item's partial loads are batched (add_partials).
+// The grid's ticket counter, after the slots' flags (sm90::Args::flags).
+__device__ __forceinline__ unsigned *ticket_counter(const sm90::Args &args) { return args.flags + sm90::kMaxGrid; }
+__device__ __forceinline__ int draw_ticket(const sm90::Args &args) {
+  unsigned *counter = ticket_counter(args);
+  const unsigned t = atomicAdd(counter, 1u);
+  if (t == gridDim.x - 1) {
+    atomicExch(counter, 0u);
+    __threadfence();
+  }
+  return (int)t;
 }
 // The workspace steps of that exchange up to the finish: returns false where this CTA only published its partial
-// sums, true for the last to arrive, with ws set for store_tile once the others' sums are visible.
+// sums, true for the tile's last split, with ws set for store_tile once the others' sums are visible.
 template <int kCols, int kRedStride, int kThreads>
 __device__ __forceinline__ bool finish_split(const float *red, const sm90::Args &args, int tile, int split, int S,
-                                             int rows, int arrival, Workspace &ws) {
+                                             int rows, Workspace &ws) {
   constexpr int kVec4 = kCols / 4;
   const int slot0 = tile * (S - 1);
   const size_t slot = (size_t)min(args.M, kMaxRows) * kCols;  // floats per slot (the host sizes them alike)
   __shared__ int slot_of[8];                                   // slot_of[q]: the slot holding split q's partial sums
-  if (arrival < S - 1) {
-    float *dst = args.partials + (slot0 + arrival) * slot;
+  if (split < S - 1) {
+    float *dst = args.partials + (slot0 + split) * slot;
     for (int i = threadIdx.x; i < rows * kVec4; i += kThreads) {
       const int tok = i / kVec4, c4 = i - tok * kVec4;
       __stcg(reinterpret_cast<float4 *>(dst + tok * kCols + c4 * 4),
@@ -232,11 +239,10 @@ __device__ __forceinline__ bool finish_split(const float *red, const sm90::Args 
     __syncthreads();
     if (threadIdx.x == 0) {
       __threadfence();
-      sm90::store_release(args.flags + slot0 + arrival, (unsigned)split + 1);
+      sm90::store_release(args.flags + slot0 + split, (unsigned)split + 1);
     }
     return false;
   }
-  if (threadIdx.x == 0) tile_arrivals(args)[tile] = 0;
   if (threadIdx.x < S - 1) {
     unsigned f;
     while ((f = sm90::load_acquire(args.flags + slot0 + threadIdx.x)) == 0) __nanosleep(64);
@@ -303,14 +309,17 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   const int wg = warp >> 2, warp_in_wg = warp & 3, g8 = lane >> 2;
   const int nblocks = args.Npad / kBlockCols;
   // Which tile (64-token chunk x W column blocks) and which of its `splits` K ranges: from the grid,
-  // (split, column tile, chunk) with clusters (gridDim.x = splits), or blockIdx.x = tile * splits + split
-  // through the workspace (finish_split; gridDim.x = tiles * splits).
+  // (split, column tile, chunk) with clusters (gridDim.x = splits), or from a ticket, ticket = tile * splits + split,
+  // through the workspace (draw_ticket, finish_split; gridDim.x = tiles * splits).
   int splits = gridDim.x, split = blockIdx.x, ctile = blockIdx.y, chunk = blockIdx.z, tile = 0;
   if (args.partials) {
     const int tiles_n = (nblocks + C::kW - 1) / C::kW;
     splits = gridDim.x / (tiles_n * ((args.M + kMaxRows - 1) / kMaxRows));
-    tile = blockIdx.x / splits;
-    split = blockIdx.x - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
+    __shared__ int ticket;
+    if (tid == 0) ticket = draw_ticket(args);
+    __syncthreads();
+    tile = ticket / splits;
+    split = ticket - tile * splits, ctile = tile % tiles_n, chunk = tile / tiles_n;
   }
   const int cb0 = ctile * C::kW;
   const bool producer = C::kProducerWarp && warp == C::kW * 4;  // the x producer warp
@@ -467,18 +476,16 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
   // for it here.
   sm90::grid_dependency_wait();
   W4A16_STAMP(tl, kWaited);
-  __shared__ int arrival;  // split-K through the workspace: this CTA's arrival number (finish_split)
-  draw_arrival(args, tile, &arrival);
   if (GATHER && producer && lane == 0)
     sm90::bulk_g2s(sm90::smem_u32(xrows_smem), gather.x + (size_t)m0 * args.K, (uint32_t)rows * (uint32_t)args.K * 2u,
                    sm90::smem_u32(&gather_bar));
   // The epilogue's inputs for the rows this CTA will store, staged while the main loop runs.
   const int col0 = cb0 * kBlockCols;
   // The rows [row_lo, row_hi) of the chunk this CTA stores: a cluster split finishes its split_items of
-  // the tile; through the workspace, whichever split arrives last stores all of it (finish_split).
+  // the tile; through the workspace, the tile's last split stores all of it (finish_split).
   int row_lo = 0, row_hi = 0;
   if (args.partials) {
-    row_hi = rows;
+    if (split == splits - 1) row_hi = rows;
   } else {
     int i0, i1;
     split_items(split, splits, rows * (C::kCols / 8), i0, i1);
@@ -689,14 +696,14 @@ __global__ void __launch_bounds__(Cfg<NT, W, FORM, GATHER>::kThreads, Cfg<NT, W,
     if (row_hi > row_lo) sm90::mbar_wait(sm90::smem_u32(&epi_bar), 0);
   }
   W4A16_STAMP(tl, kEpilogueReady);
-  // The tile's items this CTA finishes: all of them through the workspace (if it arrives last), its split_items
+  // The tile's items this CTA finishes: all of them through the workspace (if it is the last split), its split_items
   // through a cluster. One store_tile for both (its one call site).
   int i0 = 0, i1 = rows * (C::kCols / 8);
   Workspace ws{};
   bool finishes = true;
   if (args.partials) {
     __syncthreads();
-    finishes = finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, tile, split, splits, rows, arrival, ws);
+    finishes = finish_split<C::kCols, C::kRedStride, C::kThreads>(red, args, tile, split, splits, rows, ws);
   } else {
     if (splits > 1) cooperative_groups::this_cluster().sync(); else __syncthreads();
     split_items(split, splits, i1, i0, i1);

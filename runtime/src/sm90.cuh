@@ -14,8 +14,8 @@ namespace sm90 {
 
 constexpr int kBlockCols = 64;       // output columns per warpgroup (wgmma M)
 constexpr int kBlockBytes = 4096;    // one 64-column block of one 128-k group: 64 * 128 / 2
-// Split-K through the workspace: at most this many CTAs; Args::flags holds as many slot flags, then as many
-// tile arrival counters.
+// Split-K through the workspace: at most this many CTAs; Args::flags holds as many slot flags, then the call's
+// ticket counter.
 constexpr int kMaxGrid = 1024;
 
 // What an act-order kernel (gemm_v3.cuh, GATHER) reads instead of x's tensor map, passed in the map's 128-byte
@@ -39,10 +39,10 @@ struct Args {
   // between calls: each call's last CTA of a tile resets what the tile used. The splits per tile come from
   // the grid, and everything else the exchange needs from M and the kernel's shape: what can be derived is not
   // a parameter (common.cuh, Outputs: why the block is kept small).
-  float *partials;          // slot tile*(S-1) + a: partial sums of the tile's a-th CTA to arrive, min(M, 64)
+  float *partials;          // slot tile*(S-1) + s: partial sums of the tile's split s < S-1, min(M, 64)
                             // tokens x the CTA's columns each
-  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds; then, from
-                            // flags + kMaxGrid, per tile: CTAs of this call that have finished their main loop
+  unsigned *flags;          // per slot: 0, or 1 + the split whose partial sums it holds; then, at
+                            // flags + kMaxGrid, the call's ticket counter (CTAs that have started)
 #ifdef W4A16_TIMELINE
   unsigned long long *timeline;  // instrumented builds only (timeline.cuh): where each CTA's time goes
 #endif
