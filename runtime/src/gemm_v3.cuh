@@ -203,12 +203,12 @@ __device__ __forceinline__ void scale_add(float (&p)[ND], float s0, float s1, fl
 // (their CTAs have started, so they are running), resets them, adds all S partial sums in split order and stores
 // through the fused epilogue. The ticket is drawn at the CTA's start, before the grid dependency wait, so that
 // under programmatic dependent launch the CTAs that start early, behind the previous call, take the first tiles
-// and all their splits: with the place taken from blockIdx and the last split to arrive after the wait finishing,
-// 11008x4096 and 14336x4096 at 48 tokens were 5.7 / 6.5 % slower back-to-back (2.1-2.7 / 1.4 % with tickets;
-// without PDL both alike; bench/RESULTS.md session 55). The grid's last draw resets the counter and fences before
-// its CTA reaches launch_dependents, so the next grid's first draw finds it zero; the flags are zero again when
-// the grid ends, and the next call touches them only after its grid dependency wait. Flags are polled by one lane
-// each and an item's partial loads are batched (add_partials).
+// and all their splits. With the place taken from blockIdx and the last CTA to arrive after the wait finishing,
+// 11008x4096 and 14336x4096 at 48 tokens ran 5.7 / 6.5 % slower back-to-back than 2655af8 (tickets reset by the
+// host), alike without PDL; with these tickets 2.1-2.7 / 1.4 % (bench/RESULTS.md sessions 54-55). The grid's last
+// draw resets the counter and fences before its CTA reaches launch_dependents, so the next grid's first draw finds
+// it zero; the flags are zero again when the grid ends, and the next call touches them only after its grid
+// dependency wait. Flags are polled by one lane each and an item's partial loads are batched (add_partials).
 // The grid's ticket counter, after the slots' flags (sm90::Args::flags).
 __device__ __forceinline__ unsigned *ticket_counter(const sm90::Args &args) { return args.flags + sm90::kMaxGrid; }
 __device__ __forceinline__ int draw_ticket(const sm90::Args &args) {
