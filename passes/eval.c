@@ -56,6 +56,15 @@ static void touch(Evaluator *ev, MlirOperation op) {
 
 static bool nameIs(const char *name, const char *want) { return strcmp(name, want) == 0; }
 
+/* arith.maximumf: IEEE 754-2019 maximum, which propagates NaN (C's fmax ignores it) and orders -0 < +0. */
+static double maximumf(double a, double b) {
+  if (isnan(a) || isnan(b))
+    return NAN;
+  if (a == b)
+    return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
 static bool cmpf(int64_t predicate, double a, double b) {
   bool unordered = isnan(a) || isnan(b);
   switch (predicate) {
@@ -228,8 +237,10 @@ static Scalar applyOpExact(Evaluator *ev, MlirOperation op, const Scalar *x, int
     if (nameIs(name, "arith.mulf")) return floatScalar(a * b);
     if (nameIs(name, "arith.divf")) return floatScalar(a / b);
     if (nameIs(name, "arith.remf")) return floatScalar(fmod(a, b));
-    if (nameIs(name, "arith.maximumf") || nameIs(name, "arith.maxnumf")) return floatScalar(fmax(a, b));
-    if (nameIs(name, "arith.minimumf") || nameIs(name, "arith.minnumf")) return floatScalar(fmin(a, b));
+    if (nameIs(name, "arith.maximumf")) return floatScalar(maximumf(a, b));
+    if (nameIs(name, "arith.minimumf")) return floatScalar(-maximumf(-a, -b));
+    if (nameIs(name, "arith.maxnumf")) return floatScalar(fmax(a, b)); /* NaN-ignoring */
+    if (nameIs(name, "arith.minnumf")) return floatScalar(fmin(a, b));
     if (nameIs(name, "math.powf")) return floatScalar(pow(a, b));
     if (nameIs(name, "math.fpowi")) return floatScalar(pow(a, (double)scalarSigned(q)));
     if (nameIs(name, "math.copysign")) return floatScalar(copysign(a, b));

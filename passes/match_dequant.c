@@ -240,6 +240,15 @@ static bool matchCodesLayout(const MatmulMatch *mm, DequantMatch *dq, const Samp
     setReason(why, mm->view.op, "quantised weight has a dynamic shape");
     return false;
   }
+  /* The op stores codes as they are: i4 or i8 elements (one or two codes each) or i32 words. Narrower codes (i3,
+   * i2: 3- and 2-bit quantisation) would fuse into an op the verifier rejects. */
+  if (width != 4 && width != 8 && width != 32) {
+    char name[32];
+    setReason(why, mm->view.op, "%s codes: the fused op stores codes as i4 or i8 elements or i32 words (%s)",
+              typeName(elementTypeOf(codes), name, sizeof name),
+              width < 4 ? "codes narrower than 4 bits are not supported" : "widen or pack them first");
+    return false;
+  }
   for (int layout = 0; layout < W4A16_WEIGHT_LAYOUT_COUNT; ++layout) {
     const w4a16_code_container container = w4a16_weight_container(layout);
     const bool fits = container == W4A16_CODES_IN_WORDS        ? width == 32

@@ -85,9 +85,13 @@ static double relu(double t) { return t > 0 ? t : 0; }
 static double identity(double t) { return t; }
 
 /* y values the formula is checked at: around the activations' bends, and far out (a clamp such as
- * min(t, 6.5) agreed with the plain formula at every value up to 6 and fused). */
-static const double kSampleValues[] = {-20000, -300, -40, -7.5, -5, -3, -2, -1.25, -0.5, -0.1,
-                                       0.2,    0.75, 1.5, 2.5,  4,  6,  40, 300,   20000};
+ * min(t, 6.5) agreed with the plain formula at every value up to 6 and fused), up to f16's largest value and past
+ * it: HF T5's fp16 guard clamps at +-64504, and a saturating cast clamps an f32 result to +-65504 before truncf;
+ * both fused when the samples stopped at 20000, and the op, which rounds to the output type unclamped, dropped them.
+ * The chain is evaluated in double, so values past f16's range stay finite. */
+static const double kSampleValues[] = {-98304, -65504, -20000, -300, -40, -7.5, -5, -3,   -2,    -1.25, -0.5,
+                                       -0.1,   0.2,    0.75,   1.5,  2.5, 4,    6,  40,   300,   20000, 65504,
+                                       98304};
 
 /* The element the i-th formula sample is taken at: a sample row (match.h) and a column spread over N, so
  * that an epilogue computing with positions (y + n, a bias made from the row index) cannot pass for the

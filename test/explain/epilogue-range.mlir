@@ -2,7 +2,9 @@
 // checked at y in [-7.5, 6] only, and min(y + bias + res, 6.5) fused as "bias -> residual" (silently wrong
 // for larger outputs); y is now also checked at +-40, +-300 and +-20000. And at NaN: the fused op propagates
 // a NaN product, so a NaN scrub after the matmul stays outside the fused op (it was absorbed as "no
-// epilogue": one NaN in x gave a row of NaN where the IR gives 0).
+// epilogue": one NaN in x gave a row of NaN where the IR gives 0). And at +-65504 and +-98304: clamps at the edge
+// of f16's range (HF T5's fp16 guard at +-64504, a saturating cast to f16) fused while the samples stopped at
+// +-20000, and the fused op, which rounds to f16 unclamped, dropped them.
 //
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s
 
@@ -143,5 +145,86 @@ func.func @nan_scrub(%x: tensor<?x512xf16>, %qw: tensor<64x128xi32>, %sc: tensor
     linalg.yield %r : f16
   } -> tensor<?x128xf16>
   return %o : tensor<?x128xf16>
+}
+
+// -----
+
+
+// HF T5 / MT5's fp16 guard after the residual, as written with ordered predicates: h = res + y, then
+// select(h < -64504, -64504, h) and select(h > 64504, 64504, h). The matmul fuses; the clamp stays outside.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @t5_fp16_guard(%x: tensor<4x256xf16>, %q: tensor<256x16xi4>, %sc: tensor<2x16xf16>,
+                         %res: tensor<4x16xf16>) -> tensor<4x16xf16> {
+  %lo = arith.constant -64504.0 : f16
+  %hi = arith.constant 64504.0 : f16
+  %de = tensor.empty() : tensor<256x16xf16>
+  %w = linalg.generic {indexing_maps = [#id2, affine_map<(k, n) -> (k floordiv 128, n)>, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %sc : tensor<256x16xi4>, tensor<2x16xf16>) outs(%de : tensor<256x16xf16>) {
+  ^bb0(%c: i4, %s: f16, %out: f16):
+    %cf = arith.uitofp %c : i4 to f16
+    %z = arith.constant 8.0 : f16
+    %d = arith.subf %cf, %z : f16
+    %v = arith.mulf %d, %s : f16
+    linalg.yield %v : f16
+  } -> tensor<256x16xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x16xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<4x16xf16>) -> tensor<4x16xf16>
+  // CHECK: {{.*}}epilogue-range.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul; chain ends before {{.*}}epilogue-range.mlir:[[@LINE+2]]:8: combines the matmul result with an (M, N) tensor other than by adding it last
+  %y = linalg.matmul ins(%x, %w : tensor<4x256xf16>, tensor<256x16xf16>) outs(%acc : tensor<4x16xf16>) -> tensor<4x16xf16>
+  %o = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %res : tensor<4x16xf16>, tensor<4x16xf16>) outs(%e : tensor<4x16xf16>) {
+  ^bb0(%v: f16, %r: f16, %oo: f16):
+    %h = arith.addf %r, %v : f16
+    %below = arith.cmpf olt, %h, %lo : f16
+    %h1 = arith.select %below, %lo, %h : f16
+    %above = arith.cmpf ogt, %h1, %hi : f16
+    %h2 = arith.select %above, %hi, %h1 : f16
+    linalg.yield %h2 : f16
+  } -> tensor<4x16xf16>
+  return %o : tensor<4x16xf16>
+}
+
+// -----
+
+
+// A saturating conversion: f32 accumulation, + bias, clamped to f16's range [-65504, 65504] (arith.maximumf /
+// minimumf, which propagate NaN as the fused op does) before truncf. Beyond 65520 the fused op gives inf, the IR
+// 65504: not fused.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @saturating_truncf(%x: tensor<4x256xf16>, %q: tensor<256x16xi4>, %sc: tensor<2x16xf16>,
+                             %bias: tensor<16xf16>) -> tensor<4x16xf16> {
+  %lo = arith.constant -65504.0 : f32
+  %hi = arith.constant 65504.0 : f32
+  %de = tensor.empty() : tensor<256x16xf16>
+  %w = linalg.generic {indexing_maps = [#id2, affine_map<(k, n) -> (k floordiv 128, n)>, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %sc : tensor<256x16xi4>, tensor<2x16xf16>) outs(%de : tensor<256x16xf16>) {
+  ^bb0(%c: i4, %s: f16, %out: f16):
+    %cf = arith.uitofp %c : i4 to f16
+    %z = arith.constant 8.0 : f16
+    %d = arith.subf %cf, %z : f16
+    %v = arith.mulf %d, %s : f16
+    linalg.yield %v : f16
+  } -> tensor<256x16xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  // CHECK: {{.*}}epilogue-range.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: computes something other than act(y + bias) + residual with act in {silu, gelu_tanh}
+  %y = linalg.matmul ins(%x, %w : tensor<4x256xf16>, tensor<256x16xf16>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf16>
+  %o = linalg.generic {indexing_maps = [#id2, #bias, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %bias : tensor<4x16xf32>, tensor<16xf16>) outs(%e2 : tensor<4x16xf16>) {
+  ^bb0(%a: f32, %b: f16, %oo: f16):
+    %b32 = arith.extf %b : f16 to f32
+    %t = arith.addf %a, %b32 : f32
+    %up = arith.maximumf %t, %lo : f32
+    %sat = arith.minimumf %up, %hi : f32
+    %h = arith.truncf %sat : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<4x16xf16>
+  return %o : tensor<4x16xf16>
 }
 // CHECK-NOT: remark:
