@@ -248,48 +248,64 @@ static int xExpressionInput(const LinalgView *v, MlirValue x, char *why, size_t 
   return -1;
 }
 
-/* A contraction whose body yields acc + x * w: acc the init's argument, x a float input's argument (through
+/* The two factors of the product a body accumulates, or false: it yields acc + a * b as arith.addf of the
+ * accumulator's argument and an arith.mulf (also one rounded to 16 bits and widened again: sharktank's templates
+ * multiply in f16 and accumulate in f32), or as math.fma(a, b, acc). */
+static bool accumulatedFactors(const LinalgView *v, MlirValue factors[2]) {
+  MlirOperation yield = mlirBlockGetTerminator(v->body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirOperation sum = producer(mlirOperationGetOperand(yield, 0));
+  if (mlirOperationIsNull(sum))
+    return false;
+  MlirOperation mul = {NULL};
+  if (opIs(sum, "math.fma") && bodyArgThroughCasts(mlirOperationGetOperand(sum, 2), v->body, NULL) == v->numInputs)
+    mul = sum;
+  for (int accSide = 0; accSide < 2 && opIs(sum, "arith.addf") && mlirOperationIsNull(mul); ++accSide) {
+    MlirOperation product = producer(throughWidening(mlirOperationGetOperand(sum, 1 - accSide)));
+    if (bodyArgThroughCasts(mlirOperationGetOperand(sum, accSide), v->body, NULL) == v->numInputs &&
+        !mlirOperationIsNull(product) && opIs(product, "arith.mulf"))
+      mul = product;
+  }
+  if (mlirOperationIsNull(mul))
+    return false;
+  factors[0] = mlirOperationGetOperand(mul, 0), factors[1] = mlirOperationGetOperand(mul, 1);
+  return true;
+}
+
+/* A contraction whose body yields acc + x * w (accumulatedFactors): x a float input's argument (through
  * widening casts) or an expression of x's own (xExpressionInput), w any value computed without x's inputs and acc
  * (from the other inputs, or from tensors the body reads with tensor.extract) -- the weight, evaluated where it is. */
 static bool matchWeightInBody(MatmulMatch *mm, Reason *why) {
   const LinalgView *v = &mm->view;
   char rule[160] = ""; /* the first rule an x computed in the body broke: the reason if nothing matches */
   const int acc = v->numInputs;
-  MlirOperation yield = mlirBlockGetTerminator(v->body);
-  if (mlirOperationGetNumOperands(yield) != 1)
+  MlirValue factors[2];
+  if (!accumulatedFactors(v, factors))
     return false;
-  MlirOperation add = producer(mlirOperationGetOperand(yield, 0));
-  if (mlirOperationIsNull(add) || !opIs(add, "arith.addf"))
-    return false;
-  for (int accSide = 0; accSide < 2; ++accSide) {
-    MlirOperation mul = producer(mlirOperationGetOperand(add, 1 - accSide));
-    if (bodyArgThroughCasts(mlirOperationGetOperand(add, accSide), v->body, NULL) != acc ||
-        mlirOperationIsNull(mul) || !opIs(mul, "arith.mulf"))
+  for (int xSide = 0; xSide < 2; ++xSide) {
+    MlirValue xValue = factors[xSide], w = factors[1 - xSide];
+    MlirType narrowTo;
+    int x = bodyArgThroughCasts(xValue, v->body, &narrowTo);
+    if (x >= 0 && !mlirTypeIsNull(narrowTo) && !isF32(elementTypeOf(linalgInput(v, x))))
+      x = -1; /* a 16-bit x converted to another type (bf16 to f16, say): an expression of x's own */
+    /* an expression's 16-bit value, before the body widens it for the product */
+    MlirValue narrow = throughWidening(xValue);
+    char thisRule[sizeof rule] = "";
+    const bool expression = x < 0 && (x = xExpressionInput(v, narrow, thisRule, sizeof thisRule)) >= 0;
+    if (thisRule[0] && !rule[0])
+      memcpy(rule, thisRule, sizeof rule);
+    if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
       continue;
-    for (int xSide = 0; xSide < 2; ++xSide) {
-      MlirValue xValue = mlirOperationGetOperand(mul, xSide), w = mlirOperationGetOperand(mul, 1 - xSide);
-      MlirType narrowTo;
-      int x = bodyArgThroughCasts(xValue, v->body, &narrowTo);
-      if (x >= 0 && !mlirTypeIsNull(narrowTo) && !isF32(elementTypeOf(linalgInput(v, x))))
-        x = -1; /* a 16-bit x converted to another type (bf16 to f16, say): an expression of x's own */
-      /* an expression's 16-bit value, before the body widens it for the product */
-      MlirValue narrow = throughWidening(xValue);
-      char thisRule[sizeof rule] = "";
-      const bool expression = x < 0 && (x = xExpressionInput(v, narrow, thisRule, sizeof thisRule)) >= 0;
-      if (thisRule[0] && !rule[0])
-        memcpy(rule, thisRule, sizeof rule);
-      if (x < 0 || x >= v->numInputs || !isFloat(elementTypeOf(linalgInput(v, x))))
-        continue;
-      const BodyDeps xDeps = bodyDepsOf(xValue, v->body), wDeps = bodyDepsOf(w, v->body);
-      bool shared = wDeps.arg[acc];
-      for (int i = 0; i < v->numInputs; ++i)
-        shared |= xDeps.arg[i] && wDeps.arg[i];
-      if (shared)
-        continue;
-      mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w, mm->xNarrowTo = narrowTo;
-      mm->xExpr = expression ? narrow : (MlirValue){NULL};
-      return true;
-    }
+    const BodyDeps xDeps = bodyDepsOf(xValue, v->body), wDeps = bodyDepsOf(w, v->body);
+    bool shared = wDeps.arg[acc];
+    for (int i = 0; i < v->numInputs; ++i)
+      shared |= xDeps.arg[i] && wDeps.arg[i];
+    if (shared)
+      continue;
+    mm->xInput = x, mm->weightInput = -1, mm->weightInBody = w, mm->xNarrowTo = narrowTo;
+    mm->xExpr = expression ? narrow : (MlirValue){NULL};
+    return true;
   }
   if (rule[0])
     setReason(why, v->op, "reads integer codes but is not a multiply-accumulate contraction: %s", rule);
