@@ -88,11 +88,17 @@ int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
  * fused result its sizes. */
 bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v) {
   const int nDims = matmulNDims(mm), rowsY = rankOf(mm->result) - nDims, rowsV = rankOf(v) - nDims;
-  if (rowsY < 1 || rowsV < 1)
+  if (rowsV < 1)
     return false;
   for (int d = 0; d < nDims; ++d)
     if (dimOf(v, rowsV + d) != dimOf(mm->result, rowsY + d))
       return false;
+  if (rowsY == 0) { /* a matvec's one row, expanded to unit dims ([1, 1, N]: a decode step's rank-3 result) */
+    for (int d = 0; d < rowsV; ++d)
+      if (dimOf(v, d) != 1)
+        return false;
+    return true;
+  }
   bool sameRows = rowsV == rowsY; /* y's own rows are not regrouped */
   for (int d = 0; sameRows && d < rowsY; ++d)
     sameRows = dimOf(v, d) == dimOf(mm->result, d);
