@@ -414,6 +414,18 @@ static bool weightIgnoresLoop(const MatmulMatch *mm, int d) {
   return true;
 }
 
+/* Whether v is a tensor.cast to a type with more dynamic dims than its source's (torch-mlir casts operands to ?x?). */
+static bool castErasesSizes(MlirValue v) {
+  MlirOperation cast = producer(v);
+  if (mlirOperationIsNull(cast) || !opIs(cast, "tensor.cast"))
+    return false;
+  MlirValue source = mlirOperationGetOperand(cast, 0);
+  for (int d = 0, r = rankOf(v); d < r && rankOf(source) == r; ++d)
+    if (dimOf(v, d) < 0 && dimOf(source, d) >= 0)
+      return true;
+  return false;
+}
+
 /* y's dims: N last (or split over the last two: y[.., h, d] with n = h * |d| + d); before it the row loops (shared by x and y, not the weight; M is their product: a
  * [B, S, K] activation's y[b, s, n]; a weight broadcast along them counts as not indexed by them) and
  * unit dims, or nothing in a matvec. Loops outside y are K, shared by
@@ -483,7 +495,11 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
       return false;
     }
   if (mm->K < 0 || mm->N < 0) {
-    setReason(why, v->op, mm->K < 0 ? "dynamic K (K must be static)" : "dynamic N (N must be static)");
+    const bool castAway = castErasesSizes(linalgInput(v, mm->xInput)) ||
+                          (mm->weightInput >= 0 && castErasesSizes(linalgInput(v, mm->weightInput)));
+    setReason(why, v->op, "dynamic %s (%s must be static)%s", mm->K < 0 ? "K" : "N", mm->K < 0 ? "K" : "N",
+              castAway ? ": an operand's static sizes are cast away by tensor.cast (--canonicalize folds such casts)"
+                       : "");
     return false;
   }
   if (mm->K % W4A16_MIN_GROUP_SIZE != 0) { /* the group size itself is the dequantisation's to find */

@@ -1,7 +1,9 @@
 // --w4a16-explain: K is dynamic (x (?, ?), qweight (?, N)).
-// The remark is located at the matmul op (line and column of the op) and the IR is left unfused.
+// The remark is located at the matmul op (line and column of the op) and the IR is left unfused. Where K is
+// dynamic only because a tensor.cast erased the operands' static sizes (torch-mlir's casts to ?x?), the remark says
+// so, and that --canonicalize folds the casts (it used to say only "dynamic K").
 //
-// RUN: w4a16-opt --w4a16-explain %s -o %t 2>&1 | FileCheck %s
+// RUN: w4a16-opt --w4a16-explain --split-input-file %s -o %t 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t
 
 // IR-LABEL: func.func @f(
@@ -44,5 +46,36 @@ func.func @f(%x: tensor<?x?xf16>, %qweight: tensor<?x11008xi32>, %scales: tensor
   // CHECK: {{.*}}dynamic-k.mlir:[[@LINE+1]]:9: remark: w4a16: not fused: {{.*}}dynamic K
   %mm = linalg.matmul ins(%x, %deq : tensor<?x?xf16>, tensor<?x11008xf16>) outs(%acc : tensor<?x11008xf16>) -> tensor<?x11008xf16>
   return %mm : tensor<?x11008xf16>
+}
+
+// -----
+
+// IR-LABEL: func.func @cast_to_dynamic(
+// IR-NOT:    w4a16.fused_matmul
+func.func @cast_to_dynamic(%x: tensor<?x256xf16>, %q: tensor<256x64xi4>, %s: tensor<2x64xf16>) -> tensor<?x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %c8 = arith.constant 8.0 : f16
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<256x64xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k floordiv 128, n)>,
+                                        affine_map<(k, n) -> (k, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%q, %s : tensor<256x64xi4>, tensor<2x64xf16>) outs(%e : tensor<256x64xf16>) {
+  ^bb0(%c: i4, %sc: f16, %o: f16):
+    %f = arith.uitofp %c : i4 to f16
+    %z = arith.subf %f, %c8 : f16
+    %r = arith.mulf %z, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<256x64xf16>
+  %wd = tensor.cast %w : tensor<256x64xf16> to tensor<?x?xf16>
+  %xd = tensor.cast %x : tensor<?x256xf16> to tensor<?x?xf16>
+  %m = tensor.dim %xd, %i0 : tensor<?x?xf16>
+  %n = tensor.dim %wd, %i1 : tensor<?x?xf16>
+  %ey = tensor.empty(%m, %n) : tensor<?x?xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%ey : tensor<?x?xf16>) -> tensor<?x?xf16>
+  // CHECK: {{.*}}dynamic-k.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: dynamic K (K must be static): an operand's static sizes are cast away by tensor.cast (--canonicalize folds such casts)
+  %y = linalg.matmul ins(%xd, %wd : tensor<?x?xf16>, tensor<?x?xf16>) outs(%acc : tensor<?x?xf16>) -> tensor<?x?xf16>
+  %ys = tensor.cast %y : tensor<?x?xf16> to tensor<?x64xf16>
+  return %ys : tensor<?x64xf16>
 }
 // CHECK-NOT: remark:
