@@ -123,6 +123,40 @@ static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, Ml
   return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 
+/* x's leaf with its dims in the order xPerm (matchX): a linalg.generic copying x[.., xPerm[d], ..] to dim d, which
+ * upstream lowers as any transpose. */
+static MlirValue transposedX(const MatmulMatch *mm, MlirOperation before, MlirLocation loc) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  const MlirValue x = mm->x;
+  const int rank = rankOf(x);
+  int64_t shape[kMaxRank];
+  MlirValue sizes[kMaxRank];
+  MlirAffineExpr reads[kMaxRank];
+  MlirAttribute iterators[kMaxRank];
+  int numDynamic = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int from = mm->xPerm[d];
+    shape[d] = dimOf(x, from) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(x, from);
+    if (dimOf(x, from) < 0)
+      sizes[numDynamic++] = dimValue(x, from, before, loc);
+    reads[from] = mlirAffineDimExprGet(ctx, d);
+    iterators[d] = iteratorType(ctx, "parallel");
+  }
+  MlirType element = elementTypeOf(x), type = mlirRankedTensorTypeGet(rank, shape, element, mlirAttributeGetNull());
+  MlirValue operands[2] = {x, insertBefore(before, buildOp("tensor.empty", loc, numDynamic, sizes, 1, &type, 0, NULL,
+                                                           NULL))};
+  MlirAffineMap maps[2] = {mlirAffineMapGet(ctx, (intptr_t)rank, 0, (intptr_t)rank, reads),
+                           mlirAffineMapMultiDimIdentityGet(ctx, (intptr_t)rank)};
+  MlirType argTypes[2] = {element, element};
+  MlirLocation argLocs[2] = {loc, loc};
+  MlirBlock body = mlirBlockCreate(2, argTypes, argLocs);
+  MlirValue in = mlirBlockGetArgument(body, 0);
+  mlirBlockAppendOwnedOperation(body, buildOp("linalg.yield", loc, 1, &in, 0, NULL, 0, NULL, NULL));
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  return insertBefore(before, buildGeneric(loc, 1, operands, type, maps, rank, iterators, region));
+}
+
 /* value / divisor (index), inserted before `before`. */
 static MlirValue divideIndex(MlirValue value, int64_t divisor, MlirOperation before, MlirLocation loc) {
   if (divisor == 1)
@@ -303,6 +337,9 @@ static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, Mlir
   return elementwiseOf(mm, mm->xExpr, &leaves, mm->xInput, before, loc);
 }
 
+/* x's dim that holds the fused op's x dim d (they differ where x is transposed). */
+static int xDim(const MatmulMatch *mm, int d) { return mm->xTransposed ? mm->xPerm[d] : d; }
+
 /* The fused (M, N) result reshaped to the shape of `like`, the chain's end (unit dims, row dims, (N) for a matvec,
  * or y's rows regrouped), after `after`. A dynamic row dim of y takes its size from x's dim that holds the same row
  * loop (x's non-unit row dims are y's, in order: matchX); with one row loop, from M itself; a regrouped one, from the
@@ -349,10 +386,11 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   for (int d = 0; d < rank - nDims; ++d) {
     if (dimOf(like, d) == 1)
       continue;
-    while (xRow < mm->xRowDims && dimOf(mm->x, xRow) == 1)
+    while (xRow < mm->xRowDims && dimOf(mm->x, xDim(mm, xRow)) == 1)
       ++xRow; /* x's next non-unit row dim: this row loop's */
     if (dimOf(like, d) < 0)
-      sizes[numDynamic++] = mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, xRow, next, loc);
+      sizes[numDynamic++] =
+          mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, xDim(mm, xRow), next, loc);
     ++xRow;
   }
   const int ends[2] = {rank - nDims, rank};
@@ -367,7 +405,9 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   MlirValue operands[7];
   int n = 0;
-  const MlirValue x = mlirValueIsNull(mm->xExpr) ? mm->x : materializedX(mm, last, loc);
+  const MlirValue x = !mlirValueIsNull(mm->xExpr) ? materializedX(mm, last, loc)
+                      : mm->xTransposed          ? transposedX(mm, last, loc)
+                                                 : mm->x;
   operands[n++] = withStaticK(asMatrix(x, mm->xRowDims, last, loc), mm->K, last, loc);
   if (!mlirTypeEqual(elementTypeOf(x), matmulIoType(mm))) /* an f32 x the contraction's body narrowed */
     operands[0] = narrowed(operands[0], matmulIoType(mm), last, loc);

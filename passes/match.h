@@ -57,6 +57,11 @@ typedef struct MatmulMatch {
   int64_t nInner;
   MlirValue x;                          /* f16 tensor whose row-major elements are x[m, k]; its */
   int xRowDims;                         /*   leading xRowDims dims hold the rows (in y's order), the rest k */
+  /* Set where x's dims are read in another order (a transpose folded into the contraction's map: attention's
+   * [B, H, S, D] read as [B, S, H * D]): the fused op takes x transposed, its dim d being x's dim xPerm[d], and
+   * xRowDims counts the transposed tensor's dims. */
+  bool xTransposed;
+  int xPerm[kMaxRank];
   /* Set where the contraction's body narrows an f32 x (arith.truncf to f16 or bf16): x is then that f32 tensor and
    * the fused op takes its truncf, which rounds each element as the body did. */
   MlirType xNarrowTo;

@@ -525,42 +525,43 @@ static bool matchDims(MatmulMatch *mm, Reason *why) {
 
 /* The split of t's dims into rows (leading) and K (the trailing dims, static, of product K), or -1. Its
  * row dims other than unit dims hold the row loops, one each (or one of them all, for one row loop). */
-static int rowDimsOf(const MatmulMatch *mm, MlirValue t) {
-  int split = rankOf(t);
+static int rowDimsOf(const MatmulMatch *mm, const int64_t *dims, int rank) {
+  int split = rank;
   int64_t product = 1;
-  while (split > 0 && product < mm->K && dimOf(t, split - 1) > 0)
-    product *= dimOf(t, --split);
+  while (split > 0 && product < mm->K && dims[split - 1] > 0)
+    product *= dims[--split];
   /* x typed with a dynamic K (tensor<?x?xf16>, an exporter's fully dynamic signature): its last dim alone is K,
    * whose size the weight gives (the rewrite casts x to it; readsRowMajor checks the reads) */
-  if (split == rankOf(t) && split > 0 && dimOf(t, split - 1) < 0)
+  if (split == rank && split > 0 && dims[split - 1] < 0)
     --split, product = mm->K;
   if (product != mm->K)
     return -1;
   int nonUnit = 0;
   for (int i = 0; i < split; ++i)
-    nonUnit += dimOf(t, i) != 1;
+    nonUnit += dims[i] != 1;
   return nonUnit <= 1 || nonUnit == mm->numRows ? split : -1;
 }
 
 /* Whether `r` reads element (sample row m, k) of t as a row-major (M, K) matrix with rowDims leading row
  * dims: k in the trailing dims; the row dims other than unit dims at 0, except, for m > 0, the one that
  * holds row loop m - 1 (the (m-1)-th of them, y's order; with one row loop, any one) at 1. */
-static bool readsRowMajor(const MatmulMatch *mm, const LeafRead *r, int rowDims, int64_t m, int64_t k) {
+static bool readsRowMajor(const MatmulMatch *mm, const int64_t *idx, const int64_t *dims, int rank, int rowDims,
+                          int64_t m, int64_t k) {
   int64_t linear = 0;
-  for (int i = rowDims; i < r->rank; ++i)
-    linear = linear * dimOf(r->tensor, i) + r->idx[i];
+  for (int i = rowDims; i < rank; ++i)
+    linear = linear * dims[i] + idx[i];
   if (linear != k)
     return false;
   int64_t ones = 0, nonUnit = 0;
   bool inOrder = true;
   for (int i = 0; i < rowDims; ++i) {
-    if (r->idx[i] != 0 && r->idx[i] != 1)
+    if (idx[i] != 0 && idx[i] != 1)
       return false;
-    ones += r->idx[i];
-    if (dimOf(r->tensor, i) == 1)
+    ones += idx[i];
+    if (dims[i] == 1)
       continue;
     ++nonUnit;
-    inOrder &= r->idx[i] == (nonUnit == m ? 1 : 0);
+    inOrder &= idx[i] == (nonUnit == m ? 1 : 0);
   }
   return ones == (m > 0 ? 1 : 0) && (mm->numRows <= 1 || inOrder);
 }
@@ -596,8 +597,13 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
           setReason(why, mm->view.op, "x is %s, expected f16 or bf16", typeName(t, name, sizeof name));
         return false;
       }
-      int rowDims = rowDimsOf(mm, r->tensor);
-      if (rowDims < 0 || !readsRowMajor(mm, r, rowDims, m, ks[i]) ||
+      int64_t idx[kMaxRank], dims[kMaxRank]; /* the read in the order the fused op takes x's dims */
+      for (int d = 0; d < r->rank; ++d) {
+        const int from = mm->xTransposed ? mm->xPerm[d] : d;
+        idx[d] = r->idx[from], dims[d] = dimOf(r->tensor, from);
+      }
+      int rowDims = rowDimsOf(mm, dims, r->rank);
+      if (rowDims < 0 || !readsRowMajor(mm, idx, dims, r->rank, rowDims, m, ks[i]) ||
           ((m > 0 || i > 0) && !valueEq(r->tensor, mm->x))) {
         setReason(why, mm->view.op, "x is not read as a row-major (M, K) tensor");
         return false;
@@ -615,14 +621,76 @@ static bool seeThroughNothing(Evaluator *ev, MlirOperation op) {
   return false;
 }
 
+/* The dim of x's leaf read at (sample row m, k) that moves from 0 to 1 (every other at 0), or -1. */
+static int dimSteppedAt(MatmulMatch *mm, Evaluator *ev, MlirValue leaf, int64_t m, int64_t k) {
+  const LeafRead *r = readX(mm, ev, m, k);
+  if (!r || !valueEq(r->tensor, leaf))
+    return -1;
+  int stepped = -1;
+  for (int d = 0; d < r->rank; ++d)
+    if (r->idx[d] != 0) {
+      if (stepped >= 0 || r->idx[d] != 1)
+        return -1;
+      stepped = d;
+    }
+  return stepped;
+}
+
+/* Where x's leaf is read with its dims in another order than row-major (M, K) -- a transpose folded into the
+ * contraction's map, as upstream's elementwise fusion leaves attention's [B, H, S, D] read as [B, S, H * D] -- the
+ * order that makes it so, into xPerm: its unit dims, the dim each row loop steps (y's order), then the dims k steps,
+ * outermost first (each one's stride the product of the sizes inside it). matchX then checks every sample in that
+ * order, and the rewrite transposes x. False where no order of whole dims does. */
+static bool findXTranspose(MatmulMatch *mm) {
+  Evaluator ev;
+  evalInit(&ev, seeThroughX, leafIndexTag, NULL);
+  const LeafRead *origin = readX(mm, &ev, 0, 0);
+  if (!origin)
+    return false;
+  const MlirValue leaf = origin->tensor;
+  const int rank = origin->rank;
+  int order[kMaxRank], n = 0, kDims[kMaxRank], numK = 0;
+  bool placed[kMaxRank] = {false};
+  for (int d = 0; d < rank; ++d) {
+    if (origin->idx[d] != 0)
+      return false;
+    if (dimOf(leaf, d) == 1)
+      order[n++] = d, placed[d] = true;
+  }
+  for (int m = 1; m <= mm->numRows; ++m) {
+    const int d = dimSteppedAt(mm, &ev, leaf, m, 0);
+    if (d < 0 || placed[d])
+      return false;
+    order[n++] = d, placed[d] = true;
+  }
+  for (int64_t stride = 1; n + numK < rank; ) {
+    const int d = stride < mm->K ? dimSteppedAt(mm, &ev, leaf, 0, stride) : -1;
+    if (d < 0 || placed[d] || dimOf(leaf, d) <= 1)
+      return false;
+    kDims[numK++] = d, placed[d] = true, stride *= dimOf(leaf, d);
+  }
+  bool identity = true;
+  for (int i = numK - 1; i >= 0; --i)
+    order[n++] = kDims[i];
+  for (int d = 0; d < rank; ++d)
+    identity &= order[d] == d;
+  if (identity)
+    return false; /* x's own order: not row-major for another reason */
+  memcpy(mm->xPerm, order, sizeof order);
+  return mm->xTransposed = true;
+}
+
 static bool matchX(MatmulMatch *mm, Reason *why) {
   if (!mlirValueIsNull(mm->xExpr))
     return tryX(mm, seeThroughNothing, why);
-  Reason throughReshapes = {0};
+  Reason throughReshapes = {0}, transposed = {0};
   if (tryX(mm, seeThroughX, &throughReshapes))
     return true;
   if (tryX(mm, seeThroughCasts, why))
     return true;
+  if (findXTranspose(mm) && tryX(mm, seeThroughX, &transposed))
+    return true;
+  mm->xTransposed = false;
   *why = throughReshapes;
   return false;
 }

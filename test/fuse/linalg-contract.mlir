@@ -85,17 +85,22 @@ func.func @contract_nk(%x: tensor<?x4096xf16>, %w: tensor<11008x32x128xi4>, %s: 
 
 // -----
 
-// x read as (K, M): x^T @ W^T is a contraction too, but not of a row-major (M, K) x.
+// x read as (K, M): x^T @ W^T. Until session 56 it stayed unfused ("x is not read as a row-major (M, K) tensor");
+// now x is transposed to (M, K) first (the op's only copy, M * K values) and the chain fuses.
 
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1)>
 #mA = affine_map<(m, n, k) -> (k, m)>
 #mBt = affine_map<(m, n, k) -> (n, k)>
 #mC = affine_map<(m, n, k) -> (m, n)>
-// REMARK: remark: w4a16: not fused: x is not read as a row-major (M, K) tensor
+// REMARK: remark: w4a16: fused as dequant(n_k, scales n_g) -> matmul
+// CHECK-DAG:     #[[XT_READ:.+]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @contract_x_transposed(
-// CHECK-NOT:     w4a16.fused_matmul
-// CHECK:         linalg.contract
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<4096x?xf16>
+// CHECK:         %[[XT:.+]] = linalg.generic {indexing_maps = [#[[XT_READ]], #{{.+}}]
+// CHECK-SAME:      ins(%[[X]] : tensor<4096x?xf16>) outs(%{{.+}} : tensor<?x4096xf16>)
+// CHECK:         "w4a16.fused_matmul"(%[[XT]],
+// CHECK-NOT:     linalg.contract
 func.func @contract_x_transposed(%x: tensor<4096x?xf16>, %w: tensor<11008x32x128xi4>, %s: tensor<11008x32xf16>) -> tensor<?x11008xf16> {
   %c0 = arith.constant 0 : index
   %cst = arith.constant 8.000000e+00 : f16

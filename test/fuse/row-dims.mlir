@@ -123,11 +123,18 @@ func.func @rows_static(%x: tensor<2x3x256xf16>, %q: tensor<64x256xi4>, %s: tenso
 
 // -----
 
-// x holds the rows transposed, [S, B, K], while y is [B, S, N]: y's rows are not x's rows in row-major
-// order, so no (M, K) view of x gives them. Not fused.
+// x holds the rows transposed, [S, B, K], while y is [B, S, N]: y's rows are not x's rows in row-major order, so no
+// (M, K) view of x gives them. Until session 56 it stayed unfused ("x is not read as a row-major (M, K) tensor");
+// now x is transposed to [B, S, K] first and the chain fuses.
+// CHECK-DAG:     #[[ROWS_SWAPPED:.+]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 // CHECK-LABEL: func.func @rows_transposed(
-// CHECK-NOT:     w4a16.fused_matmul
-// REMARK: row-dims.mlir:[[@LINE+16]]:8: remark: w4a16: not fused: x is not read as a row-major (M, K) tensor
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<3x2x256xf16>
+// CHECK:         %[[XT:.+]] = linalg.generic {indexing_maps = [#[[ROWS_SWAPPED]], #{{.+}}]
+// CHECK-SAME:      ins(%[[X]] : tensor<3x2x256xf16>) outs(%{{.+}} : tensor<2x3x256xf16>)
+// CHECK:         %[[X2:.+]] = tensor.collapse_shape %[[XT]] {{\[\[}}0, 1], [2]] : tensor<2x3x256xf16> into tensor<6x256xf16>
+// CHECK:         "w4a16.fused_matmul"(%[[X2]],
+// CHECK-SAME:      -> tensor<6x64xf16>
+// REMARK: row-dims.mlir:[[@LINE+16]]:8: remark: w4a16: fused as dequant(n_k, scales n_g) -> matmul
 func.func @rows_transposed(%x: tensor<3x2x256xf16>, %q: tensor<64x256xi4>, %s: tensor<64x2xf16>) -> tensor<2x3x64xf16> {
   %zero = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<64x256xf16>
