@@ -1,4 +1,4 @@
-/* --w4a16-pipeline: fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect
+/* --w4a16-pipeline: inline -> fuse (W4A16, int8 prep) -> verify -> lower both -> upstream passes to the LLVM dialect
  * -> the status-returning entry points. Between our lowering and the entry points everything is upstream
  * MLIR (docs/dialect.md, "Lowering", lists it). */
 #include "w4a16/lowering.h"
@@ -116,9 +116,17 @@ static MlirLogicalResult addGpuLowering(MlirOpPassManager pm, const char *chip) 
   return mlirLogicalResultSuccess();
 }
 
+/* The lowering below inlines anyway, so inlining first changes only what fuses. */
+MlirLogicalResult w4a16AddPreFusionPasses(MlirOpPassManager pm) {
+  w4a16RegisterPasses();
+  return addText(pm, "inline");
+}
+
 MlirLogicalResult w4a16AddPipeline(MlirOpPassManager pm, W4a16PipelineOptions options) {
   w4a16RegisterPasses(); /* the textual part names upstream passes */
   if (options.fuse) {
+    if (mlirLogicalResultIsFailure(w4a16AddPreFusionPasses(pm)))
+      return mlirLogicalResultFailure();
     w4a16AddFusePass(pm, options.fuseOptions);
     if (!options.noMergeSiblings) { /* a gate_up projection's halves, then every sibling group */
       w4a16AddSplitChunkedGluPass(pm, options.fuseOptions);

@@ -28,7 +28,7 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-lower-to-runtime", "Lower w4a16.fused_matmul to calls into the w4a16 runtime (memref C interface)"},
     {"w4a16-lower-int8-prep", "Lower w4a16.int8_prep to calls into the int8prep runtime (w4a16-opt: part of --w4a16-lower-to-runtime)"},
     {"w4a16-entry-points", "Add status-returning w4a16c_run_<f> and w4a16c_prepare_<f> for every _mlir_ciface_<f> of an LLVM-dialect module"},
-    {"w4a16-pipeline", "Fuse, verify, lower to runtime calls, upstream bufferization and conversion to LLVM, then w4a16-entry-points"},
+    {"w4a16-pipeline", "Inline, fuse, verify, lower to runtime calls, upstream bufferization and conversion to LLVM, then w4a16-entry-points"},
     {"w4a16-gpu-pipeline", "w4a16-pipeline for the GPU target: tensors in device memory, the rest of the function as upstream-generated GPU kernels (PTX, sm_90), launched on the caller's stream"},
     {"w4a16-decompose-aggregates", "Before bufferization: linalg.softmax becomes its max, exp, sum and divide linalg ops (upstream's decomposition), which the host and GPU lowerings take"},
     {"w4a16-gpu-split-reductions", "GPU target, on tensors: split long innermost sums, maxima and minima into up to 256 coalesced partial results per row and a combine, split again while long"},

@@ -25,7 +25,7 @@
 // CHECK:      Pass Pipelines:
 // CHECK-NEXT: --w4a16-explain - Like w4a16-fuse, w4a16-split-chunked-glu then w4a16-merge-siblings, and report
 // CHECK-NEXT: --w4a16-explain-int8-prep -
-// CHECK-NEXT: --w4a16-pipeline - Fuse, verify, lower
+// CHECK-NEXT: --w4a16-pipeline - Inline, fuse, verify, lower
 
 // MANY: {{[1-9][0-9][0-9]+}}
 // DIALECTS: Available Dialects: {{.*}},bufferization,builtin,{{.*}},func,{{.*}},linalg,llvm,{{.*}},tensor,{{.*}},w4a16,{{[a-z0-9_,]+$}}

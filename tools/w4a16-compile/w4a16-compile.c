@@ -265,6 +265,7 @@ static bool count_chains(Tool *t, MlirModule module, int *fused, int *unfused_ca
   char *remarks = NULL;
   size_t remarks_len = 0;
   FILE *stream = t->opts.explain ? open_memstream(&remarks, &remarks_len) : NULL;
+  w4a16AddPreFusionPasses(opm); /* as the pipeline does before it fuses */
   w4a16AddFusePass(opm, (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = stream});
   w4a16AddFuseInt8PrepPass(opm, (W4a16FuseOptions){.explain = t->opts.explain, .explain_stream = stream});
   mlirOpPassManagerAddOwnedPass(opm, w4a16CreateVerifyPass());

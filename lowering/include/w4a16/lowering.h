@@ -59,8 +59,13 @@ MlirPass w4a16CreateGpuHostCodePass(void);
 MlirPass w4a16CreateCallerStreamPass(void);
 MlirPass w4a16CreateDeviceMemoryPass(void);
 
-/* fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime -> lower-int8-prep -> upstream
- * bufferization and conversion to the LLVM dialect -> entry-points.
+/* What runs before fusion: upstream's inliner, so that a dequantisation in a called function (one per quantised
+ * Linear, as some exporters emit it) is in the matmul's function, where the matcher sees it. Tools that fuse a
+ * module outside w4a16AddPipeline (w4a16-compile counts the chains on a clone) add it too. */
+MlirLogicalResult w4a16AddPreFusionPasses(MlirOpPassManager pm);
+
+/* inline (w4a16AddPreFusionPasses) -> fuse (W4A16, then the int8 prep) -> verify -> lower-to-runtime ->
+ * lower-int8-prep -> upstream bufferization and conversion to the LLVM dialect -> entry-points.
  * pm must be anchored on builtin.module, and the context it runs in must have had w4a16RegisterAll (without
  * the upstream interface models the bufferization fails, e.g. "op was not bufferized"). Returns failure if
  * the upstream pipeline does not parse. */
