@@ -164,6 +164,18 @@ static const Sibling *earliest(Sibling *const *members, int n) {
   return e;
 }
 
+/* The earliest value of v's chain of tensor.cast ops that has v's type: casts that end where they started (to a
+ * dynamic shape and back, as torch-mlir leaves them) do not make another x. */
+static MlirValue castRoundTripSource(MlirValue v) {
+  MlirValue source = v;
+  for (MlirValue at = v; !mlirOperationIsNull(producer(at)) && opIs(producer(at), "tensor.cast");) {
+    at = mlirOperationGetOperand(producer(at), 0);
+    if (mlirTypeEqual(mlirValueGetType(at), mlirValueGetType(v)))
+      source = at;
+  }
+  return source;
+}
+
 /* x is not checked: the merged op reads the earliest member's x (each sibling may reshape x itself, right
  * before it), which is defined before either point. */
 static MlirOperation insertionPoint(Sibling *const *members, int n) {
@@ -385,7 +397,7 @@ static void mergeRun(MlirOperation root, const W4a16FuseOptions *options) {
     for (int j = i + 1; j < all.count && g->count < 64; ++j) {
       Sibling s = siblingOf(all.ops[j]);
       if (!grouped[j] && mlirBlockEqual(mlirOperationGetBlock(all.ops[i]), mlirOperationGetBlock(all.ops[j])) &&
-          sameValue(g->members[0].operand[kX], s.operand[kX], 0)) {
+          sameValue(castRoundTripSource(g->members[0].operand[kX]), castRoundTripSource(s.operand[kX]), 0)) {
         grouped[j] = true;
         g->members[g->count++] = s;
       }

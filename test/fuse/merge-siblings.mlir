@@ -25,6 +25,26 @@ func.func @qkv(%x: tensor<?x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf
 
 // -----
 
+// v reads x through tensor.cast to a dynamic shape and back (torch-mlir's casts, before --canonicalize): the same x,
+// so all three merge (v was left out, without a remark, until session 56). The merged op reads q's x.
+// CHECK-LABEL: func.func @qkv_cast_round_trip(
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<?x256xf16>
+// CHECK:         %[[M:.+]]:3 = "w4a16.merged_matmul"(%[[X]],
+// CHECK-SAME:      combine = "outputs"
+// CHECK-NOT:     w4a16.fused_matmul
+// CHECK:         return %[[M]]#0, %[[M]]#1, %[[M]]#2
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:8: remark: w4a16: merged 3 sibling projections of one x into one launch (outputs)
+func.func @qkv_cast_round_trip(%x: tensor<?x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2x64xf16>, %wk: tensor<32x32xi32>, %sk: tensor<2x32xf16>, %wv: tensor<32x32xi32>, %sv: tensor<2x32xf16>) -> (tensor<?x64xf16>, tensor<?x32xf16>, tensor<?x32xf16>) {
+  %q = "w4a16.fused_matmul"(%x, %wq, %sq) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<?x64xf16>
+  %k = "w4a16.fused_matmul"(%x, %wk, %sk) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<?x32xf16>
+  %xd = tensor.cast %x : tensor<?x256xf16> to tensor<?x?xf16>
+  %xc = tensor.cast %xd : tensor<?x?xf16> to tensor<?x256xf16>
+  %v = "w4a16.fused_matmul"(%xc, %wv, %sv) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<?x256xf16>, tensor<32x32xi32>, tensor<2x32xf16>) -> tensor<?x32xf16>
+  return %q, %k, %v : tensor<?x64xf16>, tensor<?x32xf16>, tensor<?x32xf16>
+}
+
+// -----
+
 // QKV with biases (Qwen2): one bias per member, after the weights and scales.
 // CHECK-LABEL: func.func @qkv_bias(
 // CHECK:         "w4a16.merged_matmul"(%{{.+}}, %[[WQ:[^,]+]], %[[WK:[^,]+]], %[[SQ:[^,]+]], %[[SK:[^,]+]], %[[BQ:[^,]+]], %[[BK:[^)]+]])
