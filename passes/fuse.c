@@ -337,9 +337,6 @@ static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, Mlir
   return elementwiseOf(mm, mm->xExpr, &leaves, mm->xInput, before, loc);
 }
 
-/* x's dim that holds the fused op's x dim d (they differ where x is transposed). */
-static int xDim(const MatmulMatch *mm, int d) { return mm->xTransposed ? mm->xPerm[d] : d; }
-
 /* The fused (M, N) result reshaped to the shape of `like`, the chain's end (unit dims, row dims, (N) for a matvec,
  * or y's rows regrouped), after `after`. A dynamic row dim of y takes its size from x's dim that holds the same row
  * loop (x's non-unit row dims are y's, in order: matchX); with one row loop, from M itself; a regrouped one, from the
@@ -386,11 +383,11 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
   for (int d = 0; d < rank - nDims; ++d) {
     if (dimOf(like, d) == 1)
       continue;
-    while (xRow < mm->xRowDims && dimOf(mm->x, xDim(mm, xRow)) == 1)
+    while (xRow < mm->xRowDims && dimOf(mm->x, matmulXDim(mm, xRow)) == 1)
       ++xRow; /* x's next non-unit row dim: this row loop's */
     if (dimOf(like, d) < 0)
       sizes[numDynamic++] =
-          mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, xDim(mm, xRow), next, loc);
+          mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, matmulXDim(mm, xRow), next, loc);
     ++xRow;
   }
   const int ends[2] = {rank - nDims, rank};

@@ -121,6 +121,8 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
 MlirType matmulIoType(const MatmulMatch *mm);
 /* y's trailing dims holding N: 1, or 2 when N is split. */
 int matmulNDims(const MatmulMatch *mm);
+/* x's dim that holds the fused op's x dim d (they differ where x is transposed). */
+int matmulXDim(const MatmulMatch *mm, int d);
 /* Whether v holds y's elements with y's row dims regrouped by a reshape (y's N dims kept; match_matmul.c). */
 bool matmulRowsRegrouped(const MatmulMatch *mm, MlirValue v);
 /* The trailing dims holding N of v, an epilogue value shaped like y, like y with N split into two dims, or like y

@@ -78,6 +78,8 @@ void matmulResultIndex(const MatmulMatch *mm, int64_t m, int64_t n, int64_t *idx
 
 int matmulNDims(const MatmulMatch *mm) { return mm->dimNOuter >= 0 ? 2 : 1; }
 
+int matmulXDim(const MatmulMatch *mm, int d) { return mm->xTransposed ? mm->xPerm[d] : d; }
+
 /* Whether v holds y's elements with y's row dims regrouped (not y's own) -- an expand_shape of the rows into
  * [B, S] or a collapse of [1, M] into M, as torch-mlir leaves a rank-3 linear's epilogue -- and y's N dims kept.
  * Every row dim but the outermost is static in both, so that the row-major order both share is known; the
@@ -598,10 +600,8 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       int64_t idx[kMaxRank], dims[kMaxRank]; /* the read in the order the fused op takes x's dims */
-      for (int d = 0; d < r->rank; ++d) {
-        const int from = mm->xTransposed ? mm->xPerm[d] : d;
-        idx[d] = r->idx[from], dims[d] = dimOf(r->tensor, from);
-      }
+      for (int d = 0; d < r->rank; ++d)
+        idx[d] = r->idx[matmulXDim(mm, d)], dims[d] = dimOf(r->tensor, matmulXDim(mm, d));
       int rowDims = rowDimsOf(mm, dims, r->rank);
       if (rowDims < 0 || !readsRowMajor(mm, idx, dims, r->rank, rowDims, m, ks[i]) ||
           ((m > 0 || i > 0) && !valueEq(r->tensor, mm->x))) {
