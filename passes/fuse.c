@@ -4,6 +4,7 @@
  * fused as, or the first reason it was not. IR that does not match is not touched. */
 #include "ir_build.h"
 #include "rewrite.h"
+#include "split_by_input.h"
 #include "w4a16/dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -17,8 +18,6 @@
 #include <string.h>
 
 /* --- rewriting ---------------------------------------------------------------------------------- */
-
-enum { kMaxXLeaves = 16 };
 
 static MlirAttribute namedString(MlirContext ctx, const char *s) {
   return mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(s));
@@ -114,15 +113,6 @@ static MlirValue narrowed(MlirValue value, MlirType to, MlirOperation before, Ml
   return insertBefore(before, buildOp("arith.truncf", loc, 1, &value, 1, &type, 0, NULL, NULL));
 }
 
-/* tensor.dim of `value` at dim, inserted before `before`. */
-static MlirValue dimValue(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirType index = mlirIndexTypeGet(ctx);
-  MlirNamedAttribute position = namedAttr(ctx, "value", mlirIntegerAttrGet(index, dim));
-  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &position, NULL))};
-  return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
-}
-
 /* x's leaf with its dims in the order xPerm (matchX): a linalg.generic copying x[.., xPerm[d], ..] to dim d, which
  * upstream lowers as any transpose. */
 static MlirValue transposedX(const MatmulMatch *mm, MlirOperation before, MlirLocation loc) {
@@ -138,7 +128,7 @@ static MlirValue transposedX(const MatmulMatch *mm, MlirOperation before, MlirLo
     const int from = mm->xPerm[d];
     shape[d] = dimOf(x, from) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(x, from);
     if (dimOf(x, from) < 0)
-      sizes[numDynamic++] = dimValue(x, from, before, loc);
+      sizes[numDynamic++] = buildDim(x, from, before, loc);
     reads[from] = mlirAffineDimExprGet(ctx, d);
     iterators[d] = iteratorType(ctx, "parallel");
   }
@@ -166,175 +156,6 @@ static MlirValue divideIndex(MlirValue value, int64_t divisor, MlirOperation bef
   MlirNamedAttribute constant = namedAttr(ctx, "value", mlirIntegerAttrGet(index, divisor));
   MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &constant, NULL))};
   return insertBefore(before, buildOp("arith.divui", loc, 2, operands, 1, &index, 0, NULL, NULL));
-}
-
-/* Value v of the contraction's body in `copy`, a copy of that body: the same argument, or the same result of the
- * op at the same position. */
-static MlirValue inCopy(MlirValue v, MlirBlock body, MlirBlock copy) {
-  if (mlirValueIsABlockArgument(v))
-    return mlirBlockGetArgument(copy, mlirBlockArgumentGetArgNumber(v));
-  MlirOperation o = mlirBlockGetFirstOperation(body), c = mlirBlockGetFirstOperation(copy);
-  for (MlirOperation def = producer(v); !opEq(o, def); o = mlirOperationGetNextInBlock(o))
-    c = mlirOperationGetNextInBlock(c);
-  return mlirOperationGetResult(c, resultIndex(v));
-}
-
-/* The tensors standing for values of the contraction's body: leaf i is values[i], held by tensors[i], which has the
- * shape of the body's input inputs[i] (the input itself, or a part of x's expression computed over it). */
-typedef struct XLeaves {
-  MlirValue values[kMaxXLeaves], tensors[kMaxXLeaves];
-  int inputs[kMaxXLeaves];
-  int count;
-} XLeaves;
-
-/* Input `input`'s indexing map over the shape of input `over` (whose map is a projected permutation of loop dims
- * that include every dim input reads, matchMatmul): result r is the position of input's r-th dim among over's. */
-static MlirAffineMap mapOver(const LinalgView *v, int input, int over) {
-  MlirAffineMap map = v->maps[input], overMap = v->maps[over];
-  MlirContext ctx = mlirAffineMapGetContext(map);
-  MlirAffineExpr results[kMaxRank];
-  const intptr_t n = mlirAffineMapGetNumResults(map), rank = mlirAffineMapGetNumResults(overMap);
-  for (intptr_t r = 0; r < n; ++r) {
-    const unsigned d = mlirAffineDimExprGetPosition(mlirAffineMapGetResult(map, r));
-    intptr_t at = 0;
-    while (mlirAffineDimExprGetPosition(mlirAffineMapGetResult(overMap, at)) != d)
-      ++at;
-    results[r] = mlirAffineDimExprGet(ctx, at);
-  }
-  return mlirAffineMapGet(ctx, rank, 0, n, results);
-}
-
-/* `value` of the contraction's body computed over the shape of input `over` by an elementwise linalg.generic of its
- * own, before `before`: a copy of the body in which each leaf becomes an argument bound to its tensor (read over
- * that shape, mapOver), cut down to the ops between the leaves and `value`. */
-static MlirValue elementwiseOf(const MatmulMatch *mm, MlirValue value, const XLeaves *leaves, int over,
-                               MlirOperation before, MlirLocation loc) {
-  const MlirValue *tensors = leaves->tensors;
-  const int n = leaves->count;
-  const LinalgView *v = &mm->view;
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirOperation owner = mlirOperationClone(v->op);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionTakeBody(region, mlirOperationGetRegion(owner, 0));
-  mlirOperationDestroy(owner);
-  MlirBlock body = mlirRegionGetFirstBlock(region);
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  mlirOperationSetOperand(yield, 0, inCopy(value, v->body, body));
-  for (int i = 0; i < n; ++i) {
-    MlirValue leaf = inCopy(leaves->values[i], v->body, body);
-    mlirValueReplaceAllUsesOfWith(leaf, mlirBlockAddArgument(body, mlirValueGetType(leaf), loc));
-  }
-  /* the rest of the body (the weight, the product, the sum, the leaves' own ops) is dead now: erase it */
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (MlirOperation o = mlirBlockGetFirstOperation(body), next; !opEq(o, yield); o = next) {
-      next = mlirOperationGetNextInBlock(o);
-      bool used = false;
-      for (intptr_t r = 0; r < mlirOperationGetNumResults(o); ++r)
-        used |= userCount(mlirOperationGetResult(o, r)) > 0;
-      if (!used)
-        mlirOperationDestroy(o), erased = true;
-    }
-  }
-  for (int i = v->numInputs; i >= 0; --i) /* the contraction's own arguments, all replaced by the leaves' */
-    mlirBlockEraseArgument(body, (unsigned)i);
-  MlirType element = mlirValueGetType(value);
-  mlirBlockAddArgument(body, element, loc);
-
-  /* dynamic sizes from the input itself (a shape query of a contraction result is no use of its elements, and the
-   * rewrite points it at the init) */
-  MlirValue like = linalgInput(v, over), sizes[kMaxRank], operands[kMaxXLeaves + 1];
-  const int rank = rankOf(like);
-  int64_t shape[kMaxRank];
-  int numDynamic = 0;
-  for (int d = 0; d < rank; ++d) {
-    shape[d] = dimOf(like, d) < 0 ? mlirShapedTypeGetDynamicSize() : dimOf(like, d);
-    if (dimOf(like, d) < 0) { /* a size the views name: no shape query of a view (its only other user would be the
-                                 chain the view is part of) */
-      const MlirValue named = viewNamedSize(like, d);
-      sizes[numDynamic++] = mlirValueIsNull(named) ? dimValue(like, d, before, loc) : named;
-    }
-  }
-  MlirType type = mlirRankedTensorTypeGet(rank, shape, element, mlirAttributeGetNull());
-  for (int i = 0; i < n; ++i)
-    operands[i] = tensors[i];
-  operands[n] = insertBefore(before, buildOp("tensor.empty", loc, numDynamic, sizes, 1, &type, 0, NULL, NULL));
-
-  MlirAffineMap maps[kMaxXLeaves + 1];
-  MlirAttribute iterators[kMaxRank];
-  for (int i = 0; i <= n; ++i)
-    maps[i] = i < n && leaves->inputs[i] != over ? mapOver(v, leaves->inputs[i], over)
-                                                 : mlirAffineMapMultiDimIdentityGet(ctx, rank);
-  for (int d = 0; d < rank; ++d)
-    iterators[d] = iteratorType(ctx, "parallel");
-  return insertBefore(before, buildGeneric(loc, n, operands, type, maps, rank, iterators, region));
-}
-
-/* The inputs (argument numbers, as bits) that body value v reads. */
-static unsigned inputsRead(MlirValue v, const LinalgView *view) {
-  const BodyDeps deps = bodyDepsOf(v, view->body);
-  unsigned read = 0;
-  for (int i = 0; i < view->numInputs; ++i)
-    read |= (unsigned)deps.arg[i] << i;
-  return read;
-}
-
-/* The largest parts of x's expression below v that read one input each, computed by generics of their own
- * (an input read as it is needs none) where `build` is set; false if there are more than kMaxXLeaves. */
-static bool splitByInput(const MatmulMatch *mm, MlirValue v, XLeaves *leaves, bool build, MlirOperation before,
-                         MlirLocation loc) {
-  const unsigned read = inputsRead(v, &mm->view);
-  if (read == 0)
-    return true; /* a constant: stays in the combining generic */
-  MlirOperation def = producer(v);
-  if (!mlirOperationIsNull(def) && opIs(def, "arith.extf")) /* parts end at their 16-bit value; widening it combines */
-    return splitByInput(mm, mlirOperationGetOperand(def, 0), leaves, build, before, loc);
-  if ((read & (read - 1)) == 0) {
-    for (int i = 0; i < leaves->count; ++i)
-      if (valueEq(leaves->values[i], v))
-        return true;
-    if (leaves->count == kMaxXLeaves)
-      return false;
-    int input = 0;
-    while (!(read & (1u << input)))
-      ++input;
-    MlirValue arg = mlirBlockGetArgument(mm->view.body, input), tensor = linalgInput(&mm->view, input);
-    if (build && !valueEq(v, arg)) {
-      const XLeaves one = {{arg}, {tensor}, {input}, 1};
-      tensor = elementwiseOf(mm, v, &one, input, before, loc);
-    }
-    leaves->values[leaves->count] = v, leaves->tensors[leaves->count] = tensor, leaves->inputs[leaves->count] = input;
-    ++leaves->count;
-    return true;
-  }
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(def); i < n; ++i)
-    if (!splitByInput(mm, mlirOperationGetOperand(def, i), leaves, build, before, loc))
-      return false;
-  return true;
-}
-
-/* x computed in the contraction's body (mm->xExpr) as a tensor of its own, before `before`. The expression is
- * split as it was before upstream's fusion moved it into the body: each largest part that reads one input (silu on
- * the gate's f32 accumulator and its truncf, say) by an elementwise generic of its own, so that the chain producing
- * that input finds its epilogue again; then one generic combining those parts (the product with up). Every generic
- * holds a copy of the body's own ops: x[m, k] is the value the body computed, once per (m, k) instead of per n. */
-static MlirValue materializedX(const MatmulMatch *mm, MlirOperation before, MlirLocation loc) {
-  XLeaves leaves = {.count = 0};
-  if (splitByInput(mm, mm->xExpr, &leaves, false, before, loc)) { /* counted first: nothing built in vain */
-    leaves.count = 0;
-    splitByInput(mm, mm->xExpr, &leaves, true, before, loc);
-  } else { /* too many parts: one generic over the inputs */
-    const unsigned read = inputsRead(mm->xExpr, &mm->view);
-    leaves.count = 0;
-    for (int i = 0; i < mm->view.numInputs; ++i)
-      if (read & (1u << i)) {
-        leaves.values[leaves.count] = mlirBlockGetArgument(mm->view.body, i);
-        leaves.tensors[leaves.count] = linalgInput(&mm->view, i), leaves.inputs[leaves.count++] = i;
-      }
-  }
-  if (leaves.count == 1 && valueEq(leaves.values[0], mm->xExpr) && leaves.inputs[0] == mm->xInput)
-    return leaves.tensors[0];
-  return elementwiseOf(mm, mm->xExpr, &leaves, mm->xInput, before, loc);
 }
 
 /* The fused (M, N) result reshaped to the shape of `like`, the chain's end (unit dims, row dims, (N) for a matvec,
@@ -375,7 +196,7 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
       int64_t inner = 1; /* static here */
       for (int d = 1; d < rank - nDims; ++d)
         inner *= dimOf(like, d);
-      sizes[numDynamic++] = divideIndex(dimValue(fused, 0, next, loc), inner, next, loc);
+      sizes[numDynamic++] = divideIndex(buildDim(fused, 0, next, loc), inner, next, loc);
     }
     const int ends[2] = {rank - nDims, rank};
     return reshape(fused, to, rank, ends, sizes, next, loc);
@@ -387,7 +208,7 @@ static MlirValue asResultShape(const MatmulMatch *mm, MlirValue fused, MlirValue
       ++xRow; /* x's next non-unit row dim: this row loop's */
     if (dimOf(like, d) < 0)
       sizes[numDynamic++] =
-          mm->numRows <= 1 ? dimValue(fused, 0, next, loc) : dimValue(mm->x, matmulXDim(mm, xRow), next, loc);
+          mm->numRows <= 1 ? buildDim(fused, 0, next, loc) : buildDim(mm->x, matmulXDim(mm, xRow), next, loc);
     ++xRow;
   }
   const int ends[2] = {rank - nDims, rank};
@@ -402,7 +223,7 @@ static MlirOperation buildFusedOp(const MatmulMatch *mm, const DequantMatch *dq,
 
   MlirValue operands[7];
   int n = 0;
-  const MlirValue x = !mlirValueIsNull(mm->xExpr) ? materializedX(mm, last, loc)
+  const MlirValue x = !mlirValueIsNull(mm->xExpr) ? splitByInput(&mm->view, mm->xExpr, mm->xInput, last, loc)
                       : mm->xTransposed          ? transposedX(mm, last, loc)
                                                  : mm->x;
   operands[n++] = withStaticK(asMatrix(x, mm->xRowDims, last, loc), mm->K, last, loc);
@@ -516,12 +337,24 @@ static void describeChain(const DequantMatch *dq, const EpilogueMatch *ep, char 
            act ? w4a16_activation_name(ep->activation) : "", ep->hasResidual ? " -> residual" : "");
 }
 
+/* The epilogue, where y's consumer combines it with another tensor of its shape first split into its parts
+ * (split_by_input.c): upstream's elementwise fusion leaves a GLU's biases, activation and product as one generic
+ * reading both projections' results, and each finds its epilogue in its own part. */
+static bool matchEpilogueOrSplit(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
+  if (matchEpilogue(mm, ep, why))
+    return true;
+  if (!splitConsumerOf(mm->result))
+    return false;
+  *why = (Reason){0}; /* the split IR's reason, if it still does not match */
+  return matchEpilogue(mm, ep, why);
+}
+
 static void fuseChainAt(MlirOperation op, const W4a16FuseOptions *options) {
   MatmulMatch mm;
   DequantMatch dq;
   EpilogueMatch ep;
   Reason why = {0};
-  if (!matchMatmul(op, &mm, &why) || !matchDequant(&mm, &dq, &why) || !matchEpilogue(&mm, &ep, &why)) {
+  if (!matchMatmul(op, &mm, &why) || !matchDequant(&mm, &dq, &why) || !matchEpilogueOrSplit(&mm, &ep, &why)) {
     if (why.text[0])
       explainRemark(options, "w4a16", op, "not fused: %s", why.text);
     return;

@@ -1,6 +1,7 @@
 #include "ir_build.h"
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 
 #include <stdio.h>
 
@@ -23,6 +24,14 @@ MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute va
 MlirValue insertBefore(MlirOperation before, MlirOperation op) {
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
   return mlirOperationGetResult(op, 0);
+}
+
+MlirValue buildDim(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirNamedAttribute position = namedAttr(ctx, "value", mlirIntegerAttrGet(index, dim));
+  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &position, NULL))};
+  return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 
 bool replaceWithCall(MlirOperation op, const char *callee) {

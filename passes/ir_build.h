@@ -19,6 +19,9 @@ MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute va
 /* Inserts op before `before` (in its block); returns op's first result. */
 MlirValue insertBefore(MlirOperation before, MlirOperation op);
 
+/* tensor.dim of `value` at dim, inserted before `before`. */
+MlirValue buildDim(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc);
+
 /* Replaces op by a func.call of `callee` with op's operands and result types (before it; op is destroyed). False,
  * and nothing changed, when op has more than 32 operands or 8 results. */
 bool replaceWithCall(MlirOperation op, const char *callee);

@@ -69,7 +69,7 @@ typedef struct MatmulMatch {
    * upstream's elementwise fusion moves into the down projection's body): arith and math ops on float inputs read
    * by plain loop dims, all of which input xInput reads too (a bias broadcast beside it, say). x is then xInput's
    * tensor (its shape and rows) and the fused op takes the expression computed over that shape by elementwise ops
-   * of its own (fuse.c, materializedX). */
+   * of its own (split_by_input.c). */
   MlirValue xExpr;
   MlirValue result;
   /* Null where y accumulates into zero; else the init tensor (shaped like y), whose elements the epilogue reads as

@@ -4,7 +4,8 @@
 // (m, n, k) instead of once per (m, k). When the x side of acc + x * w is an elementwise expression of float inputs
 // one of which reads every loop dim the others read (and no weight input, no accumulator, no loop index), the fused
 // op takes that expression computed over that input's shape by elementwise linalg.generics of its own: one per part
-// that reads one input (the gate's silu, so that the gate's chain finds its epilogue again), one combining them --
+// that reads one full input, with any inputs broadcast beside it (the gate's bias and silu, so that the gate's chain
+// finds its epilogue again; glu-after-elementwise-fusion.mlir), one combining them --
 // the same ops on the same values, so the same bits. A conversion of x to another 16-bit type, or a narrowing with a rounding mode of its
 // own, is such an expression too. The first function is mlir-opt's own output for a small MLP (its form in
 // multi-chain.mlir); look-alikes that stay unfused are in explain/weight-in-body.mlir.
