@@ -255,6 +255,9 @@ bool splitConsumerOf(MlirValue y) {
   for (int d = 0; d < rankOf(y); ++d)
     if (dimOf(y, d) != dimOf(result, d))
       return false;
+  for (MlirOperation o = mlirBlockGetFirstOperation(view.body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    if (mlirOperationGetNumRegions(o) > 0) /* values it captures are uses the parts would not see */
+      return false;
   MlirValue yielded = mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0);
   const BodyDeps deps = bodyDepsOf(yielded, view.body);
   for (int d = 0; d < view.numLoops; ++d)
