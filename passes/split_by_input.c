@@ -41,6 +41,22 @@ static MlirValue inCopy(MlirValue v, MlirBlock body, MlirBlock copy) {
   return mlirOperationGetResult(c, resultIndex(v));
 }
 
+/* Erases the ops of body (but its terminator) whose results have no use. */
+static void eraseDeadOps(MlirBlock body) {
+  MlirOperation end = mlirBlockGetTerminator(body);
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (MlirOperation o = mlirBlockGetFirstOperation(body), next; !opEq(o, end); o = next) {
+      next = mlirOperationGetNextInBlock(o);
+      bool used = false;
+      for (intptr_t r = 0; r < mlirOperationGetNumResults(o); ++r)
+        used |= userCount(mlirOperationGetResult(o, r)) > 0;
+      if (!used)
+        mlirOperationDestroy(o), erased = true;
+    }
+  }
+}
+
 /* Input `input`'s indexing map over the shape of input `over` (whose map is a projected permutation of loop dims
  * that include every dim input reads, matchMatmul): result r is the position of input's r-th dim among over's. */
 static MlirAffineMap mapOver(const LinalgView *v, int input, int over) {
@@ -77,18 +93,7 @@ static MlirValue elementwiseOf(const LinalgView *v, MlirValue value, const Leave
     MlirValue leaf = inCopy(leaves->values[i], v->body, body);
     mlirValueReplaceAllUsesOfWith(leaf, mlirBlockAddArgument(body, mlirValueGetType(leaf), loc));
   }
-  /* the rest of the body (the weight, the product, the sum, the leaves' own ops) is dead now: erase it */
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (MlirOperation o = mlirBlockGetFirstOperation(body), next; !opEq(o, yield); o = next) {
-      next = mlirOperationGetNextInBlock(o);
-      bool used = false;
-      for (intptr_t r = 0; r < mlirOperationGetNumResults(o); ++r)
-        used |= userCount(mlirOperationGetResult(o, r)) > 0;
-      if (!used)
-        mlirOperationDestroy(o), erased = true;
-    }
-  }
+  eraseDeadOps(body); /* the rest of the body (the weight, the product, the sum, the leaves' own ops) */
   for (int i = v->numInputs + v->numInits - 1; i >= 0; --i) /* the op's own arguments, all replaced by the leaves' */
     mlirBlockEraseArgument(body, (unsigned)i);
   MlirType element = mlirValueGetType(value);
@@ -234,47 +239,127 @@ static MlirOperation onlyDataUser(MlirValue y) {
   return user;
 }
 
+/* Whether body value v is computed from y's elements (input `over`) and inputs read within y's dims only: no init,
+ * no linalg.index, no input that reads another loop (the other operand of a contraction). */
+static bool onYSide(const LinalgView *view, MlirValue v, int over) {
+  const BodyDeps deps = bodyDepsOf(v, view->body);
+  if (!deps.arg[over] || deps.arg[view->numInputs])
+    return false;
+  for (int d = 0; d < view->numLoops; ++d)
+    if (deps.loop[d])
+      return false;
+  for (int i = 0; i < view->numInputs; ++i)
+    for (intptr_t r = 0; deps.arg[i] && r < mlirAffineMapGetNumResults(view->maps[i]); ++r)
+      if (!mapUsesDim(view->maps[over],
+                      (int)mlirAffineDimExprGetPosition(mlirAffineMapGetResult(view->maps[i], r))))
+        return false;
+  return true;
+}
+
+/* The value of the consumer's body that y's side ends in: the one value onYSide that an op not onYSide (or the
+ * terminator) uses, at its 16-bit value (a widening cast stays with the consumer); null if there are several. */
+static MlirValue ySideEnd(const LinalgView *view, int over) {
+  MlirValue end = {NULL};
+  MlirOperation terminator = mlirBlockGetTerminator(view->body);
+  for (MlirOperation o = mlirBlockGetFirstOperation(view->body); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    if (!opEq(o, terminator) && mlirOperationGetNumResults(o) == 1 &&
+        onYSide(view, mlirOperationGetResult(o, 0), over))
+      continue;
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(o); i < n; ++i) {
+      MlirValue v = mlirOperationGetOperand(o, i);
+      if (!onYSide(view, v, over))
+        continue;
+      for (MlirOperation def = producer(v); !mlirOperationIsNull(def) && opIs(def, "arith.extf") &&
+                                            onYSide(view, mlirOperationGetOperand(def, 0), over);
+           def = producer(v))
+        v = mlirOperationGetOperand(def, 0);
+      if (!mlirValueIsNull(end) && !valueEq(end, v))
+        return (MlirValue){NULL};
+      end = v;
+    }
+  }
+  return end;
+}
+
+/* Replaces body value `end` of consumer by a new input, `tensor` read like input `over`, and drops the inputs no
+ * longer read: in place (the op may be a candidate the pass has yet to visit). */
+static void readInstead(MlirOperation consumer, const LinalgView *view, MlirValue end, MlirValue tensor, int over) {
+  MlirLocation loc = mlirOperationGetLocation(consumer);
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirBlock body = view->body;
+  mlirValueReplaceAllUsesOfWith(end, mlirBlockInsertArgument(body, (intptr_t)view->numInputs,
+                                                             mlirValueGetType(end), loc));
+  eraseDeadOps(body);
+  MlirValue operands[kMaxLinalgOperands + 1];
+  MlirAttribute maps[kMaxLinalgOperands + 1];
+  int n = 0;
+  for (int i = 0; i <= view->numInputs; ++i) {
+    if (i < view->numInputs && userCount(mlirBlockGetArgument(body, (intptr_t)i)) == 0)
+      continue;
+    operands[n] = i < view->numInputs ? linalgInput(view, i) : tensor;
+    maps[n++] = mlirAffineMapAttrGet(view->maps[i < view->numInputs ? i : over]);
+  }
+  operands[n] = linalgInit(view, 0), maps[n] = mlirAffineMapAttrGet(view->maps[view->numInputs]);
+  for (int i = view->numInputs - 1; i >= 0; --i)
+    if (userCount(mlirBlockGetArgument(body, (intptr_t)i)) == 0)
+      mlirBlockEraseArgument(body, (unsigned)i);
+  const int32_t segments[2] = {n, 1};
+  mlirOperationSetOperands(consumer, n + 1, operands);
+  mlirOperationSetAttributeByName(consumer, mlirStringRefCreateFromCString("indexing_maps"),
+                                  mlirArrayAttrGet(ctx, n + 1, maps));
+  mlirOperationSetAttributeByName(consumer, mlirStringRefCreateFromCString("operandSegmentSizes"),
+                                  mlirDenseI32ArrayGet(ctx, 2, segments));
+}
+
 bool splitConsumerOf(MlirValue y) {
   MlirOperation user = onlyDataUser(y);
   LinalgView view;
   if (mlirOperationIsNull(user) || !opIs(user, "linalg.generic") || !linalgView(user, &view) || view.numInits != 1 ||
-      mlirOperationGetNumResults(user) != 1 || !linalgIsElementwise(&view))
+      mlirOperationGetNumResults(user) != 1)
     return false;
   int over = -1;
   for (int i = 0; i < view.numInputs; ++i)
     if (valueEq(linalgInput(&view, i), y))
       over = over < 0 ? i : -2;
-  /* y read once, like the result (so the combination has the result's shape); every input read by plain dims */
-  if (over < 0 || !mlirAffineMapEqual(view.maps[over], view.maps[view.numInputs]))
+  if (over < 0) /* y read once */
     return false;
-  for (int i = 0; i < view.numInputs; ++i)
+  for (int i = 0; i < view.numInputs; ++i) /* every input read by plain dims */
     for (intptr_t r = 0; r < mlirAffineMapGetNumResults(view.maps[i]); ++r)
       if (!mlirAffineExprIsADim(mlirAffineMapGetResult(view.maps[i], r)))
         return false;
-  const MlirValue result = mlirOperationGetResult(user, 0);
-  for (int d = 0; d < rankOf(y); ++d)
-    if (dimOf(y, d) != dimOf(result, d))
-      return false;
   for (MlirOperation o = mlirBlockGetFirstOperation(view.body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
     if (mlirOperationGetNumRegions(o) > 0) /* values it captures are uses the parts would not see */
       return false;
-  MlirValue yielded = mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0);
-  const BodyDeps deps = bodyDepsOf(yielded, view.body);
-  for (int d = 0; d < view.numLoops; ++d)
-    if (deps.loop[d]) /* linalg.index: a part's loops are numbered as its full input's dims */
-      return false;
-  Split s = {&view, fullInputs(&view, over), false, user, mlirOperationGetLocation(user), {.count = 0}};
-  const unsigned fullRead = inputsRead(yielded, &view) & s.full;
-  if (deps.arg[view.numInputs] || fullRead == 0 || oneBit(fullRead)) /* reads the init; combines no two */
+  const MlirValue end = ySideEnd(&view, over), result = mlirOperationGetResult(user, 0);
+  if (mlirValueIsNull(end))
     return false;
-  if (!findParts(&s, yielded))
+  /* An elementwise consumer that is all y's side is replaced by the combination of its parts: only where it
+   * combines y with another full input (else it is y's epilogue as it stands), and has y's shape. */
+  const bool whole = valueEq(end, mlirOperationGetOperand(mlirBlockGetTerminator(view.body), 0));
+  Split s = {&view, fullInputs(&view, over), false, user, mlirOperationGetLocation(user), {.count = 0}};
+  if (whole) {
+    const unsigned fullRead = inputsRead(end, &view) & s.full;
+    if (!linalgIsElementwise(&view) || !mlirAffineMapEqual(view.maps[over], view.maps[view.numInputs]) ||
+        oneBit(fullRead))
+      return false;
+    for (int d = 0; d < rankOf(y); ++d)
+      if (dimOf(y, d) != dimOf(result, d))
+        return false;
+  }
+  if (!findParts(&s, end))
     return false;
   bool yPartIsAnOp = false;
   for (int i = 0; i < s.leaves.count; ++i)
     yPartIsAnOp |= s.leaves.inputs[i] == over && !valueEq(s.leaves.values[i], mlirBlockGetArgument(view.body, over));
   if (!yPartIsAnOp)
     return false;
-  mlirValueReplaceAllUsesOfWith(result, splitByInput(&view, yielded, over, user, s.loc));
-  mlirOperationDestroy(user);
+  const MlirValue parts = splitByInput(&view, end, over, user, s.loc);
+  if (!whole) {
+    readInstead(user, &view, end, parts, over);
+    return true;
+  }
+  mlirValueReplaceAllUsesOfWith(result, parts);
+  mlirOperationDestroy(user); /* elementwise: no candidate of the pass */
   return true;
 }

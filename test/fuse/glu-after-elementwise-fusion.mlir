@@ -4,7 +4,7 @@
 // one elementwise generic per part that reads one full (M, N) input -- with the inputs broadcast beside it, a bias --
 // and one combining them, the same ops on the same values; each projection then finds its epilogue, and
 // w4a16-merge-siblings merges the pair into one glu launch. Where the GLU went on into the down projection's body,
-// the down projection's x is split the same way (x-in-contraction-body.mlir).
+// the down projection's x is split the same way (x-in-contraction-body.mlir; a down projection in f16, last case).
 //
 // RUN: w4a16-opt --w4a16-fuse --w4a16-merge-siblings --split-input-file %s | FileCheck %s
 // RUN: w4a16-opt --w4a16-explain --split-input-file %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
@@ -426,5 +426,128 @@ module {
       linalg.yield %13 : f16
     } -> tensor<?x128xf16>
     return %7 : tensor<?x128xf16>
+  }
+}
+
+// -----
+
+// The GLU moved into a down projection that is not quantised (a recipe that keeps down_proj in f16): the
+// projection's x is split out of its body the same way, the contraction, a candidate the pass visits later, reads
+// the combination as an input of its own, and gate and up merge.
+// CHECK-LABEL: func.func @glu_into_float_down(
+// CHECK-SAME:      %[[WD:[^:]+]]: tensor<128x64xf16>)
+// CHECK:         %[[GLU:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "silu", combine = "glu"
+// CHECK:         %[[DOWN:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[WD]], %[[GLU]] : tensor<128x64xf16>, tensor<?x128xf16>)
+// CHECK-NEXT:    ^bb0(%[[W:.+]]: f16, %[[H:.+]]: f16, %[[ACC:.+]]: f32):
+// CHECK-NEXT:      %[[HF:.+]] = arith.extf %[[H]] : f16 to f32
+// CHECK-NEXT:      %[[WF:.+]] = arith.extf %[[W]] : f16 to f32
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[HF]], %[[WF]] : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// EXPLAIN:       remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul -> silu;
+// EXPLAIN-NEXT:  remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul;
+// EXPLAIN-NEXT:  remark: w4a16: merged 2 sibling projections of one x into one launch (glu: silu(gate) * up)
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+module {
+  func.func @glu_into_float_down(%arg0: tensor<?x256xf16>, %arg1: tensor<?x256xf16>, %arg2: tensor<32x128xi32>, %arg3: tensor<2x128xf16>, %arg4: tensor<32x128xi32>, %arg5: tensor<2x128xf16>, %arg6: tensor<128x64xf16>) -> tensor<?x64xf16> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 1.000000e+00 : f32
+    %cst_1 = arith.constant 8.000000e+00 : f16
+    %c15_i32 = arith.constant 15 : i32
+    %c4_i32 = arith.constant 4 : i32
+    %c128 = arith.constant 128 : index
+    %c8 = arith.constant 8 : index
+    %c0 = arith.constant 0 : index
+    %dim = tensor.dim %arg0, %c0 : tensor<?x256xf16>
+    %0 = tensor.empty(%dim) : tensor<?x128xf32>
+    %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<?x128xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    } -> tensor<?x128xf32>
+    %2 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<?x256xf16>) outs(%1 : tensor<?x128xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %11 = linalg.index 1 : index
+      %12 = linalg.index 2 : index
+      %13 = arith.divui %12, %c8 : index
+      %extracted = tensor.extract %arg2[%13, %11] : tensor<32x128xi32>
+      %14 = arith.remui %12, %c8 : index
+      %15 = arith.index_cast %14 : index to i32
+      %16 = arith.muli %15, %c4_i32 : i32
+      %17 = arith.shrui %extracted, %16 : i32
+      %18 = arith.andi %17, %c15_i32 : i32
+      %19 = arith.uitofp %18 : i32 to f16
+      %20 = arith.subf %19, %cst_1 : f16
+      %21 = arith.divui %12, %c128 : index
+      %extracted_2 = tensor.extract %arg3[%21, %11] : tensor<2x128xf16>
+      %22 = arith.mulf %20, %extracted_2 : f16
+      %23 = arith.extf %in : f16 to f32
+      %24 = arith.extf %22 : f16 to f32
+      %25 = arith.mulf %23, %24 : f32
+      %26 = arith.addf %out, %25 : f32
+      linalg.yield %26 : f32
+    } -> tensor<?x128xf32>
+    %3 = tensor.empty(%dim) : tensor<?x128xf32>
+    %4 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%3 : tensor<?x128xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    } -> tensor<?x128xf32>
+    %5 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<?x256xf16>) outs(%4 : tensor<?x128xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %11 = linalg.index 1 : index
+      %12 = linalg.index 2 : index
+      %13 = arith.divui %12, %c8 : index
+      %extracted = tensor.extract %arg4[%13, %11] : tensor<32x128xi32>
+      %14 = arith.remui %12, %c8 : index
+      %15 = arith.index_cast %14 : index to i32
+      %16 = arith.muli %15, %c4_i32 : i32
+      %17 = arith.shrui %extracted, %16 : i32
+      %18 = arith.andi %17, %c15_i32 : i32
+      %19 = arith.uitofp %18 : i32 to f16
+      %20 = arith.subf %19, %cst_1 : f16
+      %21 = arith.divui %12, %c128 : index
+      %extracted_2 = tensor.extract %arg5[%21, %11] : tensor<2x128xf16>
+      %22 = arith.mulf %20, %extracted_2 : f16
+      %23 = arith.extf %in : f16 to f32
+      %24 = arith.extf %22 : f16 to f32
+      %25 = arith.mulf %23, %24 : f32
+      %26 = arith.addf %out, %25 : f32
+      linalg.yield %26 : f32
+    } -> tensor<?x128xf32>
+    %6 = tensor.empty(%dim) : tensor<?x64xf32>
+    %7 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%6 : tensor<?x64xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %cst : f32
+    } -> tensor<?x64xf32>
+    %8 = linalg.generic {indexing_maps = [#map1, #map1, #map3, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%5, %2, %arg6 : tensor<?x128xf32>, tensor<?x128xf32>, tensor<128x64xf16>) outs(%7 : tensor<?x64xf32>) {
+    ^bb0(%in: f32, %in_2: f32, %in_3: f16, %out: f32):
+      %11 = arith.truncf %in_2 : f32 to f16
+      %12 = arith.extf %11 : f16 to f32
+      %13 = arith.negf %12 : f32
+      %14 = math.exp %13 : f32
+      %15 = arith.addf %14, %cst_0 : f32
+      %16 = arith.divf %cst_0, %15 : f32
+      %17 = arith.mulf %12, %16 : f32
+      %18 = arith.truncf %17 : f32 to f16
+      %19 = arith.truncf %in : f32 to f16
+      %20 = arith.mulf %19, %18 : f16
+      %21 = arith.extf %20 : f16 to f32
+      %22 = arith.extf %in_3 : f16 to f32
+      %23 = arith.mulf %21, %22 : f32
+      %24 = arith.addf %out, %23 : f32
+      linalg.yield %24 : f32
+    } -> tensor<?x64xf32>
+    %9 = tensor.empty(%dim) : tensor<?x64xf16>
+    %10 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<?x64xf32>) outs(%9 : tensor<?x64xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %11 = arith.truncf %in : f32 to f16
+      linalg.yield %11 : f16
+    } -> tensor<?x64xf16>
+    return %10 : tensor<?x64xf16>
   }
 }
