@@ -12,7 +12,7 @@
  * accepts; the fused op applies no activation, residual or act-order g_idx to all 2I columns (a bias is fine: each
  * half reads its window of it, Megatron-Core's linear_fc1); a half must be a window of every stored operand in its
  * layout. Otherwise the op stays, and in
- * explain mode a chunked one (its result sliced twice or more) gets a remark naming the rule. */
+ * explain mode a chunked one that looks like a gate_up projection (looksLikeGlu) gets a remark naming the rule. */
 #include "glu_product.h"
 #include "match.h"
 #include "ir_build.h"
@@ -29,7 +29,7 @@
 #include <string.h>
 
 enum { kX, kWeight, kScales, kBias, kResidual, kZeroPoints, kGroupIndex, kNumFusedOperands };
-enum { kMaxViews = 8, kMaxDimUsers = 16 };
+enum { kMaxViews = 8, kMaxDimUsers = 16, kMaxSlices = 8 };
 
 /* --- how the result is used ------------------------------------------------------------------------ */
 
@@ -43,6 +43,7 @@ typedef struct Half {
 typedef struct Uses {
   Half half[2];       /* by offset: columns [0, I), then [I, 2I) (filled in order found until checked) */
   int numSlices;
+  MlirOperation slices[kMaxSlices]; /* the first kMaxSlices of them, for looksLikeGlu */
   MlirOperation dims[kMaxDimUsers]; /* tensor.dim of a row dim of the result or of one of its reshapes */
   int numDims;
   MlirOperation views[2 * kMaxViews]; /* every reshape met on the way */
@@ -103,6 +104,8 @@ static void collectUses(MlirValue v, int columns, MlirOperation *views, int dept
         *h = (Half){user, {{NULL}}, depth, columns};
         memcpy(h->views, views, sizeof *views * (size_t)depth);
       }
+      if (u->numSlices < kMaxSlices)
+        u->slices[u->numSlices] = user;
       ++u->numSlices;
     } else if (first && opIs(user, "tensor.dim") && constantIndex(mlirOperationGetOperand(user, 1), &dim) &&
                dim >= 0 && dim < rankOf(v) - columns && u->numDims < kMaxDimUsers) {
@@ -477,6 +480,44 @@ static void split(Chunked *c) {
   eraseDeadOps(&dead); /* the slices, the reshapes only they used, the op */
 }
 
+/* The ops reading v on, each the only data user (besides tensor.dim) of the one before, while they are views or
+ * elementwise ops with one result. */
+static int forwardPath(MlirValue v, MlirOperation *ops, int max) {
+  int n = 0;
+  while (n < max) {
+    MlirOperation user = {NULL};
+    int users = 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+      if (!opIs(mlirOpOperandGetOwner(u), "tensor.dim") && users++ == 0)
+        user = mlirOpOperandGetOwner(u);
+    if (users != 1)
+      return n;
+    ops[n++] = user;
+    if (!(isElementwiseProducer(user) || isViewProducer(user)) || mlirOperationGetNumResults(user) != 1)
+      return n;
+    v = mlirOperationGetResult(user, 0);
+  }
+  return n;
+}
+
+/* Whether the result is used as a glu's gate_up would be, whatever else rules the split out: two of its slices
+ * whose paths meet in one elementwise op. A q/k/v projection sliced three ways, RoPE's rotate_half (the halves meet
+ * in a concatenation) or slices returned apart are no glu, and get no remark about one. */
+static bool looksLikeGlu(const Uses *u) {
+  MlirOperation paths[kMaxSlices][kGluMaxPath];
+  int lengths[kMaxSlices];
+  const int n = u->numSlices < kMaxSlices ? u->numSlices : kMaxSlices;
+  for (int s = 0; s < n; ++s)
+    lengths[s] = forwardPath(mlirOperationGetResult(u->slices[s], 0), paths[s], kGluMaxPath);
+  for (int s = 0; s < n; ++s)
+    for (int t = s + 1; t < n; ++t)
+      for (int i = 0; i < lengths[s]; ++i)
+        for (int j = 0; j < lengths[t]; ++j)
+          if (opEq(paths[s][i], paths[t][j]) && isElementwiseProducer(paths[s][i]))
+            return true;
+  return false;
+}
+
 static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
   Chunked *c = calloc(1, sizeof *c);
   c->op = op;
@@ -494,14 +535,15 @@ static void splitAt(MlirOperation op, const W4a16FuseOptions *options) {
   if (c->uses.numSlices >= 2) { /* a chunked result: split, or say why not (one slice is no chunk) */
     char text[256];
     /* the uses first: they say whether this is a gate_up projection at all (a q/k/v projection sliced three ways,
-     * or RoPE's rotate_half of a k projection, is none; naming its bias would mislead) */
+     * or RoPE's rotate_half of a k projection, is none: no remark then, looksLikeGlu) */
     const char *why = usesRule(c, text, sizeof text);
     if (!why)
       why = opRule(c, text, sizeof text);
     if (!why)
       why = windowRule(c, text, sizeof text);
     if (why) {
-      explainRemark(options, "w4a16", op, "sliced result not split into a glu's gate and up halves: %s", why);
+      if (looksLikeGlu(&c->uses))
+        explainRemark(options, "w4a16", op, "sliced result not split into a glu's gate and up halves: %s", why);
     } else {
       const bool secondIsGate = c->product.bIsGate;
       explainRemark(options, "w4a16", op,
