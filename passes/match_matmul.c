@@ -568,10 +568,25 @@ static bool readsRowMajor(const MatmulMatch *mm, const int64_t *idx, const int64
   return ones == (m > 0 ? 1 : 0) && (mm->numRows <= 1 || inOrder);
 }
 
+/* The 16-bit float type every element of f32 tensor t is a widening of, where its producer is an elementwise linalg
+ * op whose body yields arith.extf of such a value (upstream's elementwise fusion folds x's widening into the norm
+ * that computes it); a null type otherwise. The fused op then takes x narrowed back to it, which is exact. */
+static MlirType widenedFrom(MlirValue t) {
+  MlirOperation p = producer(t);
+  LinalgView view;
+  if (mlirOperationIsNull(p) || !isF32(elementTypeOf(t)) || !linalgView(p, &view) || !linalgIsElementwise(&view))
+    return (MlirType){NULL};
+  MlirOperation yield = mlirBlockGetTerminator(view.body), ext = producer(mlirOperationGetOperand(yield, resultIndex(t)));
+  if (mlirOperationIsNull(ext) || !opIs(ext, "arith.extf"))
+    return (MlirType){NULL};
+  const MlirType from = mlirValueGetType(mlirOperationGetOperand(ext, 0));
+  return w4a16IsActivationType(from) ? from : (MlirType){NULL};
+}
+
 /* x is the f16 tensor whose row-major elements x[m, k] are: the leaf reached through reshapes and
  * casts (the reshapes then become dead), or else the matmul's operand before its widening casts
  * (reshapes whose sizes are dynamic, e.g. [B, S, K] collapsed to (B*S, K), stay as written). */
-static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation), Reason *why) {
+static bool tryXOnce(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation), Reason *why) {
   Evaluator ev;
   evalInit(&ev, seeThrough, leafIndexTag, NULL);
   const int64_t ks[] = {0, 1, 2, 127, 128, 129, mm->K / 2 + 3, mm->K - 1};
@@ -583,6 +598,8 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
         return false;
       }
       MlirType t = mlirValueIsNull(mm->xExpr) ? elementTypeOf(r->tensor) : mlirValueGetType(mm->xExpr);
+      if (isF32(t) && mlirTypeIsNull(mm->xNarrowTo) && mlirValueIsNull(mm->xExpr))
+        mm->xNarrowTo = widenedFrom(r->tensor);
       if (!mlirTypeIsNull(mm->xNarrowTo) && !isF32(t) && !mlirTypeEqual(t, mm->xNarrowTo)) {
         char name[32], to[32];
         setReason(why, mm->view.op, "x is %s, widened and narrowed to %s in the contraction's body",
@@ -613,6 +630,14 @@ static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation)
   for (int i = 0; i < ev.numTouched; ++i)
     opSetAdd(&mm->producers, ev.touched[i]);
   return true;
+}
+
+static bool tryX(MatmulMatch *mm, bool (*seeThrough)(Evaluator *, MlirOperation), Reason *why) {
+  const MlirType narrowTo = mm->xNarrowTo; /* tryXOnce may set it (widenedFrom): not for the next try */
+  if (tryXOnce(mm, seeThrough, why))
+    return true;
+  mm->xNarrowTo = narrowTo;
+  return false;
 }
 
 /* An x computed in the body reads its inputs where they are: the expression is computed over their shape. */
