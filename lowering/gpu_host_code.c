@@ -2,15 +2,20 @@
  * runs on the host, where every tensor is device memory. This pass, run right after
  * convert-parallel-loops-to-gpu, makes that safe or says why not:
  *
- *  - a host op that reads or writes tensor data (memref.load/store/copy and the like on anything but a
- *    host stack buffer) is an error at its location: it would dereference a device pointer on the CPU;
+ *  - a host memref.load of one scalar from device memory (a KV-cache offset read from a 0-d position tensor,
+ *    as torch-mlir passes HF's cache_position) becomes a call of w4a16_rt_device_read, which copies it to the
+ *    host after the work queued on the caller's stream (and refuses to run inside a CUDA graph capture);
+ *  - any other host op that reads or writes tensor data (memref.load/store/copy and the like on anything but
+ *    a host stack buffer) is an error at its location: it would dereference a device pointer on the CPU;
  *  - a constant global that host code hands out (a constant g_idx table passed to a fused call, a table a
  *    kernel reads through an argument) is renamed __w4a16_dev_<name> and listed with its size in the module
  *    attribute w4a16.device_constants: w4a16-device-memory later replaces the host's address of it with a
  *    device copy made once (w4a16_rt_device_constant);
  *  - the module is marked w4a16.target = "gpu" so that w4a16-entry-points writes the stream-taking entry
  *    points. */
+#include "call_template.h"
 #include "gpu_passes.h"
+#include "ir_build.h"
 
 #include "ir_query.h"
 #include "stateless_pass.h"
@@ -100,6 +105,105 @@ static bool isHostDataAccess(MlirOperation op, void *unused) {
   return false;
 }
 
+/* --- host reads of one scalar ---------------------------------------------------------------------- */
+
+/* Bytes of a scalar w4a16_rt_device_read can fetch (integers of whole bytes up to 64 bits, index, i1 as its
+ * byte, f16/bf16/f32/f64); 0 for anything else. */
+static int64_t scalarBytes(MlirType t) {
+  if (mlirTypeIsAIndex(t))
+    return 8;
+  const int64_t bits = mlirTypeIsAFloat(t) ? (int64_t)mlirFloatTypeGetWidth(t) : intWidth(t);
+  return bits == 1 ? 1 : (bits == 8 || bits == 16 || bits == 32 || bits == 64) ? bits / 8 : 0;
+}
+
+static bool isHostScalarLoad(MlirOperation op, void *unused) {
+  (void)unused;
+  return opIs(op, "memref.load") && !onDevice(op) && !isHostStackBuffer(mlirOperationGetOperand(op, 0)) &&
+         scalarBytes(mlirValueGetType(mlirOperationGetResult(op, 0))) > 0;
+}
+
+static MlirValue indexConstant(MlirContext ctx, int64_t value, MlirOperation before, MlirLocation loc) {
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirNamedAttribute v = namedAttr(ctx, "value", mlirIntegerAttrGet(index, value));
+  return insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &v, NULL));
+}
+
+static MlirValue binary(const char *name, MlirValue a, MlirValue b, MlirOperation before, MlirLocation loc) {
+  MlirValue operands[2] = {a, b};
+  MlirType type = mlirValueGetType(a);
+  return insertBefore(before, buildOp(name, loc, 2, operands, 1, &type, 0, NULL, NULL));
+}
+
+static MlirValue cast(const char *name, MlirValue v, MlirType to, MlirOperation before, MlirLocation loc) {
+  return insertBefore(before, buildOp(name, loc, 1, &v, 1, &to, 0, NULL, NULL));
+}
+
+/* load = memref.load %buf[%i..] -> w4a16_rt_device_read(aligned pointer + (offset + sum i * stride) * bytes,
+ * bytes), its low bytes as the loaded type. */
+static void readThroughRuntime(MlirOperation load) {
+  MlirContext ctx = mlirOperationGetContext(load);
+  MlirLocation loc = mlirOperationGetLocation(load);
+  MlirValue buffer = mlirOperationGetOperand(load, 0), result = mlirOperationGetResult(load, 0);
+  MlirType memref = mlirValueGetType(buffer), element = mlirValueGetType(result);
+  MlirType index = mlirIndexTypeGet(ctx), i64 = mlirIntegerTypeGet(ctx, 64);
+  const intptr_t rank = mlirShapedTypeGetRank(memref);
+  const int64_t bytes = scalarBytes(element);
+
+  /* base buffer, offset, sizes, strides */
+  MlirType metaTypes[2 + 2 * 8];
+  int64_t noShape = 0;
+  metaTypes[0] = mlirMemRefTypeContiguousGet(element, 0, &noShape, mlirMemRefTypeGetMemorySpace(memref));
+  for (intptr_t i = 1; i < 2 + 2 * rank; ++i)
+    metaTypes[i] = index;
+  MlirOperation meta = buildOp("memref.extract_strided_metadata", loc, 1, &buffer, 2 + 2 * rank, metaTypes, 0, NULL,
+                               NULL);
+  insertBefore(load, meta);
+  MlirValue linear = mlirOperationGetResult(meta, 1);
+  for (intptr_t d = 0; d < rank; ++d)
+    linear = binary("arith.addi", linear,
+                    binary("arith.muli", mlirOperationGetOperand(load, 1 + d),
+                           mlirOperationGetResult(meta, 2 + rank + d), load, loc),
+                    load, loc);
+  MlirValue base = cast("memref.extract_aligned_pointer_as_index", buffer, index, load, loc);
+  MlirValue address = binary("arith.addi", base, binary("arith.muli", linear, indexConstant(ctx, bytes, load, loc),
+                                                        load, loc), load, loc);
+  MlirNamedAttribute size = namedAttr(ctx, "value", mlirIntegerAttrGet(i64, bytes));
+  MlirValue args[2] = {cast("arith.index_cast", address, i64, load, loc),
+                       insertBefore(load, buildOp("arith.constant", loc, 0, NULL, 1, &i64, 1, &size, NULL))};
+  MlirNamedAttribute callee =
+      namedAttr(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString("w4a16_rt_device_read")));
+  MlirValue raw = insertBefore(load, buildOp("func.call", loc, 2, args, 1, &i64, 1, &callee, NULL));
+  MlirValue value;
+  if (mlirTypeIsAIndex(element))
+    value = cast("arith.index_cast", raw, index, load, loc);
+  else if (mlirTypeIsAFloat(element)) {
+    MlirType bits = mlirIntegerTypeGet(ctx, (unsigned)(8 * bytes));
+    value = cast("arith.bitcast", bytes == 8 ? raw : cast("arith.trunci", raw, bits, load, loc), element, load, loc);
+  } else
+    value = intWidth(element) == 64 ? raw : cast("arith.trunci", raw, element, load, loc);
+  mlirValueReplaceAllUsesOfWith(result, value);
+  mlirOperationDestroy(load);
+}
+
+static bool readHostScalars(MlirOperation module) {
+  OpList loads = collectOps(module, isHostScalarLoad, NULL, MlirWalkPreOrder);
+  bool ok = true;
+  if (loads.count > 0) {
+    MlirModule decl = parseTemplate(mlirOperationGetContext(module),
+                                    "func.func private @w4a16_rt_device_read(i64, i64) -> i64\n",
+                                    mlirOperationGetLocation(module), "w4a16-gpu-host-code");
+    ok = !mlirModuleIsNull(decl);
+    if (ok) {
+      moveSymbols(decl, module);
+      mlirModuleDestroy(decl);
+    }
+  }
+  for (int i = 0; ok && i < loads.count; ++i)
+    readThroughRuntime(loads.ops[i]);
+  free(loads.ops);
+  return ok;
+}
+
 static bool isHostGetGlobal(MlirOperation op, void *unused) {
   (void)unused;
   return opIs(op, "memref.get_global") && !onDevice(op);
@@ -158,6 +262,10 @@ static void run(MlirOperation module, MlirExternalPass pass) {
                   "w4a16 GPU target: CUDA's libdevice (nvvm/libdevice/libdevice.10.bc) was not found under "
                   "$W4A16_CUDA_TOOLKIT, or else $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda, /usr/lib/cuda; "
                   "PTX generation links it (install the CUDA toolkit or set W4A16_CUDA_TOOLKIT)");
+    mlirExternalPassSignalFailure(pass);
+    return;
+  }
+  if (!readHostScalars(module)) {
     mlirExternalPassSignalFailure(pass);
     return;
   }

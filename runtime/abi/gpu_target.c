@@ -564,6 +564,32 @@ done:
   return d;
 }
 
+int64_t w4a16_rt_device_read(intptr_t address, int64_t bytes) {
+  if (w4a16_rt_device_call() && w4a16_rt_status() != 0)
+    return 0;
+  if (!address || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) {
+    w4a16_rt_fail(W4A16_ERR_BAD_ARGUMENT, "device read: address %p, %lld bytes", (void *)address, (long long)bytes);
+    return 0;
+  }
+  cudaStream_t stream = (cudaStream_t)w4a16_rt_stream();
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess && capture != cudaStreamCaptureStatusNone) {
+    w4a16_rt_fail(W4A16_ERR_BAD_ARGUMENT, "host code reads a value from device memory (a dynamic offset or size "
+                                          "taken from a tensor): a CUDA graph would freeze it at capture; pass it "
+                                          "as a scalar (index) argument to capture this function");
+    return 0;
+  }
+  uint64_t value = 0; /* little-endian: the low bytes hold a narrower value */
+  cudaError_t e = cudaMemcpyAsync(&value, (const void *)address, (size_t)bytes, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) {
+    w4a16_rt_fail(W4A16_ERR_CUDA, "device read of %lld bytes: %s", (long long)bytes, cudaGetErrorString(e));
+    return 0;
+  }
+  return (int64_t)value;
+}
+
 void w4a16_rt_release_device(void) {
   pthread_mutex_lock(&g_lock);
   while (g_arenas) {
@@ -636,6 +662,12 @@ void *w4a16_rt_device_constant(const void *host, int64_t bytes) {
   return NULL;
 }
 
+int64_t w4a16_rt_device_read(intptr_t address, int64_t bytes) {
+  (void)address, (void)bytes;
+  w4a16_rt_fail(W4A16_ERR_NO_DEVICE, "%s", kNoCuda);
+  return 0;
+}
+
 void w4a16_rt_release_device(void) {}
 
 #endif
@@ -650,7 +682,7 @@ static const w4a16_rt_symbol kDeviceSymbols[] = {
     W4A16_DEVICE_SYMBOL(mgpuStreamDestroy)              W4A16_DEVICE_SYMBOL(w4a16_rt_device_alloc)
     W4A16_DEVICE_SYMBOL(w4a16_rt_device_aligned_alloc)  W4A16_DEVICE_SYMBOL(w4a16_rt_device_free)
     W4A16_DEVICE_SYMBOL(w4a16_rt_device_allocations)    W4A16_DEVICE_SYMBOL(w4a16_rt_device_constant)
-    W4A16_DEVICE_SYMBOL(w4a16_rt_release_device)};
+    W4A16_DEVICE_SYMBOL(w4a16_rt_release_device)        W4A16_DEVICE_SYMBOL(w4a16_rt_device_read)};
 
 const w4a16_rt_symbol *w4a16_rt_device_symbols(int *count) {
   *count = (int)(sizeof kDeviceSymbols / sizeof kDeviceSymbols[0]);

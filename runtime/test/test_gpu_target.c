@@ -67,12 +67,12 @@ static int hasName(const w4a16_rt_symbol *s, int n, const char *name) {
 static void everywhere(void) {
   int n = 0;
   const w4a16_rt_symbol *s = w4a16_rt_device_symbols(&n);
-  CHECK(n == 17);
+  CHECK(n == 18);
   const char *names[] = {"w4a16_rt_enter_device", "w4a16_rt_stream", "w4a16_rt_device_call", "mgpuModuleLoadJIT",
                          "mgpuModuleLoad", "mgpuModuleUnload", "mgpuModuleGetFunction", "mgpuLaunchKernel",
                          "mgpuStreamCreate", "mgpuStreamSynchronize", "mgpuStreamDestroy", "w4a16_rt_device_alloc",
                          "w4a16_rt_device_aligned_alloc", "w4a16_rt_device_free", "w4a16_rt_device_allocations",
-                         "w4a16_rt_device_constant", "w4a16_rt_release_device"};
+                         "w4a16_rt_device_constant", "w4a16_rt_release_device", "w4a16_rt_device_read"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     CHECK(hasName(s, n, names[i]));
 
@@ -110,6 +110,10 @@ static void withoutGpu(void) {
   w4a16_rt_enter_device("no_gpu", 0, NULL);
   static const float kConstant[4] = {1, 2, 3, 4};
   CHECK(w4a16_rt_device_constant(kConstant, sizeof kConstant) == NULL && w4a16_rt_status() == W4A16_ERR_NO_DEVICE);
+  w4a16_rt_leave();
+  w4a16_rt_enter_device("no_gpu", 0, NULL);
+  CHECK(w4a16_rt_device_read((intptr_t)kConstant, 4) == 0 && w4a16_rt_status() != 0);
+  printf("device read without a GPU: \"%s\"\n", w4a16_rt_last_error());
   w4a16_rt_leave();
   w4a16_rt_release_device();
   w4a16_rt_release_device();
@@ -267,6 +271,32 @@ static void withGpu(void) {
     printf("capture with allocation: \"%s\", %s\n", w4a16_rt_last_error(), cudaGetErrorString(ended));
     cudaGetLastError();
   }
+
+  /* a host read of device memory sees the kernel launched before it on the call's stream (c1[5] + 1 = 6), each
+   * width as its low bytes; refused while the stream is captured, and after a failure in the call */
+  w4a16_rt_enter_device("read", 0, s);
+  float *rb = w4a16_rt_device_alloc(kN * sizeof(float));
+  void *add = mgpuModuleGetFunction(g_module, "add_one");
+  cudaMemcpyAsync(rb, c1, kN * sizeof(float), cudaMemcpyHostToDevice, s);
+  int rn = kN;
+  void *rparams[] = {&rb, &rn};
+  mgpuLaunchKernel(add, (kN + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, rparams, NULL, 2);
+  const int64_t bits = w4a16_rt_device_read((intptr_t)(rb + 5), 4);
+  float got;
+  const uint32_t low = (uint32_t)bits;
+  memcpy(&got, &low, sizeof got);
+  CHECK(got == 6.0f && (bits >> 32) == 0);
+  CHECK(w4a16_rt_device_read((intptr_t)(rb + 5), 2) == (bits & 0xffff));
+  CHECK(w4a16_rt_device_read((intptr_t)(rb + 5), 3) == 0 && w4a16_rt_status() == W4A16_ERR_BAD_ARGUMENT);
+  CHECK(w4a16_rt_device_read((intptr_t)(rb + 5), 4) == 0); /* after the failure: nothing read */
+  w4a16_rt_leave();
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  w4a16_rt_enter_device("read_captured", 0, s);
+  CHECK(w4a16_rt_device_read((intptr_t)(rb + 5), 4) == 0 && w4a16_rt_status() == W4A16_ERR_BAD_ARGUMENT);
+  printf("device read in a capture: \"%s\"\n", w4a16_rt_last_error());
+  w4a16_rt_leave();
+  CK(cudaStreamEndCapture(s, &graph));
+  cudaGraphDestroy(graph);
 
   /* a failure in a call stops its launches: the kernel must not run on the buffer */
   call(s, c3, 0, NULL, &st);

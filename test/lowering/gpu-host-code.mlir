@@ -1,12 +1,53 @@
-// w4a16-gpu-host-code (GPU target, after the loops are mapped onto the GPU): host code that would dereference
-// a device buffer is an error at its location; constants host code hands out are routed to device copies.
+// w4a16-gpu-host-code (GPU target, after the loops are mapped onto the GPU): a host read of one scalar of a
+// device buffer becomes a call of the runtime's w4a16_rt_device_read; other host code that would dereference a
+// device buffer is an error at its location; constants host code hands out are routed to device copies.
 // RUN: w4a16-opt --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(w4a16-gpu-host-code)' %s | FileCheck %s
 
-// A scalar read from a tensor, left on the host (a function returning one element).
-func.func @pick(%m: memref<2x3xf64>, %i: index) -> f64 {
-  // expected-error @+1 {{w4a16 GPU target: memref.load would run on the host and dereference device memory}}
-  %v = memref.load %m[%i, %i] : memref<2x3xf64>
+// A scalar read from a tensor, left on the host (a function returning one element; until session 57 an error):
+// the runtime reads 8 bytes at aligned pointer + (offset + i * 3 + j) * 8.
+// CHECK-LABEL: func.func @pick(
+// CHECK-SAME:      %[[M:.+]]: memref<2x3xf64>, %[[I:.+]]: index, %[[J:.+]]: index)
+// CHECK:         %[[BASE:.+]], %[[OFF:.+]], %{{.+}}:2, %[[STRIDES:.+]]:2 = memref.extract_strided_metadata %[[M]]
+// CHECK:         %[[A:.+]] = arith.muli %[[I]], %[[STRIDES]]#0
+// CHECK:         %[[B:.+]] = arith.addi %[[OFF]], %[[A]]
+// CHECK:         %[[C:.+]] = arith.muli %[[J]], %[[STRIDES]]#1
+// CHECK:         %[[LIN:.+]] = arith.addi %[[B]], %[[C]]
+// CHECK:         %[[PTR:.+]] = memref.extract_aligned_pointer_as_index %[[M]]
+// CHECK:         %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK:         %[[BYTES:.+]] = arith.muli %[[LIN]], %[[EIGHT]]
+// CHECK:         %[[ADDR:.+]] = arith.addi %[[PTR]], %[[BYTES]]
+// CHECK:         %[[ADDR64:.+]] = arith.index_cast %[[ADDR]] : index to i64
+// CHECK:         %[[N:.+]] = arith.constant 8 : i64
+// CHECK:         %[[RAW:.+]] = call @w4a16_rt_device_read(%[[ADDR64]], %[[N]])
+// CHECK:         %[[V:.+]] = arith.bitcast %[[RAW]] : i64 to f64
+// CHECK:         return %[[V]]
+// CHECK:       func.func private @w4a16_rt_device_read(i64, i64) -> i64
+func.func @pick(%m: memref<2x3xf64>, %i: index, %j: index) -> f64 {
+  %v = memref.load %m[%i, %j] : memref<2x3xf64>
   return %v : f64
+}
+
+// -----
+
+// A 0-d i32 position read for an offset: 4 bytes, truncated.
+// CHECK-LABEL: func.func @position(
+// CHECK:         %[[N:.+]] = arith.constant 4 : i64
+// CHECK:         %[[RAW:.+]] = call @w4a16_rt_device_read(%{{.+}}, %[[N]])
+// CHECK:         %[[V:.+]] = arith.trunci %[[RAW]] : i64 to i32
+// CHECK:         arith.index_cast %[[V]] : i32 to index
+func.func @position(%p: memref<i32>) -> index {
+  %v = memref.load %p[] : memref<i32>
+  %i = arith.index_cast %v : i32 to index
+  return %i : index
+}
+
+// -----
+
+// A host write to a tensor stays an error.
+func.func @poke(%m: memref<2x3xf64>, %i: index, %v: f64) {
+  // expected-error @+1 {{w4a16 GPU target: memref.store would run on the host and dereference device memory}}
+  memref.store %v, %m[%i, %i] : memref<2x3xf64>
+  return
 }
 
 // -----

@@ -47,10 +47,12 @@ func.func @sum_of_squares(%x: tensor<64xf32>) -> tensor<f32> {
 
 // -----
 
-// The host reads the 0-d value itself (returned as a scalar): no kernel can take that.
+// The host reads the 0-d value itself (returned as a scalar): no kernel can take that, and the load stays; since
+// session 57 w4a16-gpu-host-code has the runtime copy it to the host (until then an error), so the pipeline of the
+// second RUN line passes.
 // CHECK-LABEL: func.func @item(
+// CHECK:         memref.load %{{.+}}[] : memref<f32>
 func.func @item(%x: tensor<f32>) -> f32 {
-  // expected-error @+1 {{w4a16 GPU target: memref.load would run on the host and dereference device memory}}
   %v = tensor.extract %x[] : tensor<f32>
   return %v : f32
 }

@@ -196,6 +196,12 @@ int64_t w4a16_rt_device_allocations(void);
 /* A device copy of bytes bytes of the compiled code's constant data at host, made on first use and kept for
  * the process (until w4a16_rt_release_device). The host data must not change. NULL on failure, recorded. */
 void *w4a16_rt_device_constant(const void *host, int64_t bytes);
+/* One scalar of device memory read by host code (w4a16-gpu-host-code: a KV-cache offset taken from a 0-d position
+ * tensor): the `bytes` (1, 2, 4 or 8) at device address `address`, zero-extended, once the work queued before it
+ * on the device call's stream has run (a copy to the host and a wait on that stream). 0 on failure, recorded:
+ * after an earlier failure in the call; W4A16_ERR_BAD_ARGUMENT while the stream is being captured into a CUDA
+ * graph, which would freeze the value read at capture (pass such a value as a scalar argument instead). */
+int64_t w4a16_rt_device_read(intptr_t address, int64_t bytes);
 /* Frees every arena and constant copy; no compiled code may run meanwhile, and pointers they gave (and
  * graphs captured with them) are dead. Safe to call twice. Modules stay loaded. */
 void w4a16_rt_release_device(void);
