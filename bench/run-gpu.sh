@@ -15,7 +15,7 @@ export LOGDIR=$O/logs  # packed into $O/raw/logs.tgz at the end
 mkdir -p "$LOGDIR" "$O/raw"
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 # Only this component's targets: the rest of the tree may be mid-change and is not needed here.
-TARGETS="w4a16_runtime w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads w4a16_test_zero_points w4a16_test_act_order"
+TARGETS="w4a16_runtime w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads w4a16_test_zero_points w4a16_test_act_order w4a16_test_gpu_target"
 start=$(date +%s)
 {
   echo "== $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+dirty')"

@@ -18,7 +18,7 @@ L=${L:-$B/gpu-logs}
 mkdir -p "$L"
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 # Only this component's targets: the rest of the tree may be mid-change and is not needed here.
-TARGETS="w4a16_runtime w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads w4a16_test_zero_points w4a16_test_act_order w4a16_test_outputs"
+TARGETS="w4a16_runtime w4a16_gpu_test w4a16_graph_test w4a16_bench w4a16_test_half w4a16_test_cpu_matrix w4a16_test_bad_inputs w4a16_test_checker_fails w4a16_test_cpu_threads w4a16_test_zero_points w4a16_test_act_order w4a16_test_outputs w4a16_test_gpu_target"
 export PATH=$PATH:$(dirname "$NVCC")
 if [ ! -x "$B/bin/w4a16_gpu_test" ]; then
   { cmake -G Ninja -S "$ROOT" -B "$B" -DW4A16_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
