@@ -5,7 +5,8 @@
  * this wraps each such run of a host function's statements (0-d loads, scalar arithmetic, stores, loops) in a
  * one-iteration scf.parallel, so that it runs as a one-thread kernel on the caller's stream like every other op.
  * Only runs that define nothing used after them, hold no parallel loop (a host loop around kernels stays on the
- * host) and touch no host stack buffer; the rest is left to w4a16-gpu-host-code's located error. A one-thread loop
+ * host, and the runs in its body are wrapped in turn) and touch no host stack buffer; the rest is left to
+ * w4a16-gpu-host-code's located error. A one-thread loop
  * is slow, but such ops are small: a long reduction is split into 256 coalesced partial sums first
  * (w4a16-gpu-split-reductions) and only their combine runs here. */
 #include "gpu_passes.h"
@@ -127,14 +128,39 @@ static bool isFunction(MlirOperation op, void *unused) {
   return opIs(op, "func.func") && mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)).ptr != NULL;
 }
 
+static void wrapRunsIn(MlirRegion region) {
+  for (MlirBlock b = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+    for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op);)
+      op = isMovable(op) ? wrapRunFrom(op) : mlirOperationGetNextInBlock(op);
+}
+
+/* Host control flow around such statements (an scf.for of a top-k by repeated argmax, an scf.if of torch.cond, an
+ * scf.while carrying a 0-d tensor): still host code, outside every parallel loop and kernel. */
+static bool isHostControlFlow(MlirOperation op, void *unused) {
+  (void)unused;
+  if (!opInDialect(op, "scf") || mlirOperationGetNumRegions(op) == 0 || opIs(op, "scf.parallel"))
+    return false;
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p) && !opIs(p, "func.func");
+       p = mlirOperationGetParentOperation(p))
+    if (opIs(p, "scf.parallel") || opIs(p, "gpu.launch"))
+      return false;
+  return true;
+}
+
 static void run(MlirOperation module, MlirExternalPass pass) {
   (void)pass;
   OpList functions = collectOps(module, isFunction, NULL, MlirWalkPreOrder);
-  for (int f = 0; f < functions.count; ++f)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(functions.ops[f], 0)); !mlirBlockIsNull(b);
-         b = mlirBlockGetNextInRegion(b))
-      for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op);)
-        op = isMovable(op) ? wrapRunFrom(op) : mlirOperationGetNextInBlock(op);
+  for (int f = 0; f < functions.count; ++f) {
+    wrapRunsIn(mlirOperationGetRegion(functions.ops[f], 0));
+    /* then the bodies of the host loops and conditionals left (outermost first: a body wrapped whole with its loop
+     * is inside a parallel loop by the time its own turn comes, and is skipped) */
+    OpList control = collectOps(functions.ops[f], isHostControlFlow, NULL, MlirWalkPreOrder);
+    for (int i = 0; i < control.count; ++i)
+      if (isHostControlFlow(control.ops[i], NULL))
+        for (intptr_t r = 0; r < mlirOperationGetNumRegions(control.ops[i]); ++r)
+          wrapRunsIn(mlirOperationGetRegion(control.ops[i], r));
+    free(control.ops);
+  }
   free(functions.ops);
 }
 
