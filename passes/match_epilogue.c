@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+static const char kCombinesText[] = "combines the matmul result with an (M, N) tensor other than by adding it last";
+
 typedef struct EpilogueEval {
   const MatmulMatch *mm;
   const OpSet *chain;
@@ -318,7 +320,7 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
     samplePoint(p, i, &m, &n);
     double withResidual = evalAt(p, end, m, n, t, b, r), without = evalAt(p, end, m, n, t, b, 0);
     if (!mlirValueIsNull(p->residualLeaf) && fabs(withResidual - without - r) > 1e-9 * (1 + fabs(withResidual))) {
-      setReason(why, endOp, "combines the matmul result with an (M, N) tensor other than by adding it last");
+      setReason(why, endOp, "%s", kCombinesText);
       return -1;
     }
     double shifted = evalAt(p, end, m, n, t + b, 0, 0);
@@ -460,7 +462,9 @@ bool matchEpilogue(const MatmulMatch *mm, EpilogueMatch *ep, Reason *why) {
     Reason candidateWhy = {0};
     if (tryEnd(mm, forward.ops[i], &forward, ep, &candidateWhy))
       return true;
-    if (!ep->stop.text[0])
+    /* The longest candidate's reason, unless it is the product with another tensor that ends a GLU's gate: then
+     * the reason its own part fails (a relu) says more. */
+    if (!ep->stop.text[0] || (strcmp(ep->stop.text, kCombinesText) == 0 && strcmp(candidateWhy.text, kCombinesText)))
       ep->stop = candidateWhy;
   }
   ep->ops.count = 0;

@@ -329,7 +329,7 @@ module {
 // -----
 
 // A relu GLU: split, the up projection fuses, and the gate stays a contraction whose relu part is a generic of its
-// own (the remark names the longest candidate's reason, the product, as for this GLU unfused).
+// own; the remark names the reason of that part (the product after it is what ends a GLU's gate).
 // CHECK-LABEL: func.func @relu_glu(
 // CHECK:         %[[GATE:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:         %[[UP:.+]] = "w4a16.fused_matmul"
@@ -341,7 +341,7 @@ module {
 // CHECK-NEXT:      %[[AB:.+]] = arith.mulf %[[A]], %[[B]] : f16
 // CHECK-NEXT:      linalg.yield %[[AB]] : f16
 // CHECK:         return %[[P]]
-// EXPLAIN:       remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: combines the matmul result with an (M, N) tensor other than by adding it last
+// EXPLAIN:       remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: activation is relu; only silu and gelu_tanh are supported
 // EXPLAIN-NEXT:  remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul;
 // EXPLAIN-NOT:   remark:
 
