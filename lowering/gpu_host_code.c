@@ -2,9 +2,13 @@
  * runs on the host, where every tensor is device memory. This pass, run right after
  * convert-parallel-loops-to-gpu, makes that safe or says why not:
  *
- *  - a host memref.load of one scalar from device memory (a KV-cache offset read from a 0-d position tensor,
- *    as torch-mlir passes HF's cache_position) becomes a call of w4a16_rt_device_read, which copies it to the
- *    host after the work queued on the caller's stream (and refuses to run inside a CUDA graph capture);
+ *  - a kernel (gpu.launch) that uses a value computed on the host from a scalar of device memory -- a KV-cache
+ *    window at an offset read from a 0-d position tensor, as torch-mlir passes HF's cache_position -- computes
+ *    it itself: the load, its index arithmetic and the views built from it are copied into the kernel, so that
+ *    no host read is left and the call stays capturable in a CUDA graph (the value is read when the kernel runs);
+ *  - a host memref.load of one scalar from device memory still needed on the host (a loop bound, a size, a
+ *    returned scalar) becomes a call of w4a16_rt_device_read, which copies it to the host after the work queued
+ *    on the caller's stream (and refuses to run inside a CUDA graph capture);
  *  - any other host op that reads or writes tensor data (memref.load/store/copy and the like on anything but
  *    a host stack buffer) is an error at its location: it would dereference a device pointer on the CPU;
  *  - a constant global that host code hands out (a constant g_idx table passed to a fused call, a table a
@@ -185,6 +189,131 @@ static void readThroughRuntime(MlirOperation load) {
   mlirOperationDestroy(load);
 }
 
+/* --- device scalars computed in the kernels that use them ------------------------------------------------ */
+
+enum { kMaxSunk = 64 };
+
+typedef struct Sink {
+  MlirOperation launch;
+  MlirOperation from[kMaxSunk], to[kMaxSunk]; /* host ops and their copies in the kernel */
+  int count;
+  MlirOperation before; /* where copies go: the kernel body's first op */
+} Sink;
+
+static bool isInside(MlirOperation op, MlirOperation ancestor) {
+  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    if (opEq(p, ancestor))
+      return true;
+  return false;
+}
+
+/* Ops a kernel can compute for itself: scalar index arithmetic, a scalar load of device memory, and views. */
+static bool isSinkable(MlirOperation op) {
+  if (mlirOperationGetNumRegions(op) != 0 || mlirOperationGetNumResults(op) != 1)
+    return false;
+  if (opIs(op, "memref.load"))
+    return !isHostStackBuffer(mlirOperationGetOperand(op, 0));
+  return opInDialect(op, "arith") || opIs(op, "memref.subview") || opIs(op, "memref.cast") ||
+         opIs(op, "memref.reinterpret_cast") || opIs(op, "memref.expand_shape") || opIs(op, "memref.collapse_shape");
+}
+
+/* Whether host value v is computed, through sinkable ops, from a scalar load of device memory. */
+static bool readsDeviceScalar(MlirValue v, int depth) {
+  MlirOperation def = producer(v);
+  if (mlirOperationIsNull(def) || depth > 16 || !isSinkable(def))
+    return false;
+  if (opIs(def, "memref.load"))
+    return true;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(def); ++i)
+    if (readsDeviceScalar(mlirOperationGetOperand(def, i), depth + 1))
+      return true;
+  return false;
+}
+
+/* v's copy in the kernel: its producer copied (after its operands' copies) where it reads a device scalar, or v
+ * itself, captured as the kernel captures any host value. Null when the copies would be too many. */
+static MlirValue sunk(Sink *s, MlirValue v) {
+  if (!readsDeviceScalar(v, 0))
+    return v;
+  MlirOperation def = producer(v);
+  for (int i = 0; i < s->count; ++i)
+    if (opEq(s->from[i], def))
+      return mlirOperationGetResult(s->to[i], 0);
+  const intptr_t n = mlirOperationGetNumOperands(def);
+  MlirValue operands[16];
+  if (s->count == kMaxSunk || n > 16)
+    return (MlirValue){NULL};
+  for (intptr_t i = 0; i < n; ++i)
+    if (mlirValueIsNull(operands[i] = sunk(s, mlirOperationGetOperand(def, i))))
+      return (MlirValue){NULL};
+  MlirOperation copy = mlirOperationClone(def);
+  for (intptr_t i = 0; i < n; ++i)
+    mlirOperationSetOperand(copy, i, operands[i]);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(s->before), s->before, copy);
+  s->from[s->count] = def, s->to[s->count++] = copy;
+  return mlirOperationGetResult(copy, 0);
+}
+
+/* The host values the launch's body uses that read a device scalar, each replaced there by its copy. */
+static MlirWalkResult sinkOperands(MlirOperation op, void *userData) {
+  Sink *s = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    MlirOperation def = producer(v);
+    if (mlirOperationIsNull(def) || isInside(def, s->launch) || !readsDeviceScalar(v, 0))
+      continue;
+    MlirValue copy = sunk(s, v);
+    if (!mlirValueIsNull(copy))
+      mlirOperationSetOperand(op, i, copy);
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool isHostLaunch(MlirOperation op, void *unused) {
+  (void)unused;
+  return opIs(op, "gpu.launch") && !onDevice(op);
+}
+
+/* Erases host ops the copies left without a use (the loads included: reading is all they did). */
+static void eraseUnused(MlirOperation *ops, int n) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (int i = 0; i < n; ++i)
+      if (!mlirOperationIsNull(ops[i]) && userCount(mlirOperationGetResult(ops[i], 0)) == 0) {
+        mlirOperationDestroy(ops[i]);
+        ops[i] = (MlirOperation){NULL}, erased = true;
+      }
+  }
+}
+
+static void sinkDeviceScalars(MlirOperation module) {
+  OpList launches = collectOps(module, isHostLaunch, NULL, MlirWalkPreOrder);
+  MlirOperation *sunkFrom = NULL;
+  int numSunk = 0;
+  for (int i = 0; i < launches.count; ++i) {
+    Sink s = {.launch = launches.ops[i], .count = 0};
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(s.launch, 0));
+    s.before = mlirBlockGetFirstOperation(body);
+    mlirOperationWalk(s.launch, sinkOperands, &s, MlirWalkPreOrder);
+    if (s.count == 0)
+      continue;
+    MlirOperation *grown = realloc(sunkFrom, sizeof *sunkFrom * (size_t)(numSunk + s.count));
+    if (!grown)
+      break;
+    sunkFrom = grown;
+    for (int k = 0; k < s.count; ++k) {
+      bool seen = false;
+      for (int j = 0; j < numSunk; ++j)
+        seen |= opEq(sunkFrom[j], s.from[k]);
+      if (!seen)
+        sunkFrom[numSunk++] = s.from[k];
+    }
+  }
+  eraseUnused(sunkFrom, numSunk);
+  free(sunkFrom);
+  free(launches.ops);
+}
+
 static bool readHostScalars(MlirOperation module) {
   OpList loads = collectOps(module, isHostScalarLoad, NULL, MlirWalkPreOrder);
   bool ok = true;
@@ -265,6 +394,7 @@ static void run(MlirOperation module, MlirExternalPass pass) {
     mlirExternalPassSignalFailure(pass);
     return;
   }
+  sinkDeviceScalars(module);
   if (!readHostScalars(module)) {
     mlirExternalPassSignalFailure(pass);
     return;

@@ -108,3 +108,57 @@ func.func @use_state() {
   func.call @consume(%t) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// A KV-cache window at an offset read from a 0-d position tensor, used only by a kernel: the kernel computes the
+// offset and the window itself (the load, the index_cast and the subview are copied into it), and no host read is
+// left, so the call stays capturable in a CUDA graph.
+// CHECK-LABEL: func.func @append_at(
+// CHECK-SAME:      %[[CACHE:[^:]+]]: memref<8x4xf16>, %[[K:[^:]+]]: memref<1x4xf16>, %[[POS:[^:]+]]: memref<i64>)
+// CHECK-NOT:     memref.load
+// CHECK-NOT:     w4a16_rt_device_read
+// CHECK:         gpu.launch
+// CHECK:           %[[P:.+]] = memref.load %[[POS]][] : memref<i64>
+// CHECK:           %[[I:.+]] = arith.index_cast %[[P]] : i64 to index
+// CHECK:           %[[WIN:.+]] = memref.subview %[[CACHE]][%[[I]], 0] [1, 4] [1, 1]
+// CHECK:           memref.store %{{.+}}, %[[WIN]][
+func.func @append_at(%cache: memref<8x4xf16>, %k: memref<1x4xf16>, %pos: memref<i64>) {
+  %p = memref.load %pos[] : memref<i64>
+  %i = arith.index_cast %p : i64 to index
+  %win = memref.subview %cache[%i, 0] [1, 4] [1, 1] : memref<8x4xf16> to memref<1x4xf16, strided<[4, 1], offset: ?>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c4, %v = %c1, %w = %c1) {
+    %e = memref.load %k[%c0, %tx] : memref<1x4xf16>
+    memref.store %e, %win[%c0, %tx] : memref<1x4xf16, strided<[4, 1], offset: ?>>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same value also bounds a host loop: the kernel still computes its own copy, and the host reads it through
+// the runtime for the loop.
+// CHECK-LABEL: func.func @append_and_loop(
+// CHECK:         %[[RAW:.+]] = call @w4a16_rt_device_read
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step
+// CHECK:           gpu.launch
+// CHECK:             memref.load %{{.+}}[] : memref<i64>
+func.func @append_and_loop(%cache: memref<8x4xf16>, %pos: memref<i64>) {
+  %p = memref.load %pos[] : memref<i64>
+  %i = arith.index_cast %p : i64 to index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = arith.constant 1.0 : f16
+  scf.for %j = %c0 to %i step %c1 {
+    gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c4, %v = %c1, %w = %c1) {
+      memref.store %h, %cache[%i, %tx] : memref<8x4xf16>
+      gpu.terminator
+    }
+  }
+  return
+}
