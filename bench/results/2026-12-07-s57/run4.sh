@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 57, one device call: first the GPU checks of w4a16_test_gpu_target at main 29352ff (t57: the new
+# Session 57, one device call: first the GPU checks of w4a16_test_gpu_target and e2e-gpu-kv (a KV append at a
+# device position, eager and replayed from a CUDA graph at new positions) at main b6144fc+ (t57: the new
 # w4a16_rt_device_read -- a read after a launch on the call's stream, its widths, its refusal inside a capture --
 # beside the arena, JIT and capture checks it had), then session 56's run2.sh (s131 = slot-is-split: graph_test,
 # memcheck, racecheck, gpu_test; the layer, on an H200 also #21's numbers; a short A/B against s129).
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/../../.."
 . bench/device-call.sh
 call_init t57 s129 s131
 call_step gpu-target-t57 60 stdbuf -oL $P/t57/w4a16_test_gpu_target
+call_step gpu-kv-t57 60 stdbuf -oL $P/t57/e2e-gpu-kv
 call_step graph-s131 60 stdbuf -oL $P/s131/w4a16_graph_test
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 call_step memcheck-graph-ws-s131 30 $SAN --tool memcheck --error-exitcode 9 $P/s131/w4a16_graph_test --small \
