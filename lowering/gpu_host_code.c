@@ -257,6 +257,8 @@ static MlirValue sunk(Sink *s, MlirValue v) {
 /* The host values the launch's body uses that read a device scalar, each replaced there by its copy. */
 static MlirWalkResult sinkOperands(MlirOperation op, void *userData) {
   Sink *s = userData;
+  if (opEq(op, s->launch)) /* its own operands (grid and block sizes) are the host's */
+    return MlirWalkResultAdvance;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     MlirValue v = mlirOperationGetOperand(op, i);
     MlirOperation def = producer(v);

@@ -162,3 +162,24 @@ func.func @append_and_loop(%cache: memref<8x4xf16>, %pos: memref<i64>) {
   }
   return
 }
+
+// -----
+
+// A grid sized by the position: the launch's own operand stays the host's (read through the runtime), while the
+// body computes its own copy.
+// CHECK-LABEL: func.func @grid_from_position(
+// CHECK:         %[[RAW:.+]] = call @w4a16_rt_device_read
+// CHECK:         %[[N:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK:         gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[N]],
+// CHECK:           memref.load %{{.+}}[] : memref<i64>
+func.func @grid_from_position(%cache: memref<8x4xf16>, %pos: memref<i64>) {
+  %p = memref.load %pos[] : memref<i64>
+  %n = arith.index_cast %p : i64 to index
+  %c1 = arith.constant 1 : index
+  %h = arith.constant 1.0 : f16
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %n, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    memref.store %h, %cache[%n, %tx] : memref<8x4xf16>
+    gpu.terminator
+  }
+  return
+}
