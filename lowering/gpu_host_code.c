@@ -126,12 +126,6 @@ static bool isHostScalarLoad(MlirOperation op, void *unused) {
          scalarBytes(mlirValueGetType(mlirOperationGetResult(op, 0))) > 0;
 }
 
-static MlirValue indexConstant(MlirContext ctx, int64_t value, MlirOperation before, MlirLocation loc) {
-  MlirType index = mlirIndexTypeGet(ctx);
-  MlirNamedAttribute v = namedAttr(ctx, "value", mlirIntegerAttrGet(index, value));
-  return insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &v, NULL));
-}
-
 static MlirValue binary(const char *name, MlirValue a, MlirValue b, MlirOperation before, MlirLocation loc) {
   MlirValue operands[2] = {a, b};
   MlirType type = mlirValueGetType(a);
@@ -169,11 +163,9 @@ static void readThroughRuntime(MlirOperation load) {
                            mlirOperationGetResult(meta, 2 + rank + d), load, loc),
                     load, loc);
   MlirValue base = cast("memref.extract_aligned_pointer_as_index", buffer, index, load, loc);
-  MlirValue address = binary("arith.addi", base, binary("arith.muli", linear, indexConstant(ctx, bytes, load, loc),
+  MlirValue address = binary("arith.addi", base, binary("arith.muli", linear, buildConstant(index, bytes, load, loc),
                                                         load, loc), load, loc);
-  MlirNamedAttribute size = namedAttr(ctx, "value", mlirIntegerAttrGet(i64, bytes));
-  MlirValue args[2] = {cast("arith.index_cast", address, i64, load, loc),
-                       insertBefore(load, buildOp("arith.constant", loc, 0, NULL, 1, &i64, 1, &size, NULL))};
+  MlirValue args[2] = {cast("arith.index_cast", address, i64, load, loc), buildConstant(i64, bytes, load, loc)};
   MlirNamedAttribute callee =
       namedAttr(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString("w4a16_rt_device_read")));
   MlirValue raw = insertBefore(load, buildOp("func.call", loc, 2, args, 1, &i64, 1, &callee, NULL));

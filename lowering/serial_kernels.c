@@ -70,10 +70,8 @@ static void wrapInUnitParallel(MlirOperation *run, int n) {
   MlirLocation loc = mlirOperationGetLocation(last);
   MlirType index = mlirIndexTypeGet(ctx);
   MlirValue bounds[2];
-  for (int i = 0; i < 2; ++i) {
-    MlirNamedAttribute value = namedAttr(ctx, "value", mlirIntegerAttrGet(index, i));
-    bounds[i] = insertBefore(last, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &value, NULL));
-  }
+  for (int i = 0; i < 2; ++i)
+    bounds[i] = buildConstant(index, i, last, loc);
   MlirRegion body = mlirRegionCreate();
   MlirBlock block = mlirBlockCreate(1, &index, &loc);
   mlirRegionAppendOwnedBlock(body, block);

@@ -138,22 +138,11 @@ static MlirOperation createSimple(const char *name, MlirLocation loc, intptr_t n
 
 /* tensor.dim of every dynamic dim of v, inserted before `before`; returns how many. */
 static intptr_t dynamicSizesOf(MlirOperation before, MlirValue v, MlirValue *sizes) {
-  MlirContext ctx = mlirOperationGetContext(before);
   MlirLocation loc = mlirOperationGetLocation(before);
-  MlirBlock block = mlirOperationGetBlock(before);
-  MlirType index = mlirIndexTypeGet(ctx);
   intptr_t numDynamic = 0;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(mlirValueGetType(v)); ++d) {
-    if (!mlirShapedTypeIsDynamicDim(mlirValueGetType(v), d))
-      continue;
-    MlirNamedAttribute value = namedAttr(ctx, "value", mlirIntegerAttrGet(index, d));
-    MlirOperation c = createSimple("arith.constant", loc, 0, NULL, index, 1, &value);
-    mlirBlockInsertOwnedOperationBefore(block, before, c);
-    MlirValue dimOperands[2] = {v, mlirOperationGetResult(c, 0)};
-    MlirOperation dim = createSimple("tensor.dim", loc, 2, dimOperands, index, 0, NULL);
-    mlirBlockInsertOwnedOperationBefore(block, before, dim);
-    sizes[numDynamic++] = mlirOperationGetResult(dim, 0);
-  }
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(mlirValueGetType(v)); ++d)
+    if (mlirShapedTypeIsDynamicDim(mlirValueGetType(v), d))
+      sizes[numDynamic++] = buildDim(v, d, before, loc);
   return numDynamic;
 }
 

@@ -151,10 +151,8 @@ static MlirValue transposedX(const MatmulMatch *mm, MlirOperation before, MlirLo
 static MlirValue divideIndex(MlirValue value, int64_t divisor, MlirOperation before, MlirLocation loc) {
   if (divisor == 1)
     return value;
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirType index = mlirIndexTypeGet(ctx);
-  MlirNamedAttribute constant = namedAttr(ctx, "value", mlirIntegerAttrGet(index, divisor));
-  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &constant, NULL))};
+  MlirType index = mlirIndexTypeGet(mlirLocationGetContext(loc));
+  MlirValue operands[2] = {value, buildConstant(index, divisor, before, loc)};
   return insertBefore(before, buildOp("arith.divui", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 

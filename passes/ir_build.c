@@ -26,11 +26,14 @@ MlirValue insertBefore(MlirOperation before, MlirOperation op) {
   return mlirOperationGetResult(op, 0);
 }
 
+MlirValue buildConstant(MlirType type, int64_t value, MlirOperation before, MlirLocation loc) {
+  MlirNamedAttribute v = namedAttr(mlirLocationGetContext(loc), "value", mlirIntegerAttrGet(type, value));
+  return insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &type, 1, &v, NULL));
+}
+
 MlirValue buildDim(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc) {
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirType index = mlirIndexTypeGet(ctx);
-  MlirNamedAttribute position = namedAttr(ctx, "value", mlirIntegerAttrGet(index, dim));
-  MlirValue operands[2] = {value, insertBefore(before, buildOp("arith.constant", loc, 0, NULL, 1, &index, 1, &position, NULL))};
+  MlirType index = mlirIndexTypeGet(mlirLocationGetContext(loc));
+  MlirValue operands[2] = {value, buildConstant(index, dim, before, loc)};
   return insertBefore(before, buildOp("tensor.dim", loc, 2, operands, 1, &index, 0, NULL, NULL));
 }
 

@@ -19,6 +19,9 @@ MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute va
 /* Inserts op before `before` (in its block); returns op's first result. */
 MlirValue insertBefore(MlirOperation before, MlirOperation op);
 
+/* arith.constant `value` of integer or index type `type`, inserted before `before`. */
+MlirValue buildConstant(MlirType type, int64_t value, MlirOperation before, MlirLocation loc);
+
 /* tensor.dim of `value` at dim, inserted before `before`. */
 MlirValue buildDim(MlirValue value, int64_t dim, MlirOperation before, MlirLocation loc);
 
