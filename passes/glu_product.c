@@ -58,16 +58,20 @@ typedef struct Path {
   int count;
 } Path;
 
-static void pathFrom(MlirValue v, Path *path) {
-  path->count = 0;
+int gluForwardPath(MlirValue v, bool throughViews, MlirOperation *ops, int max) {
+  int count = 0;
   MlirOperation user;
-  while (path->count < kMaxPath && dataUsers(v, &user) == 1) {
-    path->ops[path->count++] = user;
-    if (!isElementwiseProducer(user) || mlirOperationGetNumResults(user) != 1)
-      return;
+  while (count < max && dataUsers(v, &user) == 1) {
+    ops[count++] = user;
+    if (!(isElementwiseProducer(user) || (throughViews && isViewProducer(user))) ||
+        mlirOperationGetNumResults(user) != 1)
+      break;
     v = mlirOperationGetResult(user, 0);
   }
+  return count;
 }
+
+static void pathFrom(MlirValue v, Path *path) { path->count = gluForwardPath(v, false, path->ops, kMaxPath); }
 
 static int indexIn(const Path *path, MlirOperation op) {
   for (int i = 0; i < path->count; ++i)

@@ -19,6 +19,10 @@ typedef struct GluProduct {
   int activation;          /* W4A16_ACT_NONE, _SILU or _GELU_TANH: applied to the gate on the consumer's path */
 } GluProduct;
 
+/* The ops from v on, each the only data user (besides tensor.dim) of the one before: elementwise ops with one
+ * result (and views, with throughViews), and the op after the last of them; at most max. Returns how many. */
+int gluForwardPath(MlirValue v, bool throughViews, MlirOperation *ops, int max);
+
 /* NULL when a and b (of one type) feed such a product, with *p filled; else why not. Besides the one data use,
  * a value on the way may be read by tensor.dim (exporters size their outputs so). With pathActivation false the
  * consumer's path must compute the plain product gate * up (the gate's fused op applies its activation). */

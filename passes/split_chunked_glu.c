@@ -480,26 +480,6 @@ static void split(Chunked *c) {
   eraseDeadOps(&dead); /* the slices, the reshapes only they used, the op */
 }
 
-/* The ops reading v on, each the only data user (besides tensor.dim) of the one before, while they are views or
- * elementwise ops with one result. */
-static int forwardPath(MlirValue v, MlirOperation *ops, int max) {
-  int n = 0;
-  while (n < max) {
-    MlirOperation user = {NULL};
-    int users = 0;
-    for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-      if (!opIs(mlirOpOperandGetOwner(u), "tensor.dim") && users++ == 0)
-        user = mlirOpOperandGetOwner(u);
-    if (users != 1)
-      return n;
-    ops[n++] = user;
-    if (!(isElementwiseProducer(user) || isViewProducer(user)) || mlirOperationGetNumResults(user) != 1)
-      return n;
-    v = mlirOperationGetResult(user, 0);
-  }
-  return n;
-}
-
 /* Whether the result is used as a glu's gate_up would be, whatever else rules the split out: two of its slices
  * whose paths meet in one elementwise op. A q/k/v projection sliced three ways, RoPE's rotate_half (the halves meet
  * in a concatenation) or slices returned apart are no glu, and get no remark about one. */
@@ -508,7 +488,7 @@ static bool looksLikeGlu(const Uses *u) {
   int lengths[kMaxSlices];
   const int n = u->numSlices < kMaxSlices ? u->numSlices : kMaxSlices;
   for (int s = 0; s < n; ++s)
-    lengths[s] = forwardPath(mlirOperationGetResult(u->slices[s], 0), paths[s], kGluMaxPath);
+    lengths[s] = gluForwardPath(mlirOperationGetResult(u->slices[s], 0), true, paths[s], kGluMaxPath);
   for (int s = 0; s < n; ++s)
     for (int t = s + 1; t < n; ++t)
       for (int i = 0; i < lengths[s]; ++i)
