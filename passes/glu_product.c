@@ -11,16 +11,6 @@ enum { kMaxPath = kGluMaxPath, kSamples = 16 };
 
 /* --- the paths from the factors to the consumer ---------------------------------------------------- */
 
-/* The users of v other than tensor.dim (which reads only its shape, the same in a merged result): how many, and
- * the first of them. */
-static intptr_t dataUsers(MlirValue v, MlirOperation *first) {
-  intptr_t n = 0;
-  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
-    if (!opIs(mlirOpOperandGetOwner(use), "tensor.dim") && n++ == 0 && first)
-      *first = mlirOpOperandGetOwner(use);
-  return n;
-}
-
 /* a and b are g and u seen through the same views: identical view ops, each the only data user of the value
  * before it, applied in the same order. */
 static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int depth) {
@@ -28,7 +18,7 @@ static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int de
     return valueEq(a, g) && valueEq(b, u);
   MlirOperation pa = producer(a), pb = producer(b);
   if (depth > kMaxPath || mlirOperationIsNull(pa) || mlirOperationIsNull(pb) || !isViewProducer(pa) ||
-      mlirOperationGetNumResults(pa) != 1 || dataUsers(a, NULL) != 1 || dataUsers(b, NULL) != 1 ||
+      mlirOperationGetNumResults(pa) != 1 || dataUserCount(a) != 1 || dataUserCount(b) != 1 ||
       !opIs(pb, opName(pa, (char[64]){0}, 64)) || !sameAttributes(pa, pb) ||
       !mlirTypeEqual(mlirValueGetType(a), mlirValueGetType(b)) ||
       mlirOperationGetNumOperands(pa) != mlirOperationGetNumOperands(pb) || mlirOperationGetNumRegions(pa) != 0)
@@ -43,7 +33,7 @@ static bool sameViews(MlirValue a, MlirValue g, MlirValue b, MlirValue u, int de
  * (null when some value on the way has another number of data users than one). */
 static MlirValue throughViews(MlirValue v) {
   MlirOperation user;
-  for (int depth = 0; depth < kMaxPath && dataUsers(v, &user) == 1; ++depth) {
+  for (int depth = 0; depth < kMaxPath && !mlirOperationIsNull(user = onlyDataUser(v)); ++depth) {
     if (!isViewProducer(user) || mlirOperationGetNumResults(user) != 1 || !valueEq(mlirOperationGetOperand(user, 0), v))
       return v;
     v = mlirOperationGetResult(user, 0);
@@ -61,7 +51,7 @@ typedef struct Path {
 int gluForwardPath(MlirValue v, bool throughViews, MlirOperation *ops, int max) {
   int count = 0;
   MlirOperation user;
-  while (count < max && dataUsers(v, &user) == 1) {
+  while (count < max && !mlirOperationIsNull(user = onlyDataUser(v))) {
     ops[count++] = user;
     if (!(isElementwiseProducer(user) || (throughViews && isViewProducer(user))) ||
         mlirOperationGetNumResults(user) != 1)

@@ -77,6 +77,18 @@ intptr_t dataUserCount(MlirValue v) {
   return n;
 }
 
+MlirOperation onlyDataUser(MlirValue v) {
+  MlirOperation user = {NULL};
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    if (opIs(mlirOpOperandGetOwner(use), "tensor.dim"))
+      continue;
+    if (!mlirOperationIsNull(user))
+      return (MlirOperation){NULL};
+    user = mlirOpOperandGetOwner(use);
+  }
+  return user;
+}
+
 intptr_t resultIndex(MlirValue v) { return mlirValueIsAOpResult(v) ? mlirOpResultGetResultNumber(v) : 0; }
 bool valueEq(MlirValue a, MlirValue b) { return mlirValueEqual(a, b); }
 bool opEq(MlirOperation a, MlirOperation b) { return mlirOperationEqual(a, b); }

@@ -21,6 +21,8 @@ MlirOperation ancestorIn(MlirOperation op, MlirBlock block);
 intptr_t userCount(MlirValue v);
 /* Users other than tensor.dim (a shape query reads no element). */
 intptr_t dataUserCount(MlirValue v);
+/* The user of v's one data use (not counting tensor.dim), or a null op when it has none or several. */
+MlirOperation onlyDataUser(MlirValue v);
 /* Index of v among its defining op's results (0 for block arguments). */
 intptr_t resultIndex(MlirValue v);
 bool valueEq(MlirValue a, MlirValue b);

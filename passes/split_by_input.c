@@ -225,20 +225,6 @@ MlirValue splitByInput(const LinalgView *view, MlirValue v, int over, MlirOperat
   return elementwiseOf(view, v, &s.leaves, over, before, loc);
 }
 
-/* The one op that reads y's elements (tensor.dim reads only its shape); null if none or several. */
-static MlirOperation onlyDataUser(MlirValue y) {
-  MlirOperation user = {NULL};
-  for (MlirOpOperand u = mlirValueGetFirstUse(y); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation owner = mlirOpOperandGetOwner(u);
-    if (opIs(owner, "tensor.dim"))
-      continue;
-    if (!mlirOperationIsNull(user) && !opEq(user, owner))
-      return (MlirOperation){NULL};
-    user = owner;
-  }
-  return user;
-}
-
 /* Whether body value v is computed from y's elements (input `over`) and inputs read within y's dims only: no init,
  * no linalg.index, no input that reads another loop (the other operand of a contraction). */
 static bool onYSide(const LinalgView *view, MlirValue v, int over) {
@@ -318,11 +304,11 @@ bool splitConsumerOf(MlirValue y) {
   if (mlirOperationIsNull(user) || !opIs(user, "linalg.generic") || !linalgView(user, &view) || view.numInits != 1 ||
       mlirOperationGetNumResults(user) != 1)
     return false;
-  int over = -1;
+  int over = -1; /* y's one use: an input, or else the init */
   for (int i = 0; i < view.numInputs; ++i)
     if (valueEq(linalgInput(&view, i), y))
-      over = over < 0 ? i : -2;
-  if (over < 0) /* y read once */
+      over = i;
+  if (over < 0)
     return false;
   for (int i = 0; i < view.numInputs; ++i) /* every input read by plain dims */
     for (intptr_t r = 0; r < mlirAffineMapGetNumResults(view.maps[i]); ++r)
