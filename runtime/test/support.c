@@ -295,6 +295,8 @@ int w4t_only_row_nan(const uint16_t *out, int64_t M, int64_t cols, int64_t nan_r
 double w4t_oracle_act(double v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  if (act == W4A16_ACT_RELU) return v < 0 ? 0 : v;
+  if (act == W4A16_ACT_GELU_ERF) return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
   return v;
 }
 

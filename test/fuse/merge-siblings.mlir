@@ -303,13 +303,15 @@ func.func @no_place(%x: tensor<4x256xf16>, %wq: tensor<32x64xi32>, %sq: tensor<2
 
 // -----
 
-// ReGLU spelled with no activation on the gate: relu(gate) * up is no bilinear GLU (gate * up). Both have no
-// activation, so they still merge, as two outputs, and the product stays.
+// ReGLU (T5 v1.0's gated relu) with relu in the product's body: relu(gate) * up is a glu with activation relu.
 // CHECK-LABEL: func.func @relu_times_up(
-// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
-// CHECK-SAME:      combine = "outputs"
-// CHECK:         linalg.generic
-// CHECK-SAME:      ins(%[[M]]#0, %[[M]]#1
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<4x256xf16>, %[[WG:[a-zA-Z0-9_]+]]: tensor<32x64xi32>, %[[SG:[a-zA-Z0-9_]+]]: tensor<2x64xf16>, %[[WU:[a-zA-Z0-9_]+]]: tensor<32x64xi32>, %[[SU:[a-zA-Z0-9_]+]]: tensor<2x64xf16>
+// CHECK:         %[[M:.+]] = "w4a16.merged_matmul"(%[[X]], %[[WG]], %[[WU]], %[[SG]], %[[SU]])
+// CHECK-SAME:      activation = "relu"
+// CHECK-SAME:      combine = "glu"
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[M]]
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (glu: relu(gate) * up)
 func.func @relu_times_up(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
@@ -522,15 +524,13 @@ func.func @gelu_in_the_product(%x: tensor<4x256xf16>, %wu: tensor<32x64xi32>, %s
 
 // -----
 
-// relu(gate) on the path is no activation a glu takes: both have none, so they merge as two outputs and the
-// relu and the product stay.
+// relu(gate) on the path, as a generic of its own, then the product: a glu with activation relu.
 // CHECK-LABEL: func.func @relu_on_the_path(
-// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
-// CHECK-SAME:      combine = "outputs"
-// CHECK:         %[[R:.+]] = linalg.generic
-// CHECK-SAME:      ins(%[[M]]#0
-// CHECK:         linalg.generic
-// CHECK-SAME:      ins(%[[R]], %[[M]]#1
+// CHECK:         %[[M:.+]] = "w4a16.merged_matmul"
+// CHECK-SAME:      activation = "relu"
+// CHECK-SAME:      combine = "glu"
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[M]]
 func.func @relu_on_the_path(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
   %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
@@ -584,4 +584,35 @@ func.func @dims_on_the_way(%x: tensor<?x256xf16>, %wg: tensor<32x64xi32>, %sg: t
     linalg.yield %p : f16
   } -> tensor<?x64xf16>
   return %h, %ms : tensor<?x64xf16>, index
+}
+
+// -----
+
+// relu(gate) written with arith.maxnumf, which returns 0 for a NaN gate: the fused glu would give NaN there, so
+// no glu. Both have no activation, so they merge as two outputs and the relu and the product stay.
+// CHECK-LABEL: func.func @nan_ignoring_relu_on_the_path(
+// CHECK:         %[[M:.+]]:2 = "w4a16.merged_matmul"
+// CHECK-SAME:      combine = "outputs"
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK-SAME:      ins(%[[M]]#0
+// CHECK:           arith.maxnumf
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[R]], %[[M]]#1
+// REMARK: merge-siblings.mlir:[[# @LINE + 2]]:11: remark: w4a16: merged 2 sibling projections of one x into one launch (outputs)
+func.func @nan_ignoring_relu_on_the_path(%x: tensor<4x256xf16>, %wg: tensor<32x64xi32>, %sg: tensor<2x64xf16>, %wu: tensor<32x64xi32>, %su: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  %gate = "w4a16.fused_matmul"(%x, %wg, %sg) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %up = "w4a16.fused_matmul"(%x, %wu, %su) {activation = "none", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+  %init = tensor.empty() : tensor<4x64xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%gate : tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %zero = arith.constant 0.0 : f16
+    %v = arith.maxnumf %a, %zero : f16
+    linalg.yield %v : f16
+  } -> tensor<4x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %up : tensor<4x64xf16>, tensor<4x64xf16>) outs(%init : tensor<4x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %p = arith.mulf %a, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<4x64xf16>
+  return %h : tensor<4x64xf16>
 }
