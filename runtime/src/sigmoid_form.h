@@ -8,8 +8,9 @@
  *   gelu_erf   z ~ logit(Phi(v)), the normal CDF's logit, fitted on [-4.5, 4.5] (runtime/src/gen/fit_gelu_erf.py):
  *              |v sigmoid(z) - gelu(v)| <= 3.1e-6 for every v, under half an f16 ulp of every output of magnitude
  *              2^-7 or more; the top coefficient is positive, so z keeps growing past the fit (z(6) = 29).
- *   relu       z = 2^64 v: sigmoid(z) is exactly 1 for v >= 2^-57 and exactly 0 for v <= -2^-57 (v * 0 = -0 there);
- *              the values between round to 0 in f16 and bf16 either way, and a NaN stays NaN (fmaxf would drop it).
+ *   relu       z = 2^127 v: the result is exactly v for v >= 2^-120 and -0 for v <= -2^-120 (e^-z overflows, and
+ *              v * 0 = -0); between them it is v * sigmoid(z), under 2^-120 in magnitude (0 in f16; in bf16 off
+ *              by less than 2^-120 from relu's 0 or v). A NaN stays NaN (fmaxf would drop it).
  * v^2 is capped at 2^64 so that no term is 0 * inf (silu's zero coefficients keep z = v exactly); only a v of 2^32 or
  * more, far past what an f16 or bf16 output holds, is capped, and every z there saturates the sigmoid as before. */
 #ifndef W4A16_SIGMOID_FORM_H
@@ -42,7 +43,7 @@ W4A16_SIGMOID_FN w4a16_sigmoid_form w4a16_sigmoid_form_of(int act) {
     f.c[3] = -6.116241367344968e-05f;
     f.c[4] = 2.238188060069146e-06f;
   } else if (act == W4A16_ACT_RELU) {
-    f.c[0] = 18446744073709551616.0f; /* 2^64 */
+    f.c[0] = 0x1p127f;
   }
   return f;
 }
