@@ -5,8 +5,8 @@
  * user and, evaluated at sample points, it computes the formula above: it is additive in the
  * residual, depends on bias only through y + bias, and as a function of y alone it is the identity,
  * silu, gelu_tanh, relu or gelu_erf. Spelling (one generic or several, named ops, f16 or f32, operand
- * order) does not matter; only the arithmetic does. Where the matmul accumulates into a tensor (match.h), y is read with that
- * init added, so a bias or residual there is found as if the epilogue added it. */
+ * order) does not matter; only the arithmetic does. Where the matmul accumulates into a tensor (match.h), y is
+ * read with that init added, so a bias or residual there is found as if the epilogue added it. */
 #include "match.h"
 
 #include <math.h>

@@ -51,7 +51,7 @@ W4A16_SIGMOID_FN w4a16_sigmoid_form w4a16_sigmoid_form_of(int act) {
 /* z(v), Horner's rule in v^2 with fused multiply-adds (the kernels are built with -fmad=false, so they are spelled
  * out: four FFMA instead of eight instructions in every copy of the epilogue). */
 W4A16_SIGMOID_FN float w4a16_sigmoid_arg(const w4a16_sigmoid_form *f, float v) {
-  const float v2 = fminf(v * v, 18446744073709551616.0f);
+  const float v2 = fminf(v * v, 0x1p64f);
   return v * fmaf(fmaf(fmaf(fmaf(f->c[4], v2, f->c[3]), v2, f->c[2]), v2, f->c[1]), v2, f->c[0]);
 }
 

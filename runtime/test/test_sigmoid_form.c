@@ -1,12 +1,13 @@
 /* The CUDA epilogue's one activation formula, v * sigmoid(z(v)) with sigmoid_form.h's coefficients, against the
- * activations as contract.h defines them, evaluated in f64: silu's z is v exactly; gelu_tanh is within f32 rounding
- * (of z, then e^z); gelu_erf within its fit's 3.1e-6 (plus f32 rounding); relu is exactly v or 0 outside
+ * activations as contract.h defines them (support.c's f64 oracle): silu's z is v exactly; gelu_tanh is within f32
+ * rounding (of z, then e^z); gelu_erf within its fit's 3.1e-6 (plus f32 rounding); relu is exactly v or 0 outside
  * (-2^-120, 2^-120); a NaN stays NaN and huge values saturate for every activation. Here with expf and an IEEE
  * division; the kernels' __expf and __fdividef are held to the oracle by gpu_test. */
 #include <math.h>
 #include <stdio.h>
 
 #include "sigmoid_form.h"
+#include "support.h"
 
 static int fails;
 
@@ -18,17 +19,6 @@ static void expect(int ok, const char *what, int act, float v, double got, doubl
 static float form_value(int act, float v) {
   const w4a16_sigmoid_form f = w4a16_sigmoid_form_of(act);
   return v / (1.0f + expf(-w4a16_sigmoid_arg(&f, v)));
-}
-
-static double exact(int act, double v) {
-  switch (act) {
-  case W4A16_ACT_SILU: return v / (1 + exp(-v));
-    /* 0.5 (1 + tanh(u)) as 1 / (1 + e^(-2u)), 0.5 (1 + erf(t)) as 0.5 erfc(-t): no cancellation far out */
-  case W4A16_ACT_GELU_TANH: return v / (1 + exp(-2 * 0.7978845608028654 * (v + 0.044715 * v * v * v)));
-  case W4A16_ACT_RELU: return v < 0 ? 0 : v;
-  case W4A16_ACT_GELU_ERF: return 0.5 * v * erfc(-v / sqrt(2.0));
-  default: return v;
-  }
 }
 
 int main(void) {
@@ -49,7 +39,7 @@ int main(void) {
       const float z = w4a16_sigmoid_arg(&silu, v);
       expect(z == v, "silu's z is v", W4A16_ACT_SILU, v, z, v);
       for (int act = W4A16_ACT_SILU; act < W4A16_ACT_COUNT; ++act) {
-        const double got = form_value(act, v), want = exact(act, v), err = fabs(got - want);
+        const double got = form_value(act, v), want = w4t_oracle_act(v, (w4a16_activation)act), err = fabs(got - want);
         const double rounding = 4.0 * ldexp(fabs(want) + fabs(v) * 1e-3, -24);  /* a few f32 ulp */
         if (act == W4A16_ACT_GELU_ERF)
           expect(err <= 3.1e-6 + rounding, "gelu_erf within its fit", act, v, got, want);
