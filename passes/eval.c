@@ -38,6 +38,8 @@ void evalReset(Evaluator *ev) {
   ev->error = NULL;
 }
 
+const char kEvalTooLarge[] = "expression too large to analyse";
+
 static Scalar fail(Evaluator *ev, const char *why) {
   if (!ev->error)
     ev->error = why;
@@ -532,7 +534,7 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
 static Scalar evalInBody(BodyFrame *f, MlirValue v) {
   Evaluator *ev = f->ev;
   if (ev->error || --ev->budget < 0 || ev->depth >= kMaxDepth)
-    return fail(ev, "expression too large to analyse");
+    return fail(ev, kEvalTooLarge);
   if (mlirValueIsABlockArgument(v)) {
     if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), f->view->body))
       return fail(ev, "depends on a value of an enclosing region");
@@ -770,7 +772,7 @@ static bool evalProducer(Evaluator *ev, MlirOperation op, intptr_t result, const
 
 Scalar evalElement(Evaluator *ev, MlirValue tensor, const int64_t *idx) {
   if (ev->error || --ev->budget < 0 || ev->depth >= kMaxDepth)
-    return fail(ev, "expression too large to analyse");
+    return fail(ev, kEvalTooLarge);
   MlirOperation p = producer(tensor);
   if (!mlirOperationIsNull(p) && rankOf(tensor) <= kMaxRank && ev->seeThrough(ev, p)) {
     Scalar out;

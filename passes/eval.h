@@ -74,6 +74,9 @@ struct Evaluator {
   int depth;         /* current recursion depth; bounded so deep IR cannot exhaust the stack */
 };
 
+/* The error of an evaluation that ran past the evaluator's depth or op budget: the IR was not analysed. */
+extern const char kEvalTooLarge[];
+
 void evalInit(Evaluator *ev, bool (*seeThrough)(Evaluator *, MlirOperation),
                Scalar (*leafValue)(Evaluator *, MlirValue, const int64_t *), void *user);
 /* Clears the recorded reads and error before evaluating another element. */

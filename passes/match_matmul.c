@@ -359,15 +359,19 @@ static bool readAnyInteger(const Evaluator *ev) {
 }
 
 /* Whether input i of the contraction is computed from integer data (a quantised weight; codes folded to a splat
- * constant too). */
-static bool readsIntegerCodes(const LinalgView *view, int i) {
+ * constant too). *tooLarge (may be null): its producers are too deep or too many to tell. */
+static bool readsIntegerCodesOrTooLarge(const LinalgView *view, int i, bool *tooLarge) {
   Evaluator ev;
   evalInit(&ev, constantsSeeThrough, leafIndexTag, NULL);
   int64_t zero[kMaxRank] = {0}, idx[kMaxRank];
   evalAffineMap(view->maps[i], zero, idx);
   evalElement(&ev, linalgInput(view, i), idx);
+  if (tooLarge)
+    *tooLarge = ev.error == kEvalTooLarge;
   return readAnyInteger(&ev);
 }
+
+static bool readsIntegerCodes(const LinalgView *view, int i) { return readsIntegerCodesOrTooLarge(view, i, NULL); }
 
 /* view reduces one input that an elementwise op (*product) computes from integer codes and float data: a contraction
  * split in two, as torch-mlir lowers torch.sum(x.unsqueeze(1) * W, -1). */
@@ -771,14 +775,29 @@ static bool weightReadsIntegers(const MatmulMatch *mm) {
   return readAnyInteger(&ev);
 }
 
+/* Whether input i varies along the loop of the output's last dim (n), as a weight does and x does not. */
+static bool readsOutputColumns(const LinalgView *view, int i) {
+  MlirAffineMap out = view->maps[view->numInputs];
+  const intptr_t results = mlirAffineMapGetNumResults(out);
+  if (results == 0)
+    return false;
+  MlirAffineExpr last = mlirAffineMapGetResult(out, results - 1);
+  return mlirAffineExprIsADim(last) && mapUsesDim(view->maps[i], (int)mlirAffineDimExprGetPosition(last));
+}
+
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
   memset(mm, 0, sizeof *mm);
   if (!linalgView(op, &mm->view) || mm->view.numInits != 1 || mm->view.numInputs < 1 ||
       linalgIsElementwise(&mm->view))
     return false;
   bool codes[kMaxLinalgOperands] = {false}, anyCodes = false;
-  for (int i = 0; i < mm->view.numInputs; ++i)
-    anyCodes |= codes[i] = readsIntegerCodes(&mm->view, i);
+  int tooLarge = -1; /* an input whose producers were not analysed */
+  for (int i = 0; i < mm->view.numInputs; ++i) {
+    bool large = false;
+    anyCodes |= codes[i] = readsIntegerCodesOrTooLarge(&mm->view, i, &large);
+    if (large && tooLarge < 0)
+      tooLarge = i;
+  }
   /* A reduction of one integer input (a sum, an argmax) is no candidate; one whose body reads integer tensors
    * itself may be a contraction that dequantises its weight there. */
   if (!(anyCodes && mm->view.numInputs >= 2) && !bodyExtractsIntegers(&mm->view)) {
@@ -790,6 +809,11 @@ bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why) {
                          "product and sum; upstream's linalg-fuse-elementwise-ops joins them into one, which fuses",
                 where);
     }
+    else if (!anyCodes && tooLarge >= 0 && readsOutputColumns(&mm->view, tooLarge))
+      /* silence would read as "a plain matmul", which this may not be; an x too deep to analyse (the residual
+       * stream of a deep model) is of no concern */
+      setReason(why, op, "operand %d is computed by a chain of producers too deep or too large to analyse (more "
+                         "than ~200 ops in a row): whether it is a dequantised weight is not known", tooLarge);
     return false; /* no dequantised operand: a plain matmul (or not one at all), nothing to report */
   }
   /* From here on the op reads integer data: every way it fails to match gets a reason. */
