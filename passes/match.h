@@ -118,6 +118,9 @@ typedef struct EpilogueMatch {
 /* Returns false with an empty reason when op is not a contraction fed by integer codes (nothing to
  * report), false with a reason when it is but cannot be fused. */
 bool matchMatmul(MlirOperation op, MatmulMatch *mm, Reason *why);
+/* For a contraction that is no plain two-input matmul: whether its body yields acc + x * w with w computed from
+ * inputs other than x's (match_weight_in_body.c); sets x's input, the body's weight value and x's expression. */
+bool matchWeightInBody(MatmulMatch *mm, Reason *why);
 /* The element type of x as the fused op reads it (f16 or bf16). */
 MlirType matmulIoType(const MatmulMatch *mm);
 /* y's trailing dims holding N: 1, or 2 when N is split. */
