@@ -379,12 +379,20 @@ static bool indexTableElement(MlirOperation extract, MlirValue tensor, const int
   return usedAsIndex && constantIntElement(tensor, idx, out);
 }
 
+/* What result "decides" at h's point: its bits; with `first` (a min / max's first operand), whether it picks that
+ * operand. */
+static uint64_t decisionAt(BodyFrame *h, MlirValue result, MlirValue first) {
+  const uint64_t bits = evalInBody(h, result).bits;
+  return mlirValueIsNull(first) ? bits : bits == evalInBody(h, first).bits;
+}
+
 /* Whether condition `result` (an i1 that decides a value: a select's condition, or a boolean turned into a number)
  * in f's body, if it depends on the iteration point alone, is the same at every value of each loop (the others
  * held at f's point; dynamic loops over 0..63). Data-dependent conditions (`code >= 8`, say) are the formula's
  * business and pass; so do comparisons of positions that no value depends on in the end (the `k < 0` fix-up of an
- * expanded floordivsi, false at every k). Each condition is scanned once per evaluator. */
-static bool positionInvariant(BodyFrame *f, MlirValue result) {
+ * expanded floordivsi, false at every k). With `first`, result is an integer min / max, and what must not change is
+ * which operand it picks. Each condition is scanned once per evaluator. */
+static bool positionInvariant(BodyFrame *f, MlirValue result, MlirValue first) {
   Evaluator *ev = f->ev;
   for (int i = 0; i < ev->numCheckedConditions; ++i)
     if (valueEq(ev->checkedConditions[i], result))
@@ -398,7 +406,7 @@ static bool positionInvariant(BodyFrame *f, MlirValue result) {
   int64_t iter[kMaxRank];
   memcpy(iter, f->iter, sizeof iter);
   BodyFrame g = {.ev = ev, .view = f->view, .iter = iter};
-  const uint64_t here = evalInBody(&g, result).bits;
+  const uint64_t here = decisionAt(&g, result, first);
   bool invariant = true;
   if (ev->numReads == readsBefore) { /* positions only */
     for (int d = 0; d < f->view->numLoops && invariant && !ev->error; ++d) {
@@ -406,7 +414,7 @@ static bool positionInvariant(BodyFrame *f, MlirValue result) {
       for (int64_t at = 0; at < range && invariant && !ev->error; ++at) {
         iter[d] = at;
         BodyFrame h = {.ev = ev, .view = f->view, .iter = iter};
-        invariant = evalInBody(&h, result).bits == here && ev->numReads == readsBefore;
+        invariant = decisionAt(&h, result, first) == here && ev->numReads == readsBefore;
       }
       iter[d] = f->iter[d];
     }
@@ -452,7 +460,11 @@ static bool conditionVaries(BodyFrame *f, MlirValue c, int depth) {
       return false;
     return variesA || variesB;
   }
-  return !positionInvariant(f, c);
+  return !positionInvariant(f, c, (MlirValue){NULL});
+}
+
+static bool isIntegerMinMax(MlirOperation op) {
+  return opIs(op, "arith.minsi") || opIs(op, "arith.minui") || opIs(op, "arith.maxsi") || opIs(op, "arith.maxui");
 }
 
 static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
@@ -460,6 +472,10 @@ static Scalar evalBodyOp(BodyFrame *f, MlirOperation op, MlirValue v) {
   const MlirValue condition = ev->positionInvariantConditions ? decidingCondition(op) : (MlirValue){NULL};
   if (!mlirValueIsNull(condition) && conditionVaries(f, condition, 0))
     return fail(ev, "a comparison of positions computes another formula at some rows, columns or k");
+  /* an integer min / max is a comparison too: a clamp of positions must clamp everywhere or nowhere */
+  if (ev->positionInvariantConditions && isIntegerMinMax(op) &&
+      !positionInvariant(f, v, mlirOperationGetOperand(op, 0)))
+    return fail(ev, "a min / max of positions computes another formula at some rows, columns or k");
   if (opIs(op, "linalg.index")) {
     int64_t dim = mlirIntegerAttrGetValueInt(attr(op, "dim"));
     return intScalar((uint64_t)f->iter[dim], 64);

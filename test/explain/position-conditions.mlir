@@ -267,4 +267,78 @@ func.func @residual_skips_row_3(%x: tensor<?x256xf16>, %q: tensor<16x256xi4>, %s
   } -> tensor<?x16xf16>
   return %o : tensor<?x16xf16>
 }
+
+// -----
+
+// Rows 600..699 read the next group's scale: k / 128 + [600 <= k < 700], the band written with clamps
+// (min(max(k - 599, 0), 1) - min(max(k - 699, 0), 1)) instead of a comparison (session 56's probe: it fused).
+// A min / max of positions is a comparison too, and must pick the same operand over each loop's range.
+func.func @band_by_clamps(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %c8 = arith.constant 8.0 : f16
+  %c0 = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1024x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<1024x256xi4>) outs(%e : tensor<1024x256xf16>) {
+  ^bb0(%c: i4, %o: f16):
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i128 = arith.constant 128 : index
+    %i599 = arith.constant 599 : index
+    %i699 = arith.constant 699 : index
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %g0 = arith.divui %k, %i128 : index
+    %a0 = arith.subi %k, %i599 : index
+    %a1 = arith.maxsi %a0, %i0 : index
+    %a = arith.minsi %a1, %i1 : index
+    %b0 = arith.subi %k, %i699 : index
+    %b1 = arith.maxsi %b0, %i0 : index
+    %b = arith.minsi %b1, %i1 : index
+    %band = arith.subi %a, %b : index
+    %g = arith.addi %g0, %band : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x256xf16>
+    %f = arith.uitofp %c : i4 to f16
+    %z = arith.subf %f, %c8 : f16
+    %r = arith.mulf %z, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<1024x256xf16>
+  %ey = tensor.empty() : tensor<4x256xf16>
+  %f0 = linalg.fill ins(%c0 : f16) outs(%ey : tensor<4x256xf16>) -> tensor<4x256xf16>
+  // CHECK: {{.*}}position-conditions.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: dequantisation: a min / max of positions computes another formula at some rows, columns or k
+  %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
+
+// -----
+
+// A clamp of the group index that never fires (min(k / 128, 7) with K = 1024) changes nothing: fused.
+func.func @clamp_never_fires(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %c8 = arith.constant 8.0 : f16
+  %c0 = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1024x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<1024x256xi4>) outs(%e : tensor<1024x256xf16>) {
+  ^bb0(%c: i4, %o: f16):
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i128 = arith.constant 128 : index
+    %i7 = arith.constant 7 : index
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %g0 = arith.divui %k, %i128 : index
+    %g = arith.minui %g0, %i7 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x256xf16>
+    %f = arith.uitofp %c : i4 to f16
+    %z = arith.subf %f, %c8 : f16
+    %r = arith.mulf %z, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<1024x256xf16>
+  %ey = tensor.empty() : tensor<4x256xf16>
+  %f0 = linalg.fill ins(%c0 : f16) outs(%ey : tensor<4x256xf16>) -> tensor<4x256xf16>
+  // CHECK: {{.*}}position-conditions.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul
+  %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
 // CHECK-NOT: remark:
