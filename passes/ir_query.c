@@ -6,6 +6,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/Linalg.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,4 +596,114 @@ MlirValue throughWidening(MlirValue v) {
   while (!mlirOperationIsNull(producer(v)) && opIs(producer(v), "arith.extf"))
     v = mlirOperationGetOperand(producer(v), 0);
   return v;
+}
+
+/* --- integer arithmetic on positions -------------------------------------------------------------------------- */
+
+/* What a value of a linalg body computes from the loop positions (linalg.index) alone. */
+typedef struct PositionValue {
+  bool positionsOnly;  /* integer arithmetic on positions, constants and sizes: no data */
+  unsigned loops;      /* the loops it depends on (bit d: loop d) */
+  bool irregular;      /* see bodyHasIrregularPositionArithmetic */
+  int numSteps;
+  struct { unsigned loops; int64_t divisor; } steps[8]; /* divisions (and remainders) of positions by constants */
+} PositionValue;
+
+static bool isPositionArithmetic(MlirOperation op) {
+  static const char *const names[] = {
+      "arith.addi",   "arith.subi",      "arith.muli",       "arith.divui",      "arith.divsi",     "arith.floordivsi",
+      "arith.ceildivsi", "arith.remui",  "arith.remsi",      "arith.shrui",      "arith.shrsi",     "arith.shli",
+      "arith.andi",   "arith.ori",       "arith.xori",       "arith.index_cast", "arith.index_castui",
+      "arith.extui",  "arith.extsi",     "arith.trunci",     "arith.minsi",      "arith.minui",     "arith.maxsi",
+      "arith.maxui"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (opIs(op, names[i]))
+      return true;
+  return false;
+}
+
+/* The constant a division-like op divides its first operand by (a shift by c divides by 2^c, a mask 2^c - 1 takes
+ * the remainder by 2^c), or 0. */
+static int64_t stepDivisor(MlirOperation op) {
+  int64_t c;
+  if (mlirOperationGetNumOperands(op) != 2 || !constantIndex(mlirOperationGetOperand(op, 1), &c) || c <= 0)
+    return 0;
+  if (opIs(op, "arith.shrui") || opIs(op, "arith.shrsi"))
+    return c < 62 ? (int64_t)1 << c : 0;
+  if (opIs(op, "arith.andi"))
+    return (c & (c + 1)) == 0 && c < INT64_MAX ? c + 1 : 0;
+  const bool division = opIs(op, "arith.divui") || opIs(op, "arith.divsi") || opIs(op, "arith.floordivsi") ||
+                        opIs(op, "arith.ceildivsi") || opIs(op, "arith.remui") || opIs(op, "arith.remsi");
+  return division ? c : 0;
+}
+
+/* Adds step (loops, divisor) to v; two divisors of one loop's positions of which neither divides the other make v
+ * irregular. */
+static void addStep(PositionValue *v, unsigned loops, int64_t divisor) {
+  for (int i = 0; i < v->numSteps; ++i)
+    if ((v->steps[i].loops & loops) && v->steps[i].divisor % divisor != 0 && divisor % v->steps[i].divisor != 0)
+      v->irregular = true;
+  if (v->numSteps < (int)(sizeof v->steps / sizeof v->steps[0]))
+    v->steps[v->numSteps].loops = loops, v->steps[v->numSteps++].divisor = divisor;
+  else
+    v->irregular = true; /* more steps than any layout has: do not guess */
+}
+
+bool bodyHasIrregularPositionArithmetic(const LinalgView *view) {
+  enum { kMaxOps = 256 };
+  MlirOperation ops[kMaxOps];
+  PositionValue values[kMaxOps];
+  int numOps = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(view->body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (numOps == kMaxOps)
+      return true; /* a body this large is not a dequantisation's index arithmetic: do not guess */
+    PositionValue v = {0};
+    if (opIs(op, "linalg.index")) {
+      v.positionsOnly = true;
+      v.loops = 1u << (mlirIntegerAttrGetValueInt(attr(op, "dim")) & 31);
+    } else if (opIs(op, "arith.constant")) {
+      v.positionsOnly = intWidth(mlirValueGetType(mlirOperationGetResult(op, 0))) > 0;
+    } else if (isPositionArithmetic(op)) {
+      v.positionsOnly = true;
+      unsigned operandLoops[2] = {0, 0};
+      for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n && v.positionsOnly; ++i) {
+        MlirValue operand = mlirOperationGetOperand(op, i);
+        if (mlirValueIsABlockArgument(operand)) {
+          /* a block argument of this body is data; one of an enclosing region, a size */
+          v.positionsOnly = !mlirBlockEqual(mlirBlockArgumentGetOwner(operand), view->body);
+          continue;
+        }
+        const PositionValue *from = NULL;
+        MlirOperation def = producer(operand);
+        for (int j = 0; j < numOps && !from; ++j)
+          if (opEq(ops[j], def))
+            from = &values[j];
+        if (!from) { /* defined outside the body: a constant or a size */
+          if (!mlirBlockEqual(mlirOperationGetBlock(def), view->body))
+            continue;
+          v.positionsOnly = false;
+          break;
+        }
+        v.positionsOnly = from->positionsOnly;
+        v.loops |= from->loops;
+        v.irregular |= from->irregular;
+        if (i < 2)
+          operandLoops[i] = from->loops;
+        for (int s = 0; s < from->numSteps; ++s)
+          addStep(&v, from->steps[s].loops, from->steps[s].divisor);
+      }
+      /* a product of two values that both move with positions is no layout's index
+       * (a band: (n / 100) * (1 - n / 200)) */
+      if (opIs(op, "arith.muli") && operandLoops[0] && operandLoops[1])
+        v.irregular = true;
+      const int64_t divisor = stepDivisor(op);
+      if (divisor > 1 && operandLoops[0])
+        addStep(&v, operandLoops[0], divisor);
+    }
+    if (v.positionsOnly && v.irregular)
+      return true;
+    ops[numOps] = op, values[numOps++] = v;
+  }
+  return false;
 }

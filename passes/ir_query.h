@@ -127,5 +127,10 @@ bool isUnitDimSlice(MlirOperation slice);
 /* A static, unit-stride tensor.extract_slice that is more than a view dropping unit dims: a window of a larger
  * tensor (a tensor-parallel shard of a checkpoint loaded whole, one half of a fused gate_up). */
 bool isWindowSlice(MlirOperation slice);
+/* Whether view's body computes, from loop positions alone, a value no layout computes: a product of two values that
+ * both move with positions, or divisions of one loop's positions by two constants of which neither divides the
+ * other (k / 128 + k / 600 - k / 700: a band of rows that reads another group). Sample points can miss what such
+ * arithmetic does between them. */
+bool bodyHasIrregularPositionArithmetic(const LinalgView *view);
 
 #endif

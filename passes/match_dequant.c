@@ -102,6 +102,7 @@ typedef struct DequantEval {
   DequantMatch *dq;
   bool readNoCodesOrScales; /* a sample read no integer tensor or no float tensor */
   bool scalesLaidOut;       /* the samples' scales followed a layout (matchScalesLayout held) */
+  bool irregularPositions;  /* a body computes positions in ways samples can miss (irregularPositions) */
 } DequantEval;
 
 static bool evalSample(DequantEval *p, int64_t k, int64_t n, Sample *s, Reason *why) {
@@ -450,14 +451,15 @@ static bool codesWiderThan4Bits(DequantEval *p, const Sample *samples, int count
   return wider;
 }
 
-/* After a match that read a constant index table (a g_idx = k / G given as data, a table of nibble positions), or a
- * runtime g_idx: every k and every column, not only the sampled ones, must read the code, scale (and zero point) of
- * its element and compute the matched form from them -- a table with one wrong entry passed the samples and fused.
- * K + N evaluations, only for such chains. */
+/* After a match that read a constant index table (a g_idx = k / G given as data, a table of nibble positions), a
+ * runtime g_idx, or positions computed in ways the samples can miss (irregularPositions): every k and every column,
+ * not only the sampled ones, must read the code, scale (and zero point) of its element and compute the matched form
+ * from them -- a table with one wrong entry passed the samples and fused. K + N evaluations, only for such chains. */
 static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
   const MatmulMatch *mm = p->mm;
   const DequantMatch *dq = p->dq;
   const int64_t G = dq->groupSize, N = mm->N;
+  const char *cause = p->irregularPositions ? "integer arithmetic on positions" : "a constant index table";
   /* Every k at column 0, then every column at k = 0: a table that differs from the plain index at one row or
    * column passes any sample of them. */
   for (int64_t i = 0; i < mm->K + N; ++i) {
@@ -475,15 +477,14 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
     const int64_t zpWant = w4a16_zp_element(dq->zpLayout, g, n, mm->K / G, N, &nibble);
     const bool zpOk = !s.zpRead || linearIndex(dq->zeroPoints, s.zpRead->idx) == zpWant;
     if (!codeOk) {
-      setReason(why, mm->view.op, "a constant index table reads the code of (k = %lld, n = %lld) from another element",
+      setReason(why, mm->view.op, "%s reads the code of (k = %lld, n = %lld) from another element", cause,
                 (long long)k, (long long)n);
       return false;
     }
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
         setReason(why, mm->view.op,
-                  "a constant index table maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)",
-                  (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
+                  "%s maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)", cause, (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
       else
         setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
                   scaleOk ? "zero points" : "scales");
@@ -493,9 +494,9 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
     const double want = matchedWeight(mm, dq, &s);
     if (fabs(s.value - want) > 1e-6 * (1 + fabs(want))) {
       setReason(why, mm->view.op,
-                "a constant index table changes what (k = %lld, n = %lld) computes: %g where the matched form gives %g "
+                "%s changes what (k = %lld, n = %lld) computes: %g where the matched form gives %g "
                 "(another nibble of the word, or another constant)",
-                (long long)k, (long long)n, s.value, want);
+                cause, (long long)k, (long long)n, s.value, want);
       return false;
     }
   }
@@ -514,6 +515,18 @@ typedef struct GroupIndexSeen {
   bool scalesLaidOut;   /* the scales read followed a layout of (group, column) */
   bool windows;         /* a window of a larger tensor was read through (isWindowSlice) */
 } GroupIndexSeen;
+
+/* Whether a body the chain was evaluated through (a producer, or the contraction computing its weight) does integer
+ * arithmetic on positions that the samples cannot vouch for (bodyHasIrregularPositionArithmetic). */
+static bool irregularPositions(DequantEval *p) {
+  LinalgView view;
+  if (!mlirValueIsNull(p->mm->weightInBody) && bodyHasIrregularPositionArithmetic(&p->mm->view))
+    return true;
+  for (int i = 0; i < p->ev.numTouched; ++i)
+    if (linalgView(p->ev.touched[i], &view) && bodyHasIrregularPositionArithmetic(&view))
+      return true;
+  return false;
+}
 
 /* The match of p's chain on the grid of samples (matchSamples). */
 static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
@@ -586,7 +599,11 @@ static bool matchSampleGrid(DequantEval *p, Sample *samples, Reason *why) {
     }
   }
   free(attempt);
-  if (!matched || ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex)) && !everyRowAndColumnReadsItsElements(p, why)))
+  if (!matched)
+    return false;
+  p->irregularPositions = mlirValueIsNull(p->ev.indexTable) && mlirValueIsNull(groupIndex) && irregularPositions(p);
+  if ((!mlirValueIsNull(p->ev.indexTable) || !mlirValueIsNull(groupIndex) || p->irregularPositions) &&
+      !everyRowAndColumnReadsItsElements(p, why))
     return false;
 
   /* Other users of the weight (none where it is computed in the contraction's body) keep the dequantisation: the

@@ -341,4 +341,110 @@ func.func @clamp_never_fires(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s
   %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
   return %y : tensor<4x256xf16>
 }
+
+// -----
+
+// The same band of rows without a comparison or a clamp: k / 128 + k / 600 - k / 700 (session 56's probe wrote it
+// with a product, (k / 600) * (1 - k / 700); both fused). Samples can step over the band; divisions of one
+// loop's positions by constants of which neither divides the other (600, 700) send the chain to the check of every
+// row and column, which finds it.
+func.func @band_by_divisions(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %c8 = arith.constant 8.0 : f16
+  %c0 = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1024x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<1024x256xi4>) outs(%e : tensor<1024x256xf16>) {
+  ^bb0(%c: i4, %o: f16):
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i128 = arith.constant 128 : index
+    %i600 = arith.constant 600 : index
+    %i700 = arith.constant 700 : index
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %g0 = arith.divui %k, %i128 : index
+    %a = arith.divui %k, %i600 : index
+    %b = arith.divui %k, %i700 : index
+    %band = arith.subi %a, %b : index
+    %g = arith.addi %g0, %band : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x256xf16>
+    %f = arith.uitofp %c : i4 to f16
+    %z = arith.subf %f, %c8 : f16
+    %r = arith.mulf %z, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<1024x256xf16>
+  %ey = tensor.empty() : tensor<4x256xf16>
+  %f0 = linalg.fill ins(%c0 : f16) outs(%ey : tensor<4x256xf16>) -> tensor<4x256xf16>
+  // CHECK: {{.*}}position-conditions.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: integer arithmetic on positions maps (k = 600, n = 0) to another group or column than (k / G = 4, n) (scales)
+  %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
+
+// -----
+
+// Nested divisions that every packed layout has (k / 8 / 16: the word, then its group) fuse.
+func.func @nested_divisions(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %c8 = arith.constant 8.0 : f16
+  %c0 = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1024x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<1024x256xi4>) outs(%e : tensor<1024x256xf16>) {
+  ^bb0(%c: i4, %o: f16):
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i128 = arith.constant 128 : index
+    %i8 = arith.constant 8 : index
+    %i16 = arith.constant 16 : index
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %g0 = arith.divui %k, %i128 : index
+    %w8 = arith.divui %k, %i8 : index
+    %g = arith.divui %w8, %i16 : index
+    %sc = tensor.extract %s[%g, %n] : tensor<8x256xf16>
+    %f = arith.uitofp %c : i4 to f16
+    %z = arith.subf %f, %c8 : f16
+    %r = arith.mulf %z, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<1024x256xf16>
+  %ey = tensor.empty() : tensor<4x256xf16>
+  %f0 = linalg.fill ins(%c0 : f16) outs(%ey : tensor<4x256xf16>) -> tensor<4x256xf16>
+  // CHECK: {{.*}}position-conditions.mlir:[[@LINE+1]]:8: remark: w4a16: fused as dequant(k_n, scales g_n) -> matmul
+  %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
+
+// -----
+
+// Zero point 9 instead of 8 in columns 100..199, the band (n / 100) * (1 - n / 200) a product of two values that
+// both move with n (session 56's probe: it fused). Checked at every row and column, column 100 differs.
+func.func @band_zp(%x: tensor<4x1024xf16>, %q: tensor<1024x256xi4>, %s: tensor<8x256xf16>) -> tensor<4x256xf16> {
+  %c8 = arith.constant 8 : i32
+  %c0 = arith.constant 0.0 : f16
+  %i1 = arith.constant 1 : index
+  %i100 = arith.constant 100 : index
+  %i200 = arith.constant 200 : index
+  %e = tensor.empty() : tensor<1024x256xf16>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (k floordiv 128, n)>, affine_map<(k, n) -> (k, n)>], iterator_types = ["parallel", "parallel"]} ins(%q, %s : tensor<1024x256xi4>, tensor<8x256xf16>) outs(%e : tensor<1024x256xf16>) {
+  ^bb0(%c: i4, %sc: f16, %o: f16):
+    %n = linalg.index 1 : index
+    %a = arith.divui %n, %i100 : index
+    %b = arith.divui %n, %i200 : index
+    %nb = arith.subi %i1, %b : index
+    %band = arith.muli %a, %nb : index
+    %band32 = arith.index_cast %band : index to i32
+    %z = arith.addi %c8, %band32 : i32
+    %ci = arith.extui %c : i4 to i32
+    %d = arith.subi %ci, %z : i32
+    %f = arith.sitofp %d : i32 to f16
+    %r = arith.mulf %f, %sc : f16
+    linalg.yield %r : f16
+  } -> tensor<1024x256xf16>
+  %ey = tensor.empty() : tensor<4x256xf16>
+  %f0 = linalg.fill ins(%c0 : f16) outs(%ey : tensor<4x256xf16>) -> tensor<4x256xf16>
+  // CHECK: {{.*}}position-conditions.mlir:[[@LINE+1]]:8: remark: w4a16: not fused: integer arithmetic on positions changes what (k = 0, n = 100) computes
+  %y = linalg.matmul ins(%x, %w : tensor<4x1024xf16>, tensor<1024x256xf16>) outs(%f0 : tensor<4x256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
 // CHECK-NOT: remark:
