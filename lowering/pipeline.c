@@ -17,6 +17,7 @@ const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
          "w4a16-decompose-aggregates," /* linalg.softmax: no lowering pass takes it whole */
          "func.func(convert-elementwise-to-linalg)," /* arith / math on whole tensors: one-shot-bufferize takes none */
+         "w4a16-expand-f8,inline," /* FP8 conversions, which no upstream pass lowers, as calls, then inlined */
          /* a loop that yields a new tensor (scf.for building a result step by step) gets its own buffer */
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops},"
@@ -49,6 +50,7 @@ static void printError(MlirStringRef message, void *userData) {
  * per row tile, mapped onto blocks and threads. */
 static const char kGpuBufferize[] =
     "func.func(convert-elementwise-to-linalg),"
+    "w4a16-expand-f8,inline,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
     "buffer-deallocation-pipeline,"

@@ -26,6 +26,7 @@ static MlirPass createCallerStream(void) { return w4a16CreateCallerStreamPass();
 static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass(); }
 static MlirPass createDecomposeAggregates(void) { return w4a16CreateDecomposeAggregatesPass(); }
 static MlirPass createSerialKernels(void) { return w4a16CreateSerialKernelsPass(); }
+static MlirPass createExpandF8(void) { return w4a16CreateExpandF8Pass(); }
 
 /* Explain mode is an option of the fuse passes, whose argument stays w4a16-fuse(-int8-prep): the explain
  * variants get their own names as one-pass pipelines. Remarks go to stderr. */
@@ -63,7 +64,7 @@ static void registerPassesOnce(void) {
   MlirPass (*const passes[])(void) = {createFuse,          createSplitChunkedGlu, createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
                                       createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createStridedCopiesToLoops, createGpuHostCode,
                                       createCallerStream,  createDeviceMemory, createDependentLaunch, createDecomposeAggregates,
-                                      createSerialKernels};
+                                      createSerialKernels, createExpandF8};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);
   w4a16ShimRegisterPipeline("w4a16-explain", describe("w4a16-explain"), buildExplain);

@@ -32,6 +32,13 @@ static bool element_ctype(MlirType t, bool scalar, CType *out) {
     *out = (CType){"uint16_t", "bf16", "bf16 elements as raw bits"};
     return true;
   }
+  if (mlirTypeIsAFloat8E4M3FN(t) || mlirTypeIsAFloat8E5M2(t)) { /* FP8 checkpoints and KV caches */
+    if (scalar)
+      return false;
+    *out = mlirTypeIsAFloat8E4M3FN(t) ? (CType){"uint8_t", "f8e4m3fn", "f8E4M3FN elements as raw bits"}
+                                      : (CType){"uint8_t", "f8e5m2", "f8E5M2 elements as raw bits"};
+    return true;
+  }
   if (mlirTypeIsAF32(t)) {
     *out = (CType){"float", "f32", NULL};
     return true;
