@@ -150,10 +150,32 @@ static void exportCInterfaces(MlirOperation module) {
   }
 }
 
+bool replaceWithTemplateCall(MlirOperation module, MlirOperation op, const char *name, const char *text,
+                             const char *what) {
+  if (text) {
+    MlirModule parsed = parseTemplate(mlirOperationGetContext(op), text, mlirOperationGetLocation(op), what);
+    if (mlirModuleIsNull(parsed))
+      return false;
+    moveSymbols(parsed, module);
+    mlirModuleDestroy(parsed);
+  }
+  return replaceWithCall(op, name);
+}
+
+void rewriteEach(MlirOperation root, MlirExternalPass pass, bool (*select)(MlirOperation op, void *data),
+                 bool (*rewrite)(MlirOperation root, MlirOperation op, int index)) {
+  OpList found = collectOps(root, select, NULL, MlirWalkPostOrder);
+  for (int i = 0; i < found.count; ++i)
+    if (!rewrite(root, found.ops[i], i)) {
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+  free(found.ops);
+}
+
 /* --- one op ----------------------------------------------------------------------------------------- */
 
 static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, MlirOperation op, int index) {
-  MlirContext ctx = mlirOperationGetContext(op);
   char name[96];
   for (int suffix = index;; suffix += 1000) { /* a name the module does not use yet */
     snprintf(name, sizeof name, "%s_%d", spec->functionPrefix, suffix);
@@ -164,14 +186,9 @@ static bool lowerOne(const TemplateLoweringSpec *spec, MlirOperation module, Mli
   spec->writeCallFunction(&text, op, name);
   char what[160];
   snprintf(what, sizeof what, "%s: could not build the runtime call", spec->argument);
-  MlirModule parsed = parseTemplate(ctx, text.buf, mlirOperationGetLocation(op), what);
+  const bool replaced = replaceWithTemplateCall(module, op, name, text.buf, what);
   free(text.buf);
-  if (mlirModuleIsNull(parsed))
-    return false;
-  moveSymbols(parsed, module);
-  mlirModuleDestroy(parsed);
-
-  return replaceWithCall(op, name);
+  return replaced;
 }
 
 /* --- the pass --------------------------------------------------------------------------------------- */

@@ -31,6 +31,17 @@ bool hasSymbol(MlirOperation module, MlirStringRef name);
  * template repeats so that it parses on its own). */
 void moveSymbols(MlirModule from, MlirOperation module);
 
+/* Replaces op by a func.call of @name, first merging into `module` the functions of `text` (the template of
+ * @name, parsed at op's location; NULL: the module has @name already). `what` prefixes a parse error. False, with
+ * the error reported, when the template does not parse or op has too many operands or results for a call. */
+bool replaceWithTemplateCall(MlirOperation module, MlirOperation op, const char *name, const char *text,
+                             const char *what);
+
+/* For each op under root that `select` picks (in post-order), rewrite(root, op, its number); the first rewrite
+ * that fails signals the pass's failure and ends the run. */
+void rewriteEach(MlirOperation root, MlirExternalPass pass, bool (*select)(MlirOperation op, void *data),
+                 bool (*rewrite)(MlirOperation root, MlirOperation op, int index));
+
 typedef struct TemplateLoweringSpec {
   const void *typeId; /* address of a static, 8-byte aligned object unique to the pass */
   const char *name, *argument, *description;

@@ -113,19 +113,15 @@ static void writeExpandFunction(Text *t, MlirOperation op, const char *name) {
 
 /* Replaces expand_shape `op` by a call of its copy function (number n in the module). */
 static bool rewrite(MlirOperation module, MlirOperation op, int n) {
-  MlirLocation loc = mlirOperationGetLocation(op);
-  MlirContext ctx = mlirLocationGetContext(loc);
+  if (mlirOperationGetNumOperands(op) > kMaxCopyRank + 1)
+    return false;
   char name[64];
   snprintf(name, sizeof name, "w4a16_expand_%d", n);
   Text t = {NULL, 0, 0};
   writeExpandFunction(&t, op, name);
-  MlirModule parsed = parseTemplate(ctx, t.buf, loc, "w4a16-dynamic-reshapes");
+  const bool replaced = replaceWithTemplateCall(module, op, name, t.buf, "w4a16-dynamic-reshapes");
   free(t.buf);
-  if (mlirModuleIsNull(parsed))
-    return false;
-  moveSymbols(parsed, module);
-  mlirModuleDestroy(parsed);
-  return replaceWithCall(op, name);
+  return replaced;
 }
 
 static bool isDynamicSplit(MlirOperation op, void *unused) {
@@ -133,15 +129,7 @@ static bool isDynamicSplit(MlirOperation op, void *unused) {
   return opIs(op, "tensor.expand_shape") && splitsIntoDynamicDims(op);
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
-  OpList found = collectOps(root, isDynamicSplit, NULL, MlirWalkPostOrder);
-  for (int i = 0; i < found.count; ++i)
-    if (mlirOperationGetNumOperands(found.ops[i]) > kMaxCopyRank + 1 || !rewrite(root, found.ops[i], i)) {
-      mlirExternalPassSignalFailure(pass);
-      break;
-    }
-  free(found.ops);
-}
+static void run(MlirOperation root, MlirExternalPass pass) { rewriteEach(root, pass, isDynamicSplit, rewrite); }
 
 static _Alignas(8) char passId;
 static const StatelessPassSpec kDynamicReshapesPass = {

@@ -167,34 +167,22 @@ static void writeFunction(Text *t, MlirOperation op, const char *name) {
   append(t, "    %%r = arith.bitcast %%b : i8 to %s\n    return %%r : %s\n}\n", toText, toText);
 }
 
-static bool rewrite(MlirOperation module, MlirOperation op) {
+/* One function per (op, source, result) types, shared by every such op of the module. */
+static bool rewrite(MlirOperation module, MlirOperation op, int index) {
+  (void)index;
   char from[32], to[32], name[96];
   typeName(mlirValueGetType(mlirOperationGetOperand(op, 0)), from, sizeof from);
   typeName(mlirValueGetType(mlirOperationGetResult(op, 0)), to, sizeof to);
   snprintf(name, sizeof name, "w4a16_%s_%s_to_%s", opIs(op, "arith.extf") ? "extf" : "truncf", from, to);
-  if (!hasSymbol(module, mlirStringRefCreateFromCString(name))) {
-    Text t = {NULL, 0, 0};
+  Text t = {NULL, 0, 0};
+  if (!hasSymbol(module, mlirStringRefCreateFromCString(name)))
     writeFunction(&t, op, name);
-    MlirModule parsed = parseTemplate(mlirOperationGetContext(op), t.buf, mlirOperationGetLocation(op),
-                                      "w4a16-expand-f8");
-    free(t.buf);
-    if (mlirModuleIsNull(parsed))
-      return false;
-    moveSymbols(parsed, module);
-    mlirModuleDestroy(parsed);
-  }
-  return replaceWithCall(op, name);
+  const bool replaced = replaceWithTemplateCall(module, op, name, t.buf, "w4a16-expand-f8");
+  free(t.buf);
+  return replaced;
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
-  OpList found = collectOps(root, isConversion, NULL, MlirWalkPostOrder);
-  for (int i = 0; i < found.count; ++i)
-    if (!rewrite(root, found.ops[i])) {
-      mlirExternalPassSignalFailure(pass);
-      break;
-    }
-  free(found.ops);
-}
+static void run(MlirOperation root, MlirExternalPass pass) { rewriteEach(root, pass, isConversion, rewrite); }
 
 static _Alignas(8) char passId;
 static const StatelessPassSpec kExpandF8Pass = {
