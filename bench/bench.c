@@ -35,7 +35,7 @@
  *                       Combines with the flags above; implies --ours-only (the baselines know no g_idx). The floor
  *                       stays the op's own (a kernel gathering x in place would read no more), so xfloor against a
  *                       run without --act-order shows what the gather costs
- *     --act NAME        ours with activation NAME (none, silu, gelu_tanh, relu, gelu_erf) instead of silu; the
+ *     --act NAME        ours with activation NAME (none, silu, gelu_tanh) instead of silu; the
  *                       baselines' epilogue stays silu
  *     --profile         ours' L2-cold timing of each M runs between cudaProfilerStart and cudaProfilerStop, so
  *                       that a profiler started with profiling off (ncu --profile-from-start off) sees only those

@@ -16,7 +16,7 @@ typedef struct GluProduct {
   MlirOperation path[2][kGluMaxPath]; /* the elementwise ops between aSeen (bSeen) and the consumer */
   int pathLength[2];
   bool bIsGate;            /* the activation applies to b (with none, a is the gate) */
-  int activation;          /* a W4A16_ACT_ code (none: a bilinear GLU): applied to the gate on the consumer's path */
+  int activation;          /* W4A16_ACT_NONE, _SILU or _GELU_TANH: applied to the gate on the consumer's path */
 } GluProduct;
 
 /* The ops from v on, each the only data user (besides tensor.dim) of the one before: elementwise ops with one

@@ -7,8 +7,7 @@
  *             the contraction's body (match_matmul.c)
  *   dequant:  Wd[k, n] = (code(k, n) - z(g, n)) * scale(g, n) (+- m(g, n)), g = k / G or g_idx[k]
  *                                                     (match_dequant.c; zero points: match_zero_points.c)
- *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh, relu,
- *             gelu_erf}
+ *   epilogue: out[m, n] = act(y[m, n] + bias[n]) + residual[m, n], act in {none, silu, gelu_tanh}
  *                                                                                        (match_epilogue.c)
  * Each matcher evaluates the IR at sample points (eval.h) and compares with its formula, so any
  * spelling of the same arithmetic matches. A failed match leaves a reason for --w4a16-explain. */

@@ -32,8 +32,6 @@ double activationValue(int act, double v) {
   switch (act) {
   case W4A16_ACT_SILU: return v / (1 + exp(-v));
   case W4A16_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-  case W4A16_ACT_RELU: return v > 0 ? v : 0;
-  case W4A16_ACT_GELU_ERF: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
   default: return v;
   }
 }

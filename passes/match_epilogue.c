@@ -4,9 +4,9 @@
  * ops it depends on (back to y) form the chain; it is valid when no chain value escapes to another
  * user and, evaluated at sample points, it computes the formula above: it is additive in the
  * residual, depends on bias only through y + bias, and as a function of y alone it is the identity,
- * silu, gelu_tanh, relu or gelu_erf. Spelling (one generic or several, named ops, f16 or f32, operand
- * order) does not matter; only the arithmetic does. Where the matmul accumulates into a tensor (match.h), y is
- * read with that init added, so a bias or residual there is found as if the epilogue added it. */
+ * silu or gelu_tanh. Spelling (one generic or several, named ops, f16 or f32, operand order) does not
+ * matter; only the arithmetic does. Where the matmul accumulates into a tensor (match.h), y is read with that
+ * init added, so a bias or residual there is found as if the epilogue added it. */
 #include "match.h"
 
 #include <math.h>
@@ -80,6 +80,12 @@ static double evalAt(EpilogueEval *p, MlirValue end, int64_t m, int64_t n, doubl
   return evalElement(&p->ev, end, idx).f;
 }
 
+static double silu(double t) { return activationValue(W4A16_ACT_SILU, t); }
+static double geluTanh(double t) { return activationValue(W4A16_ACT_GELU_TANH, t); }
+static double geluErf(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
+static double relu(double t) { return t > 0 ? t : 0; }
+static double identity(double t) { return t; }
+
 /* y values the formula is checked at: around the activations' bends, and far out (a clamp such as
  * min(t, 6.5) agreed with the plain formula at every value up to 6 and fused), up to f16's largest value and past
  * it: HF T5's fp16 guard clamps at +-64504, and a saturating cast clamps an f32 result to +-65504 before truncf;
@@ -99,12 +105,12 @@ static void samplePoint(const EpilogueEval *p, size_t i, int64_t *m, int64_t *n)
 }
 
 /* Frontend constants may be rounded to f16, so activations match to 2e-3 relative, which still
- * separates gelu_tanh from gelu_erf (10 % apart at -3). */
-static bool actIs(EpilogueEval *p, MlirValue end, int act) {
+ * separates gelu_tanh from erf-gelu (10 % apart at -3). */
+static bool actIs(EpilogueEval *p, MlirValue end, double (*f)(double)) {
   for (size_t i = 0; i < sizeof kSampleValues / sizeof kSampleValues[0]; ++i) {
     int64_t m, n;
     samplePoint(p, i, &m, &n);
-    double t = kSampleValues[i], got = evalAt(p, end, m, n, t, 0, 0), want = activationValue(act, t);
+    double t = kSampleValues[i], got = evalAt(p, end, m, n, t, 0, 0), want = f(t);
     if (p->ev.error || !(fabs(got - want) <= 2e-3 * fabs(want) + 1e-6))
       return false;
   }
@@ -323,10 +329,11 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
       return -1;
     }
   }
-  int act = 0;
-  while (act < W4A16_ACT_COUNT && !actIs(p, end, act))
-    ++act;
-  if (act < W4A16_ACT_COUNT) {
+  const int act = actIs(p, end, identity) ? W4A16_ACT_NONE
+                  : actIs(p, end, silu)   ? W4A16_ACT_SILU
+                  : actIs(p, end, geluTanh) ? W4A16_ACT_GELU_TANH
+                                          : -1;
+  if (act >= 0) {
     /* The op propagates a NaN product (so do the activations' formulas); a select on isnan or a
      * NaN-ignoring max or min would turn it into a number the samples above never show. */
     if (!isnan(evalAt(p, end, 0, 0, NAN, 0, 0)) && !p->ev.error) {
@@ -335,8 +342,12 @@ static int matchFormula(EpilogueEval *p, MlirValue end, MlirOperation endOp, Rea
     }
     return act;
   }
-  setReason(why, endOp,
-            "computes something other than act(y + bias) + residual with act in {silu, gelu_tanh, relu, gelu_erf}");
+  if (actIs(p, end, geluErf))
+    setReason(why, endOp, "activation is gelu with erf; only the tanh approximation is supported");
+  else if (actIs(p, end, relu))
+    setReason(why, endOp, "activation is relu; only silu and gelu_tanh are supported");
+  else
+    setReason(why, endOp, "computes something other than act(y + bias) + residual with act in {silu, gelu_tanh}");
   return -1;
 }
 

@@ -18,7 +18,7 @@ void w4a16RegisterDialects(MlirContext ctx) {
 }
 
 static const W4a16PassInfo kPasses[] = {
-    {"w4a16-fuse", "Fuse dequant -> matmul -> bias -> silu|gelu_tanh|relu|gelu_erf -> residual chains into w4a16.fused_matmul"},
+    {"w4a16-fuse", "Fuse dequant -> matmul -> bias -> silu|gelu_tanh -> residual chains into w4a16.fused_matmul"},
     {"w4a16-split-chunked-glu", "Split a fused gate_up projection whose result is chunked into gate and up halves feeding act(gate) * up (Phi-3) into two fused ops on column windows of its weight, for w4a16-merge-siblings to make one GLU"},
     {"w4a16-merge-siblings", "Merge fused matmuls that read the same x into one w4a16.merged_matmul, one launch: QKV-style outputs, gate/up with their product as one GLU result"},
     {"w4a16-explain", "Like w4a16-fuse, w4a16-split-chunked-glu then w4a16-merge-siblings, and report for every dequantised matmul what it was fused and merged as or why not"},

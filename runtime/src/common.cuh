@@ -12,8 +12,6 @@
 #include "w4a16/contract.h"
 #include "w4a16/runtime.h"
 
-#include "sigmoid_form.h"
-
 namespace w4a16 {
 
 // K per scale group. The weight repack and both kernels' tiles are laid out for 128; contract.h admits
@@ -97,14 +95,16 @@ template <int FORM> struct TileMeta {
   static constexpr int kIntegerZeros = 64;      //   then the 16 zi
 };
 
-// Every activation as v * sigmoid(z(v)) (sigmoid_form.h has z per activation), one MUFU.EX2 and one MUFU.RCP per
-// element. The epilogue runs once per output element on every call's critical path, and with expf and an IEEE
-// division (cpu_backend.c's expressions) silu cost 2.4 us per call at 32 tokens on 8192x28672 (per-CTA timelines,
-// bench/RESULTS.md session 6). The error, a few f32 ulp (gelu_erf: its fit's 3.1e-6), is below the f16 output's
-// rounding. For very negative v the denominator overflows and __fdividef gives 0, which is also what the exact
-// result rounds to in f16. Called only with act != W4A16_ACT_NONE (activate8).
-__device__ __forceinline__ float activation(float v, const w4a16_sigmoid_form &form) {
-  return __fdividef(v, 1.0f + __expf(-w4a16_sigmoid_arg(&form, v)));
+// Both activations as v * sigmoid(z), one MUFU.EX2 and one MUFU.RCP per element: gelu_tanh's
+// 0.5 * (1 + tanh(u)) is 1 / (1 + e^(-2u)). The epilogue runs once per output element on every call's
+// critical path, and with expf and an IEEE division (cpu_backend.c's expressions) silu cost 2.4 us
+// per call at 32 tokens on 8192x28672 (per-CTA timelines, bench/RESULTS.md session 6). The error, a few f32
+// ulp, is far below the f16 output's rounding. For very negative v the denominator overflows and
+// __fdividef gives 0, which is also what the exact result rounds to in f16.
+// Called only with act != W4A16_ACT_NONE (activate8).
+__device__ __forceinline__ float activation(float v, int act) {
+  const float z = act == W4A16_ACT_GELU_TANH ? 2.0f * (W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v)) : v;
+  return __fdividef(v, 1.0f + __expf(-z));
 }
 
 // The activation of t[0, n) (n = 8, or 4: a GLU item's gate half) in a loop that is not unrolled, four elements
@@ -115,13 +115,12 @@ __device__ __forceinline__ float activation(float v, const w4a16_sigmoid_form &f
 // (bench/RESULTS.md, session 48). The elements of a GLU item's up half get the activation too and keep their value.
 __device__ __forceinline__ void activate8(float (&t)[8], int n, int act) {
   if (act == W4A16_ACT_NONE) return;
-  const w4a16_sigmoid_form form = w4a16_sigmoid_form_of(act);
 #pragma unroll 1
   for (int turn = 0; turn < 2; ++turn) {
     const bool on = 4 * turn < n;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float a = activation(t[e], form), keep = t[e + 4];
+      const float a = activation(t[e], act), keep = t[e + 4];
       t[e + 4] = on ? a : t[e];
       t[e] = keep;
     }

@@ -79,8 +79,6 @@ static uint16_t store16(w4a16_element_type t, float v) { return t == W4A16_ELEM_
 static float act_f32(float v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0f + expf(-v));
   if (act == W4A16_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(W4A16_GELU_C0 * (v + W4A16_GELU_C1 * v * v * v)));
-  if (act == W4A16_ACT_RELU) return v < 0.0f ? 0.0f : v; /* a NaN stays NaN */
-  if (act == W4A16_ACT_GELU_ERF) return 0.5f * v * (1.0f + erff(v * W4A16_RSQRT2));
   return v;
 }
 

@@ -292,13 +292,9 @@ int w4t_only_row_nan(const uint16_t *out, int64_t M, int64_t cols, int64_t nan_r
   return 1;
 }
 
-/* 0.5 (1 + tanh(u)) as 1 / (1 + e^(-2u)) and 0.5 (1 + erf(t)) as 0.5 erfc(-t): the same values without the
- * cancellation far out on the negative side (1 + tanh(u) is 0 in f64 below v = -9; test_sigmoid_form looks there). */
 double w4t_oracle_act(double v, w4a16_activation act) {
   if (act == W4A16_ACT_SILU) return v / (1.0 + exp(-v));
-  if (act == W4A16_ACT_GELU_TANH) return v / (1.0 + exp(-2.0 * 0.7978845608028654 * (v + 0.044715 * v * v * v)));
-  if (act == W4A16_ACT_RELU) return v < 0 ? 0 : v;
-  if (act == W4A16_ACT_GELU_ERF) return 0.5 * v * erfc(-v / sqrt(2.0));
+  if (act == W4A16_ACT_GELU_TANH) return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
   return v;
 }
 

@@ -5,7 +5,7 @@
  *
  *   e2e-driver --example llama_mlp --test llama_mlp.fused.so --ref llama_mlp.unfused.so
  *              [--backend cpu|cuda|auto] [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N]
- *              [--force-activation none|silu|gelu_tanh|relu|gelu_erf] [--expect-mismatch] [--min-time SECONDS]
+ *              [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--min-time SECONDS]
  *              [--gpu-target [--cold]]
  *
  * Both shared objects are dlopen'ed with RTLD_LOCAL (they export the same names). The test build's calls
@@ -159,7 +159,7 @@ static int is_gpu_build(const char *path) {
 static void usage(FILE *f) {
   fprintf(f, "usage: e2e-driver --example NAME --test TEST.so --ref REF.so [--backend cpu|cuda|auto]\n"
              "                  [--ref-backend cpu|cuda] [--m 1,3,5] [--seed N] [--min-time S]\n"
-             "                  [--force-activation none|silu|gelu_tanh|relu|gelu_erf] [--expect-mismatch] [--gpu-target [--cold]]\n"
+             "                  [--force-activation none|silu|gelu_tanh] [--expect-mismatch] [--gpu-target [--cold]]\n"
              "  --gpu-target: TEST.so is a --target=gpu build (CUDA builds of this driver only)\n"
              "  --cold: also time graph replays L2-cold (weight sets rotated over > 4 x L2)\n"
              "examples:");

@@ -40,8 +40,7 @@ EXAMPLES=(llama_mlp llama_block gpt_mlp iree_i4 decode_matvec decode_rmsnorm ire
           gptq_group32 gptq_asym autogptq_v1_torch awq_gemm q4_1_offsets hqq_group64 gptq_bf16 torchao_bf16 llama_rmsnorm_proj
           gguf_q4_0 torchao_uint4_packed gptq_act_order gptq_act_order_const hqq_4bit qwen2_qkv gemma_mlp phi3_mlp gpt2_conv1d
           gptq_embedded onnx_matmul_nbits mlx_q4 quanto_int4 quanto_mlp compressed_tensors_asym
-          iree_signed_zero_points tp_shard_rank3 llama_mlp_bias megatron_glu_bias attn_o_proj_heads
-          opt_mlp neox_mlp)
+          iree_signed_zero_points tp_shard_rank3 llama_mlp_bias megatron_glu_bias attn_o_proj_heads)
 # E2E_EXAMPLES="a b": only those
 [[ -n "${E2E_EXAMPLES:-}" ]] && read -ra EXAMPLES <<<"$E2E_EXAMPLES"
 

@@ -1,7 +1,6 @@
 // Chain extent (docs/contract.md §4): the pass fuses the longest valid chain. A value inside the chain with another
 // user is the last value of the chain (the prefix up to it fuses, the rest stays and reads the fused
-// result); an activation other than silu, gelu_tanh, relu and gelu_erf (relu6, a mis-scaled erf-gelu, quick-gelu,
-// bare sigmoid) ends the chain;
+// result); an activation other than silu/gelu_tanh (relu, erf-gelu, quick-gelu, bare sigmoid) ends the chain;
 // epilogue steps in the wrong order (residual before the activation, bias after it) end it too.
 //
 // RUN: w4a16-opt --w4a16-fuse --split-input-file %s | FileCheck %s
@@ -153,10 +152,9 @@ func.func @matmul_result_has_two_users(%x: tensor<?x1024xf16>, %qweight: tensor<
 
 // -----
 
-// relu6 (arith.maximumf with 0, then arith.minimumf with 6) after the bias: not a supported activation (it
-// agrees with relu up to 6), the chain ends at the bias.
+// relu (arith.maximumf with 0) after the bias: not a supported activation, the chain ends at the bias.
 
-// CHECK-LABEL: func.func @relu6_after_bias(
+// CHECK-LABEL: func.func @relu_after_bias(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<4x256xf16>
 // CHECK-SAME:    %[[QW:[a-zA-Z0-9_]+]]: tensor<32x64xi32>
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<2x64xf16>
@@ -172,9 +170,8 @@ func.func @matmul_result_has_two_users(%x: tensor<?x1024xf16>, %qweight: tensor<
 // CHECK:         %[[A:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[R]] : tensor<4x64xf16>)
 // CHECK:           arith.maximumf
-// CHECK:           arith.minimumf
 // CHECK:         return %[[A]]
-func.func @relu6_after_bias(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>, %bias: tensor<64xf16>) -> tensor<4x64xf16> {
+func.func @relu_after_bias(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, %scales: tensor<2x64xf16>, %bias: tensor<64xf16>) -> tensor<4x64xf16> {
   %de = tensor.empty() : tensor<256x64xf16>
   %deq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%de : tensor<256x64xf16>) {
   ^bb0(%out: f16):
@@ -213,20 +210,18 @@ func.func @relu6_after_bias(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, 
   %relu = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%yb : tensor<4x64xf16>) outs(%re : tensor<4x64xf16>) {
   ^bb0(%in: f16, %out: f16):
     %z0 = arith.constant 0.000000e+00 : f16
-    %six = arith.constant 6.000000e+00 : f16
     %0 = arith.maximumf %in, %z0 : f16
-    %1 = arith.minimumf %0, %six : f16
-    linalg.yield %1 : f16
+    linalg.yield %0 : f16
   } -> tensor<4x64xf16>
   return %relu : tensor<4x64xf16>
 }
 
 // -----
 
-// 0.5 v (1 + erf(v)) after the bias is no gelu (gelu_erf divides v by sqrt 2 inside the erf): the chain ends at
-// the bias and the erf generic stays. [K/128, 128, N] weight.
+// erf-gelu (0.5 v (1 + erf(v / sqrt 2))) after the bias is NOT gelu_tanh: the chain ends at the bias and the
+// erf generic stays. [K/128, 128, N] weight.
 
-// CHECK-LABEL: func.func @misscaled_erf_gelu_after_bias(
+// CHECK-LABEL: func.func @erf_gelu_after_bias(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<16x1024xf16>
 // CHECK-SAME:    %[[W:[a-zA-Z0-9_]+]]: tensor<8x128x4096xi4>
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<8x4096xf16>
@@ -244,7 +239,7 @@ func.func @relu6_after_bias(%x: tensor<4x256xf16>, %qweight: tensor<32x64xi32>, 
 // CHECK-SAME:      ins(%[[R]] : tensor<16x4096xf16>)
 // CHECK:           math.erf
 // CHECK:         return %[[G]]
-func.func @misscaled_erf_gelu_after_bias(%x: tensor<16x1024xf16>, %w: tensor<8x128x4096xi4>, %s: tensor<8x4096xf16>, %bias: tensor<4096xf16>) -> tensor<16x4096xf16> {
+func.func @erf_gelu_after_bias(%x: tensor<16x1024xf16>, %w: tensor<8x128x4096xi4>, %s: tensor<8x4096xf16>, %bias: tensor<4096xf16>) -> tensor<16x4096xf16> {
   %de3 = tensor.empty() : tensor<8x128x4096xf16>
   %deq3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w, %s : tensor<8x128x4096xi4>, tensor<8x4096xf16>) outs(%de3 : tensor<8x128x4096xf16>) {
   ^bb0(%in: i4, %in_0: f16, %out: f16):
@@ -271,8 +266,10 @@ func.func @misscaled_erf_gelu_after_bias(%x: tensor<16x1024xf16>, %w: tensor<8x1
   ^bb0(%in: f16, %out: f16):
     %half = arith.constant 5.000000e-01 : f32
     %one = arith.constant 1.000000e+00 : f32
+    %rsqrt2 = arith.constant 0.707106769 : f32
     %0 = arith.extf %in : f16 to f32
-    %2 = math.erf %0 : f32
+    %1 = arith.mulf %0, %rsqrt2 : f32
+    %2 = math.erf %1 : f32
     %3 = arith.addf %2, %one : f32
     %4 = arith.mulf %0, %half : f32
     %5 = arith.mulf %4, %3 : f32

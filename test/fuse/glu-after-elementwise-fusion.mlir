@@ -328,13 +328,21 @@ module {
 
 // -----
 
-// A relu GLU (ReGLU) merges like the silu one: relu is one of the kernel's activations (it stood for an unsupported
-// one here before, session 58).
+// A relu GLU: split, the up projection fuses, and the gate stays a contraction whose relu part is a generic of its
+// own; the remark names the reason of that part (the product after it is what ends a GLU's gate).
 // CHECK-LABEL: func.func @relu_glu(
-// CHECK:         %[[R:.+]] = "w4a16.merged_matmul"
-// CHECK-SAME:      activation = "relu", combine = "glu"
-// CHECK-NEXT:    return %[[R]]
-// EXPLAIN:       remark: w4a16: merged 2 sibling projections of one x into one launch (glu: relu(gate) * up)
+// CHECK:         %[[GATE:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         %[[UP:.+]] = "w4a16.fused_matmul"
+// CHECK-SAME:      activation = "none"
+// CHECK:         %[[RELU:.+]] = linalg.generic {{.*}} ins(%[[GATE]] : tensor<?x128xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         %[[P:.+]] = linalg.generic {{.*}} ins(%[[UP]], %[[RELU]] : tensor<?x128xf16>, tensor<?x128xf16>)
+// CHECK-NEXT:    ^bb0(%[[A:.+]]: f16, %[[B:.+]]: f16, %{{.+}}: f16):
+// CHECK-NEXT:      %[[AB:.+]] = arith.mulf %[[A]], %[[B]] : f16
+// CHECK-NEXT:      linalg.yield %[[AB]] : f16
+// CHECK:         return %[[P]]
+// EXPLAIN:       remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: activation is relu; only silu and gelu_tanh are supported
+// EXPLAIN-NEXT:  remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul;
 // EXPLAIN-NOT:   remark:
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -413,112 +421,6 @@ module {
       %cst_z = arith.constant 0.000000e+00 : f32
       %10 = arith.maximumf %9, %cst_z : f32
       %11 = arith.truncf %10 : f32 to f16
-      %12 = arith.truncf %in : f32 to f16
-      %13 = arith.mulf %12, %11 : f16
-      linalg.yield %13 : f16
-    } -> tensor<?x128xf16>
-    return %7 : tensor<?x128xf16>
-  }
-}
-
-// -----
-
-// A relu6 GLU (an activation the kernel does not have): split, the up projection fuses, and the gate stays a contraction whose relu part is a generic of its
-// own; the remark names the reason of that part (the product after it is what ends a GLU's gate).
-// CHECK-LABEL: func.func @relu6_glu(
-// CHECK:         %[[GATE:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK:         %[[UP:.+]] = "w4a16.fused_matmul"
-// CHECK-SAME:      activation = "none"
-// CHECK:         %[[RELU:.+]] = linalg.generic {{.*}} ins(%[[GATE]] : tensor<?x128xf32>)
-// CHECK:           arith.maximumf
-// CHECK:           arith.minimumf
-// CHECK:         %[[P:.+]] = linalg.generic {{.*}} ins(%[[UP]], %[[RELU]] : tensor<?x128xf16>, tensor<?x128xf16>)
-// CHECK-NEXT:    ^bb0(%[[A:.+]]: f16, %[[B:.+]]: f16, %{{.+}}: f16):
-// CHECK-NEXT:      %[[AB:.+]] = arith.mulf %[[A]], %[[B]] : f16
-// CHECK-NEXT:      linalg.yield %[[AB]] : f16
-// CHECK:         return %[[P]]
-// EXPLAIN:       remark: w4a16: not fused: matmul result is f32, and the ops that truncate it to f16 are not a fused epilogue: computes something other than act(y + bias) + residual with act in {silu, gelu_tanh, relu, gelu_erf}
-// EXPLAIN-NEXT:  remark: w4a16: fused as dequant(packed_k8_n, scales g_n) -> matmul;
-// EXPLAIN-NOT:   remark:
-
-#map = affine_map<(d0, d1) -> (d0, d1)>
-#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
-#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
-module {
-  func.func @relu6_glu(%arg0: tensor<?x256xf16>, %arg1: tensor<?x256xf16>, %arg2: tensor<32x128xi32>, %arg3: tensor<2x128xf16>, %arg4: tensor<32x128xi32>, %arg5: tensor<2x128xf16>) -> tensor<?x128xf16> {
-    %cst = arith.constant 0.000000e+00 : f32
-    %cst_0 = arith.constant 1.000000e+00 : f32
-    %cst_1 = arith.constant 8.000000e+00 : f16
-    %c15_i32 = arith.constant 15 : i32
-    %c4_i32 = arith.constant 4 : i32
-    %c128 = arith.constant 128 : index
-    %c8 = arith.constant 8 : index
-    %c0 = arith.constant 0 : index
-    %dim = tensor.dim %arg0, %c0 : tensor<?x256xf16>
-    %0 = tensor.empty(%dim) : tensor<?x128xf32>
-    %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<?x128xf32>) {
-    ^bb0(%out: f32):
-      linalg.yield %cst : f32
-    } -> tensor<?x128xf32>
-    %2 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<?x256xf16>) outs(%1 : tensor<?x128xf32>) {
-    ^bb0(%in: f16, %out: f32):
-      %8 = linalg.index 1 : index
-      %9 = linalg.index 2 : index
-      %10 = arith.divui %9, %c8 : index
-      %extracted = tensor.extract %arg2[%10, %8] : tensor<32x128xi32>
-      %11 = arith.remui %9, %c8 : index
-      %12 = arith.index_cast %11 : index to i32
-      %13 = arith.muli %12, %c4_i32 : i32
-      %14 = arith.shrui %extracted, %13 : i32
-      %15 = arith.andi %14, %c15_i32 : i32
-      %16 = arith.uitofp %15 : i32 to f16
-      %17 = arith.subf %16, %cst_1 : f16
-      %18 = arith.divui %9, %c128 : index
-      %extracted_2 = tensor.extract %arg3[%18, %8] : tensor<2x128xf16>
-      %19 = arith.mulf %17, %extracted_2 : f16
-      %20 = arith.extf %in : f16 to f32
-      %21 = arith.extf %19 : f16 to f32
-      %22 = arith.mulf %20, %21 : f32
-      %23 = arith.addf %out, %22 : f32
-      linalg.yield %23 : f32
-    } -> tensor<?x128xf32>
-    %3 = tensor.empty(%dim) : tensor<?x128xf32>
-    %4 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%3 : tensor<?x128xf32>) {
-    ^bb0(%out: f32):
-      linalg.yield %cst : f32
-    } -> tensor<?x128xf32>
-    %5 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<?x256xf16>) outs(%4 : tensor<?x128xf32>) {
-    ^bb0(%in: f16, %out: f32):
-      %8 = linalg.index 1 : index
-      %9 = linalg.index 2 : index
-      %10 = arith.divui %9, %c8 : index
-      %extracted = tensor.extract %arg4[%10, %8] : tensor<32x128xi32>
-      %11 = arith.remui %9, %c8 : index
-      %12 = arith.index_cast %11 : index to i32
-      %13 = arith.muli %12, %c4_i32 : i32
-      %14 = arith.shrui %extracted, %13 : i32
-      %15 = arith.andi %14, %c15_i32 : i32
-      %16 = arith.uitofp %15 : i32 to f16
-      %17 = arith.subf %16, %cst_1 : f16
-      %18 = arith.divui %9, %c128 : index
-      %extracted_2 = tensor.extract %arg5[%18, %8] : tensor<2x128xf16>
-      %19 = arith.mulf %17, %extracted_2 : f16
-      %20 = arith.extf %in : f16 to f32
-      %21 = arith.extf %19 : f16 to f32
-      %22 = arith.mulf %20, %21 : f32
-      %23 = arith.addf %out, %22 : f32
-      linalg.yield %23 : f32
-    } -> tensor<?x128xf32>
-    %6 = tensor.empty(%dim) : tensor<?x128xf16>
-    %7 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%5, %2 : tensor<?x128xf32>, tensor<?x128xf32>) outs(%6 : tensor<?x128xf16>) {
-    ^bb0(%in: f32, %in_2: f32, %out: f16):
-      %8 = arith.truncf %in_2 : f32 to f16
-      %9 = arith.extf %8 : f16 to f32
-      %cst_z = arith.constant 0.000000e+00 : f32
-      %10 = arith.maximumf %9, %cst_z : f32
-      %cst_6 = arith.constant 6.000000e+00 : f32
-      %r6 = arith.minimumf %10, %cst_6 : f32
-      %11 = arith.truncf %r6 : f32 to f16
       %12 = arith.truncf %in : f32 to f16
       %13 = arith.mulf %12, %11 : f16
       linalg.yield %13 : f16

@@ -52,10 +52,10 @@ func.func @missing_activation(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: 
 
 // -----
 
-// activation "relu6" is not one of none | silu | gelu_tanh | relu | gelu_erf.
-func.func @relu6(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
-  // expected-error-re @+1 {{{{.*}}relu6}}
-  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu6", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
+// activation "relu" is not one of none | silu | gelu_tanh.
+func.func @relu(%x: tensor<4x256xf16>, %w: tensor<32x64xi32>, %s: tensor<2x64xf16>) -> tensor<4x64xf16> {
+  // expected-error-re @+1 {{{{.*}}relu}}
+  %0 = "w4a16.fused_matmul"(%x, %w, %s) {activation = "relu", group_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>, scales_layout = "g_n", weight_layout = "packed_k8_n"} : (tensor<4x256xf16>, tensor<32x64xi32>, tensor<2x64xf16>) -> tensor<4x64xf16>
   return %0 : tensor<4x64xf16>
 }
 

@@ -55,8 +55,8 @@ CONST_VALUES_FLOAT = ["0.000000e+00", "1.000000e+00", "-1.000000e+00", "7.000000
 DIM_VALUES = ["1", "2", "7", "8", "16", "32", "63", "64", "100", "127", "128", "129", "192", "200", "256", "4096",
               "?", "0"]
 ELEM_TYPES = ["f16", "f32", "bf16", "i4", "i8", "i32", "f64", "i1", "index"]
-ATTR_STRINGS = ['"none"', '"silu"', '"gelu_tanh"', '"relu"', '"gelu_erf"', '"relu6"', '"packed_k8_n"', '"k_n"',
-                '"n_k"', '"g_n"', '"n_g"', '""']
+ATTR_STRINGS = ['"none"', '"silu"', '"gelu_tanh"', '"relu"', '"packed_k8_n"', '"k_n"', '"n_k"', '"g_n"', '"n_g"',
+                '""']
 
 TENSOR_RE = re.compile(r"tensor<([^<>]*)>")
 OP_LINE_RE = re.compile(r"^\s*(%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+)*\s*=\s*)?[\"a-z_][\w.\"]*")
@@ -214,7 +214,7 @@ def m_change_elem_type(text, rng):
 
 
 def m_change_attr(text, rng):
-    hits = [h for h in re.finditer(r'"(none|silu|gelu_tanh|relu|gelu_erf|packed_k8_n|k_n|n_k|g_n|n_g)"', text)]
+    hits = [h for h in re.finditer(r'"(none|silu|gelu_tanh|packed_k8_n|k_n|n_k|g_n|n_g)"', text)]
     hits += list(re.finditer(r"array<i32: ([\d, ]+)>", text))
     hits += list(re.finditer(r"group_size = (\d+) : i64", text))
     if not hits:

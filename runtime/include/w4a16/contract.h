@@ -23,12 +23,9 @@ extern "C" {
 typedef enum w4a16_activation {
   W4A16_ACT_NONE = 0,
   W4A16_ACT_SILU = 1,      /* v * sigmoid(v) */
-  W4A16_ACT_GELU_TANH = 2, /* 0.5 v (1 + tanh(C0 (v + C1 v^3))) */
-  W4A16_ACT_RELU = 3,      /* v < 0 ? 0 : v (a NaN stays NaN) */
-  W4A16_ACT_GELU_ERF = 4   /* 0.5 v (1 + erf(v / sqrt 2)): PyTorch's exact gelu */
+  W4A16_ACT_GELU_TANH = 2  /* 0.5 v (1 + tanh(C0 (v + C1 v^3))) */
 } w4a16_activation;
-#define W4A16_ACT_COUNT 5
-#define W4A16_RSQRT2 0.7071067811865476f /* 1 / sqrt(2) */
+#define W4A16_ACT_COUNT 3
 #define W4A16_GELU_C0 0.7978845608028654f /* sqrt(2 / pi) */
 #define W4A16_GELU_C1 0.044715f
 
@@ -247,7 +244,7 @@ static inline const char *w4a16_shape_rule_text(w4a16_shape_rule rule) {
 
 /* --- IR attribute strings <-> enums: the one table ------------------------------------------------- */
 static inline const char *w4a16_activation_name(int act) {
-  static const char *const names[W4A16_ACT_COUNT] = {"none", "silu", "gelu_tanh", "relu", "gelu_erf"};
+  static const char *const names[W4A16_ACT_COUNT] = {"none", "silu", "gelu_tanh"};
   return act >= 0 && act < W4A16_ACT_COUNT ? names[act] : NULL;
 }
 static inline const char *w4a16_weight_layout_name(int layout) {
