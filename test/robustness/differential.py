@@ -281,6 +281,9 @@ def main():
     rng = random.Random(opts.seed)
     chunks = mutate.file_chunks(opts.files or [f for f in mutate.suite_files(opts.suite, tuple(opts.dirs.split(",")))
                                                if not os.path.basename(f).startswith("invalid")])
+    # Chunks of hundreds of linalg ops (explain/too-deep-to-analyse.mlir's 210-op chains) are the matcher's depth
+    # test, not a formula: LLVM's -O3 takes minutes on that many loop nests, past the compile timeout.
+    chunks = [c for c in chunks if c[2].count("linalg.") <= 150]
     if opts.files:
         opts.variants = len(chunks)
     counts = {"ok": 0, "skip": 0}
