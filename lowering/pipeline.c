@@ -16,6 +16,7 @@
 const char *w4a16UpstreamLoweringPipeline(void) {
   return "inline,"
          "w4a16-decompose-aggregates," /* linalg.softmax: no lowering pass takes it whole */
+         "w4a16-tensor-bitcasts," /* tensor.bitcast, which nothing bufferizes, as an elementwise arith.bitcast */
          "func.func(convert-elementwise-to-linalg)," /* arith / math on whole tensors: one-shot-bufferize takes none */
          "w4a16-expand-f8,inline," /* FP8 conversions, which no upstream pass lowers, as calls, then inlined */
          /* a loop that yields a new tensor (scf.for building a result step by step) gets its own buffer */
@@ -49,6 +50,7 @@ static void printError(MlirStringRef message, void *userData) {
  * (reductions a sequential scf.for inside), tiled 1 x 256 so that a 2-D (M, N) loop runs a 256-thread block
  * per row tile, mapped onto blocks and threads. */
 static const char kGpuBufferize[] =
+    "w4a16-tensor-bitcasts,"
     "func.func(convert-elementwise-to-linalg),"
     "w4a16-expand-f8,inline,"
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "

@@ -27,6 +27,7 @@ static MlirPass createDeviceMemory(void) { return w4a16CreateDeviceMemoryPass();
 static MlirPass createDecomposeAggregates(void) { return w4a16CreateDecomposeAggregatesPass(); }
 static MlirPass createSerialKernels(void) { return w4a16CreateSerialKernelsPass(); }
 static MlirPass createExpandF8(void) { return w4a16CreateExpandF8Pass(); }
+static MlirPass createTensorBitcasts(void) { return w4a16CreateTensorBitcastsPass(); }
 
 /* Explain mode is an option of the fuse passes, whose argument stays w4a16-fuse(-int8-prep): the explain
  * variants get their own names as one-pass pipelines. Remarks go to stderr. */
@@ -64,7 +65,7 @@ static void registerPassesOnce(void) {
   MlirPass (*const passes[])(void) = {createFuse,          createSplitChunkedGlu, createMergeSiblings, createFuseInt8Prep, createVerify,       createLowerToRuntime,
                                       createLowerInt8Prep, createEntryPoints,  createSplitReductions, createCopiesToKernels, createStridedCopiesToLoops, createGpuHostCode,
                                       createCallerStream,  createDeviceMemory, createDependentLaunch, createDecomposeAggregates,
-                                      createSerialKernels, createExpandF8};
+                                      createSerialKernels, createExpandF8, createTensorBitcasts};
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     w4a16ShimRegisterPass(passes[i]);
   w4a16ShimRegisterPipeline("w4a16-explain", describe("w4a16-explain"), buildExplain);

@@ -31,6 +31,7 @@ static const W4a16PassInfo kPasses[] = {
     {"w4a16-pipeline", "Inline, fuse, verify, lower to runtime calls, upstream bufferization and conversion to LLVM, then w4a16-entry-points"},
     {"w4a16-gpu-pipeline", "w4a16-pipeline for the GPU target: tensors in device memory, the rest of the function as upstream-generated GPU kernels (PTX, sm_90), launched on the caller's stream"},
     {"w4a16-decompose-aggregates", "Before bufferization: linalg.softmax becomes its max, exp, sum and divide linalg ops (upstream's decomposition), which the host and GPU lowerings take"},
+    {"w4a16-tensor-bitcasts", "Both targets, before convert-elementwise-to-linalg: tensor.bitcast (Tensor.view(dtype), e.g. uint8 FP8 weights viewed as float8) becomes arith.bitcast on the whole tensor, which bufferizes; nothing upstream bufferizes tensor.bitcast"},
     {"w4a16-expand-f8", "Both targets, after convert-elementwise-to-linalg: arith.extf from and arith.truncf to f8E4M3FN and f8E5M2 (FP8 checkpoints, KV caches) become calls of integer-arithmetic functions (nearest even; e4m3 overflows to NaN, e5m2 to infinity), which nothing upstream lowers"},
     {"w4a16-gpu-split-reductions", "GPU target, on tensors: split long innermost sums, maxima and minima into up to 256 coalesced partial results per row and a combine, split again while long"},
     {"w4a16-gpu-serial-kernels", "GPU target, after convert-linalg-to-parallel-loops: a host statement with no parallel loop that reads or writes a buffer (a reduction into a 0-d tensor, a 0-d fill) becomes a one-thread kernel"},

@@ -2,7 +2,8 @@
  * the compiler's integer arithmetic: decoding by ldexp from the format's fields, encoding by searching every
  * finite code for the nearest (ties to the even code; past the largest finite value, e4m3 gives NaN and e5m2
  * infinity, as LLVM's APFloat does). Every byte is decoded in each format; every f16 and every bf16 bit pattern,
- * every f32 bit pattern with a 16-bit-stride walk, and the boundary values are encoded.
+ * every f32 bit pattern with a 16-bit-stride walk, and the boundary values are encoded. Bytes viewed as e4m3 through
+ * tensor.bitcast (an FP8 checkpoint stored as uint8) decode the same.
  *
  * Built twice: e2e-fp8 (host object) and, where CUDA's libdevice is found, e2e-gpu-fp8 (the same IR compiled with
  * --target=gpu, FP8_GPU): there inputs are copied to device memory and results back right after each call (they
@@ -182,6 +183,13 @@ static void decodeAll(void) {
     }
     free(w), free(b);
   }
+  w4a16c_memref1d_i8 viewed = {(int8_t *)d, (int8_t *)d, 0, {256}, {1}};
+  w4a16c_memref1d_f32 wide = {0};
+  CALL("bytes_as_e4m3_to_f32", bytes_as_e4m3_to_f32, &wide, &viewed);
+  float *w = takeResult(wide.allocated, ELEMENTS(wide, float), 256 * sizeof(float));
+  for (int i = 0; w && i < 256; ++i)
+    checkDecoded("i8 viewed as e4m3 -> f32", &kE4M3, i, w[i]);
+  free(w);
   w4a16c_memref1d_f16 half = {0};
   CALL("e4m3_to_f16", e4m3_to_f16, &half, &e4);
   uint16_t *h = takeResult(half.allocated, ELEMENTS(half, uint16_t), 256 * sizeof(uint16_t));

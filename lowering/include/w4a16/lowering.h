@@ -60,6 +60,8 @@ MlirPass w4a16CreateCallerStreamPass(void);
 MlirPass w4a16CreateDeviceMemoryPass(void);
 /* Both targets, after convert-elementwise-to-linalg: FP8 (f8E4M3FN, f8E5M2) extf / truncf as integer arithmetic. */
 MlirPass w4a16CreateExpandF8Pass(void);
+/* Both targets, before convert-elementwise-to-linalg: tensor.bitcast as arith.bitcast on the whole tensor. */
+MlirPass w4a16CreateTensorBitcastsPass(void);
 
 /* What runs before fusion: upstream's inliner, so that a dequantisation in a called function (one per quantised
  * Linear, as some exporters emit it) is in the matmul's function, where the matcher sees it. Tools that fuse a

@@ -28,6 +28,14 @@ func.func @e4m3_to_f16(%b: tensor<256xf8E4M3FN>) -> tensor<256xf16> {
   return %f : tensor<256xf16>
 }
 
+// An FP8 checkpoint's weights stored as bytes and viewed as e4m3 (torch-mlir's Tensor.view(dtype) is a tensor.bitcast,
+// which w4a16-tensor-bitcasts makes an elementwise arith.bitcast: nothing upstream bufferizes tensor.bitcast).
+func.func @bytes_as_e4m3_to_f32(%b: tensor<256xi8>) -> tensor<256xf32> {
+  %v = tensor.bitcast %b : tensor<256xi8> to tensor<256xf8E4M3FN>
+  %f = arith.extf %v : tensor<256xf8E4M3FN> to tensor<256xf32>
+  return %f : tensor<256xf32>
+}
+
 func.func @f32_to_e4m3(%x: tensor<?xf32>) -> tensor<?xf8E4M3FN> {
   %b = arith.truncf %x : tensor<?xf32> to tensor<?xf8E4M3FN>
   return %b : tensor<?xf8E4M3FN>
