@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 59 (prepared, not run: loans paused), one device call (~500 s): session 58's run7.sh with t59 in place of
-# t57. t59 = main at 2d79fb2 (relu / gelu_erf reverted from main; FP8 conversions added): w4a16_test_gpu_target and
+# t57. t59 = main at d05a0aa (relu / gelu_erf reverted from main; FP8 conversions, tensor.bitcast added): w4a16_test_gpu_target and
 # e2e-gpu-kv (session 57's GPU-target changes) and e2e-gpu-fp8 (FP8 conversions in generated kernels), none run on a
 # GPU yet. s132 = branch acts-poly's kernels (relu and gelu_erf, every activation as v * sigmoid(z(v)), z a
 # polynomial whose coefficients the activation picks; 5f866f4): gpu_test --small (every activation on every kernel
