@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Session 59 (prepared, not run: loans paused), one device call (~500 s): session 58's run7.sh with t59 in place of
-# t57. t59 = main at d05a0aa (relu / gelu_erf reverted from main; FP8 conversions, tensor.bitcast added): w4a16_test_gpu_target and
-# e2e-gpu-kv (session 57's GPU-target changes) and e2e-gpu-fp8 (FP8 conversions in generated kernels), none run on a
-# GPU yet. s132 = branch acts-poly's kernels (relu and gelu_erf, every activation as v * sigmoid(z(v)), z a
-# polynomial whose coefficients the activation picks; 5f866f4): gpu_test --small (every activation on every kernel
-# path against the f64 oracle, GLUs, NaN propagation), graph_test --small. s131 = slot-is-split (session 56):
-# graph_test, memcheck, racecheck, gpu_test --small. Layer s129 (main's kernels) vs s131 vs s132, M = 1 / 16 / 32, 2
-# passes; single calls s129 vs s132 (silu, gelu_tanh, gelu_erf, relu) at M = 1 / 32. Predictions: t59 PASS (all
-# three); s132 passes and its layer is within 0.3 us of s129 at each M; s131 passes and is within noise of s129.
-# acts-poly can only come back to main with an issue or a SPEC change that lets relu / erf-gelu extend the chain.
-# carry [".carry"].
+# t57. t59 = main at d05a0aa (relu / gelu_erf reverted from main; FP8 conversions, tensor.bitcast added):
+# w4a16_test_gpu_target and e2e-gpu-kv (session 57's GPU-target changes) and e2e-gpu-fp8 (FP8 conversions in generated
+# kernels), none run on a GPU yet. s132 = branch acts-poly's kernels (relu and gelu_erf, every activation as v *
+# sigmoid(z(v)), z a polynomial whose coefficients the activation picks; 5f866f4): gpu_test --small (every activation
+# on every kernel path against the f64 oracle, GLUs, NaN propagation), graph_test --small. s131 = slot-is-split
+# (session 56): graph_test, memcheck, racecheck, gpu_test --small. Layer s129 (main's kernels) vs s131 vs s132, M = 1
+# / 16 / 32, 2 passes; single calls s129 vs s132 (silu, gelu_tanh, gelu_erf, relu) at M = 1 / 32. Predictions: t59
+# PASS (all three); s132 passes and its layer is within 0.3 us of s129 at each M; s131 passes and is within noise of
+# s129. acts-poly can only come back to main with an issue or a SPEC change that lets relu / erf-gelu extend the
+# chain. carry [".carry"].
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . bench/device-call.sh
