@@ -3,14 +3,13 @@
  * becomes the elementwise arith.bitcast on the whole tensor, which convert-elementwise-to-linalg then makes a
  * linalg body and bufferization takes. Why: nothing upstream bufferizes tensor.bitcast ("op was not bufferized").
  * Signed or unsigned integer element types, which arith.bitcast does not take, are left as they are. */
+#include "call_template.h"
 #include "ir_build.h"
 #include "ir_query.h"
 #include "stateless_pass.h"
 #include "w4a16/lowering.h"
 
 #include "mlir-c/BuiltinTypes.h"
-
-#include <stdlib.h>
 
 /* An integer element type with signedness (si8, ui8): not arith's. */
 static bool hasSignedness(MlirType t) {
@@ -27,19 +26,17 @@ static bool isElementwiseBitcast(MlirOperation op, void *unused) {
          !hasSignedness(mlirShapedTypeGetElementType(from)) && !hasSignedness(mlirShapedTypeGetElementType(to));
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
-  (void)pass;
-  OpList found = collectOps(root, isElementwiseBitcast, NULL, MlirWalkPostOrder);
-  for (int i = 0; i < found.count; ++i) {
-    MlirOperation op = found.ops[i];
-    MlirValue source = mlirOperationGetOperand(op, 0), result = mlirOperationGetResult(op, 0);
-    MlirType type = mlirValueGetType(result);
-    MlirOperation cast = buildOp("arith.bitcast", mlirOperationGetLocation(op), 1, &source, 1, &type, 0, NULL, NULL);
-    mlirValueReplaceAllUsesOfWith(result, insertBefore(op, cast));
-    mlirOperationDestroy(op);
-  }
-  free(found.ops);
+static bool rewrite(MlirOperation root, MlirOperation op, int index) {
+  (void)root, (void)index;
+  MlirValue source = mlirOperationGetOperand(op, 0), result = mlirOperationGetResult(op, 0);
+  MlirType type = mlirValueGetType(result);
+  MlirOperation cast = buildOp("arith.bitcast", mlirOperationGetLocation(op), 1, &source, 1, &type, 0, NULL, NULL);
+  mlirValueReplaceAllUsesOfWith(result, insertBefore(op, cast));
+  mlirOperationDestroy(op);
+  return true;
 }
+
+static void run(MlirOperation root, MlirExternalPass pass) { rewriteEach(root, pass, isElementwiseBitcast, rewrite); }
 
 static _Alignas(8) char passId;
 static const StatelessPassSpec kTensorBitcastsPass = {

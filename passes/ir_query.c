@@ -631,7 +631,7 @@ static int64_t stepDivisor(MlirOperation op) {
   if (opIs(op, "arith.shrui") || opIs(op, "arith.shrsi"))
     return c < 62 ? (int64_t)1 << c : 0;
   if (opIs(op, "arith.andi"))
-    return (c & (c + 1)) == 0 && c < INT64_MAX ? c + 1 : 0;
+    return c < INT64_MAX && (c & (c + 1)) == 0 ? c + 1 : 0; /* c + 1 only where it cannot overflow */
   const bool division = opIs(op, "arith.divui") || opIs(op, "arith.divsi") || opIs(op, "arith.floordivsi") ||
                         opIs(op, "arith.ceildivsi") || opIs(op, "arith.remui") || opIs(op, "arith.remsi");
   return division ? c : 0;

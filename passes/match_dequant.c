@@ -484,7 +484,8 @@ static bool everyRowAndColumnReadsItsElements(DequantEval *p, Reason *why) {
     if (!scaleOk || !zpOk) {
       if (mlirValueIsNull(dq->groupIndex))
         setReason(why, mm->view.op,
-                  "%s maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)", cause, (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
+                  "%s maps (k = %lld, n = %lld) to another group or column than (k / G = %lld, n) (%s)", cause,
+                  (long long)k, (long long)n, (long long)g, scaleOk ? "zero points" : "scales");
       else
         setReason(why, mm->view.op, "act-order: row k = %lld reads the %s of another group than g_idx[k]", (long long)k,
                   scaleOk ? "zero points" : "scales");
